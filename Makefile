@@ -1,0 +1,39 @@
+# Two commands a learner needs: `make lab` and `make test`.
+# Both create .venv on first use; the stamp makes the second run quick.
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+REFERENCE_CAPTURES ?= ../shared/reference-captures
+export REFERENCE_CAPTURES
+
+.PHONY: lab test notebooks captures bench learner-copy lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+test: $(STAMP)
+	$(BIN)/ruff check lesson_lib tests scripts bench
+	$(BIN)/python -m pytest --nbval --nbval-current-env \
+		--nbval-sanitize-with notebooks/sanitize.cfg tests notebooks
+
+notebooks: $(STAMP)
+	$(BIN)/python scripts/build_notebooks.py
+
+captures: $(STAMP)
+	$(BIN)/python scripts/build_captures.py
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check lesson_lib tests scripts bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts

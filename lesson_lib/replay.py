@@ -1,0 +1,125 @@
+"""Replay: the official SDKs, put back in front of a capture, fully offline.
+
+The `anthropic` and `openai` clients are given an HTTP transport that answers
+every request with the capture's bytes, in its recorded network chunks, with
+the recorded status and ``content-type``. No key, no network: what the SDK
+returns or raises is exactly what it would do with those bytes live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from .captures import Capture
+
+_DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-5",
+                  "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1"}
+
+
+class _ChunkStream(httpx2.SyncByteStream):
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._chunks
+
+
+def transport(capture: Capture, chunk_size: int | None = None) -> httpx2.MockTransport:
+    """A mock transport answering any request with the capture's response."""
+    chunks = [c for c, _ in capture.chunks(chunk_size)]
+    ok = capture.status < 300
+    headers = dict(capture.sidecar.get("response", {}).get("headers", {}))
+    headers = {k: v for k, v in headers.items() if k.lower() != "content-length"}
+    headers["content-type"] = "text/event-stream" if ok else "application/json"
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(capture.status, headers=headers,
+                               stream=_ChunkStream(chunks), request=request)
+
+    return httpx2.MockTransport(handler)
+
+
+def anthropic_client(capture: Capture, chunk_size: int | None = None):
+    """An `anthropic.Anthropic` client whose every response is this capture."""
+    import anthropic
+    return anthropic.Anthropic(api_key="offline-replay", max_retries=0,
+                               http_client=httpx2.Client(transport=transport(capture, chunk_size)))
+
+
+def openai_client(capture: Capture, chunk_size: int | None = None):
+    """An `openai.OpenAI` client whose every response is this capture."""
+    import openai
+    return openai.OpenAI(api_key="offline-replay", max_retries=0,
+                         http_client=httpx2.Client(transport=transport(capture, chunk_size)))
+
+
+def request_kwargs(capture: Capture) -> dict[str, Any]:
+    """Arguments for the SDK's create/stream call, from the sidecar's request."""
+    req = dict(capture.request)
+    wire = capture.wire
+    model = req.get("model") or _DEFAULT_MODEL.get(wire or "", "model")
+    if wire == "anthropic-messages":
+        return {"model": model, "max_tokens": req.get("max_tokens", 1024),
+                "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
+    if wire == "openai-responses":
+        return {"model": model, "input": req.get("input") or "Hi"}
+    return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
+
+
+@dataclass
+class SDKOutcome:
+    """What the SDK's streaming helper did with a capture."""
+
+    final: Any = None                 # the SDK's final object, when it returned one
+    error: BaseException | None = None
+    events: list[Any] = field(default_factory=list)   # the helper's events, in order
+    text: str = ""                    # what the `text` projection printed
+
+    @property
+    def raised(self) -> str | None:
+        return type(self.error).__name__ if self.error is not None else None
+
+
+def run_sdk(capture: Capture, chunk_size: int | None = None) -> SDKOutcome:
+    """Stream the capture through its wire's official helper and record the outcome.
+
+    Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
+    ``responses.stream`` then ``get_final_response()``. Chat:
+    ``chat.completions.stream`` then ``get_final_completion()``.
+    """
+    out = SDKOutcome()
+    kwargs = request_kwargs(capture)
+    try:
+        if capture.wire == "anthropic-messages":
+            client = anthropic_client(capture, chunk_size)
+            with client.messages.stream(**kwargs) as stream:
+                for event in stream:
+                    out.events.append(event)
+                    if event.type == "text":
+                        out.text += event.text
+                out.final = stream.get_final_message()
+        elif capture.wire == "openai-responses":
+            client = openai_client(capture, chunk_size)
+            with client.responses.stream(**kwargs) as stream:
+                for event in stream:
+                    out.events.append(event)
+                    if event.type == "response.output_text.delta":
+                        out.text += event.delta
+                out.final = stream.get_final_response()
+        elif capture.wire == "openai-chat":
+            client = openai_client(capture, chunk_size)
+            with client.chat.completions.stream(**kwargs) as stream:
+                for event in stream:
+                    out.events.append(event)
+                    if event.type == "content.delta":
+                        out.text += event.delta
+                out.final = stream.get_final_completion()
+        else:
+            raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
+    except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
+        out.error = exc
+    return out

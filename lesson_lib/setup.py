@@ -1,0 +1,53 @@
+"""Notebook set-up: one call that pins display options and warns on drift."""
+
+from __future__ import annotations
+
+import warnings
+from importlib import metadata
+
+# The versions the committed notebook outputs were produced with.
+PINNED = {
+    "anthropic": "2.14.0",
+    "openai": "3.57.0",
+    "jiter": "0.19.0",
+    "pandas": "3.1.1",
+    "ipywidgets": "8.1.9",
+    "matplotlib": "3.11.2",
+}
+
+
+def version_drift() -> dict[str, tuple[str, str | None]]:
+    """Packages whose installed version differs from the pinned one."""
+    drift = {}
+    for name, pinned in PINNED.items():
+        try:
+            found: str | None = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found = None
+        if found != pinned:
+            drift[name] = (pinned, found)
+    return drift
+
+
+def setup(*, quiet: bool = False) -> dict[str, str]:
+    """Pin pandas/matplotlib display options and warn when package versions drift.
+
+    Returns the pinned versions so a notebook can print them.
+    """
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg") if matplotlib.get_backend().lower() == "agg" else None
+    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_colwidth", 60)
+    pd.set_option("display.max_rows", 60)
+    matplotlib.rcParams.update({"figure.dpi": 80, "svg.hashsalt": "reading-the-wire",
+                                "figure.figsize": (9, 3.2)})
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="anthropic")
+    drift = version_drift()
+    if drift and not quiet:
+        lines = ", ".join(f"{k} {v[1]} (pinned {v[0]})" for k, v in drift.items())
+        warnings.warn(f"package versions differ from the course's pins: {lines}; "
+                      "outputs may not match the committed notebooks", stacklevel=2)
+    return dict(PINNED)

@@ -1,0 +1,253 @@
+"""SSE decoding, the first station: bytes in network chunks -> server-sent events.
+
+A sans-IO decoder that follows the WHATWG "event stream interpretation"
+(HTML Living Standard, section 9.2.6):
+
+- the body is UTF-8; invalid bytes become U+FFFD; one leading BOM is dropped;
+- a line ends at CR, LF or CRLF, also when the CR ends one chunk and the LF
+  starts the next;
+- a line starting with ``:`` is a comment; a line without a colon is a field
+  name with an empty value; one space after the colon is dropped;
+- ``data`` lines are joined with LF; ``id`` persists across events and is
+  ignored when it contains NUL; ``retry`` counts only when all ASCII digits;
+- an event is dispatched at a blank line, and only when its data buffer is
+  not empty.
+
+Lines are split on the raw bytes (CR and LF never occur inside a multi-byte
+UTF-8 sequence), and each complete line is decoded on its own, so a chunk
+boundary inside a character changes nothing and every event knows its exact
+byte range. Each chunk is scanned once: decoding is linear in the body size
+whatever the chunking, including one huge event in tiny chunks.
+
+At end of stream, the bytes of an unfinished event are not dispatched (the
+standard says so) but reported by `finish()` as a diagnostic with their
+count and offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .diagnostics import Diagnostic
+
+BOM = b"\xef\xbb\xbf"
+_CR, _LF = 0x0D, 0x0A
+
+
+@dataclass(frozen=True)
+class ServerSentEvent:
+    """One dispatched event, with where it sat in the body and when it arrived.
+
+    `event` is the event type as the stream set it (``None`` when no
+    ``event:`` field was given); `data` is the data buffer without its final
+    LF; `id` is the last event ID at dispatch; `retry` the value of a valid
+    ``retry:`` field in this event's lines; `start`/`end` the byte range in
+    the body, from the event's first line to just past the blank line that
+    dispatched it; `t` the arrival time (ms) of the chunk that completed it.
+    """
+
+    event: str | None
+    data: str
+    id: str = ""
+    retry: int | None = None
+    start: int = 0
+    end: int = 0
+    t: float | None = None
+
+    def as_dict(self) -> dict:
+        """The fields printed by ``lesson-lib events --json``."""
+        return {"event": self.event, "data": self.data, "id": self.id,
+                "retry": self.retry, "start": self.start, "end": self.end, "t": self.t}
+
+
+class SSEDecoder:
+    """Incremental event-stream decoder: `feed` chunks, then `finish` once.
+
+    >>> d = SSEDecoder()
+    >>> [e.data for e in d.feed(b"data: hel")], [e.data for e in d.feed(b"lo\\n\\n")]
+    ([], ['hello'])
+    """
+
+    def __init__(self) -> None:
+        self._pending = bytearray()   # bytes of the current, unfinished line
+        self._pos = 0                 # body offset of the next byte to arrive
+        self._line_start = 0          # body offset of the first byte in _pending
+        self._skip_lf = False         # the last line ended with CR: a leading LF belongs to it
+        self._bom_checked = False
+        self._event_start: int | None = None  # offset of the current block's first line
+        self._data: list[str] = []
+        self._has_data = False
+        self._type: str | None = None
+        self._last_id = ""
+        self._retry: int | None = None
+        self._finished = False
+        # A blank line ended by a CR that closed a chunk: its event is held
+        # until the next byte shows whether an LF belongs to that line end,
+        # so that `end` does not depend on the chunking.
+        self._held: ServerSentEvent | None = None
+        self.reconnection_time: int | None = None
+        self.diagnostics: list[Diagnostic] = []
+
+    # -- feeding -----------------------------------------------------------
+
+    def feed(self, chunk: bytes, t: float | None = None) -> list[ServerSentEvent]:
+        """Consume one network chunk; return the events it completed."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        out: list[ServerSentEvent] = []
+        data = bytes(chunk)
+        base = self._pos
+        self._pos += len(data)
+        start = 0
+        if not self._bom_checked:
+            # Hold back up to three bytes until we know whether they are a BOM.
+            head = bytes(self._pending) + data
+            if len(head) < len(BOM) and BOM.startswith(head):
+                self._pending = bytearray(head)
+                return out
+            self._bom_checked = True
+            if head.startswith(BOM):
+                skip = len(BOM) - len(self._pending)
+                self._pending.clear()
+                self._line_start = len(BOM)
+                start = skip
+            else:
+                data = head
+                base -= len(self._pending)
+                self._pending.clear()
+        if self._skip_lf and start < len(data):
+            ate_lf = data[start] == _LF
+            if ate_lf:
+                start += 1
+            self._skip_lf = False
+            if self._held is not None:
+                out.append(self._release_held(extra=ate_lf))
+        n = len(data)
+        i = start
+        while i < n:
+            cr = data.find(b"\r", i)
+            lf = data.find(b"\n", i)
+            if cr < 0 and lf < 0:
+                break
+            end = lf if cr < 0 or (0 <= lf < cr) else cr
+            if self._pending:
+                self._pending += data[i:end]
+                line = bytes(self._pending)
+                self._pending.clear()
+            else:
+                line = data[i:end]
+                self._line_start = base + i
+            nxt = end + 1
+            if data[end] == _CR:
+                if nxt < n:
+                    if data[nxt] == _LF:
+                        nxt += 1
+                else:
+                    self._skip_lf = True
+            event = self._line(line, self._line_start, base + nxt, t)
+            if event is not None:
+                if self._skip_lf:
+                    self._held = event
+                else:
+                    out.append(event)
+            i = nxt
+            self._line_start = base + i
+        if i < n:
+            if not self._pending:
+                self._line_start = base + i
+            self._pending += data[i:]
+        return out
+
+    def _line(self, raw: bytes, line_start: int, line_end: int,
+              t: float | None) -> ServerSentEvent | None:
+        if not raw:
+            return self._blank_line(line_end, t)
+        if self._event_start is None:
+            self._event_start = line_start
+        line = raw.decode("utf-8", "replace")
+        if line[0] == ":":
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._has_data = True
+        elif name == "event":
+            self._type = value
+        elif name == "id":
+            if "\x00" not in value:
+                self._last_id = value
+        elif name == "retry":
+            if value and value.isascii() and value.isdigit():
+                self._retry = int(value)
+                self.reconnection_time = self._retry
+        return None
+
+    def _blank_line(self, line_end: int, t: float | None) -> ServerSentEvent | None:
+        start = self._event_start if self._event_start is not None else line_end
+        event = None
+        if self._has_data:
+            event = ServerSentEvent(event=self._type, data="\n".join(self._data),
+                                    id=self._last_id, retry=self._retry,
+                                    start=start, end=line_end, t=t)
+        self._data = []
+        self._has_data = False
+        self._type = None
+        self._retry = None
+        self._event_start = None
+        return event
+
+    def _release_held(self, extra: bool) -> ServerSentEvent:
+        held, self._held = self._held, None
+        assert held is not None
+        if extra:
+            held = ServerSentEvent(held.event, held.data, held.id, held.retry,
+                                   held.start, held.end + 1, held.t)
+        return held
+
+    # -- ending ------------------------------------------------------------
+
+    def finish(self) -> list[ServerSentEvent]:
+        """End of stream: release a held event; report (never dispatch) the
+        bytes of an unfinished event in `diagnostics`."""
+        if self._finished:
+            return []
+        self._finished = True
+        out = [self._release_held(extra=False)] if self._held is not None else []
+        self.diagnostics.extend(self._undispatched())
+        return out
+
+    def _undispatched(self) -> list[Diagnostic]:
+        if not self._bom_checked and self._pending:
+            self._bom_checked = True  # fewer than three bytes, all a BOM prefix
+        starts = [s for s in (self._event_start,) if s is not None]
+        if self._pending:
+            starts.append(self._line_start)
+        if not starts:
+            return []
+        offset = min(starts)
+        count = self._pos - offset
+        has_data = self._has_data or self._pending.lstrip().startswith(b"data")
+        what = "an event with data" if has_data else "lines that never formed an event"
+        return [Diagnostic(
+            code="undispatched_bytes",
+            message=(f"stream ended inside {what}: {count} bytes from offset {offset} "
+                     "were never followed by a blank line, so they were not dispatched"),
+            severity="error" if has_data else "warning",
+            offset=offset,
+            extra={"count": count, "has_data": bool(has_data)},
+        )]
+
+
+def decode(chunks: Iterable[bytes | tuple[bytes, float | None]]
+           ) -> tuple[list[ServerSentEvent], list[Diagnostic]]:
+    """Decode a whole body given as chunks (or (chunk, arrival ms) pairs)."""
+    decoder = SSEDecoder()
+    events: list[ServerSentEvent] = []
+    for item in chunks:
+        chunk, t = item if isinstance(item, tuple) else (item, None)
+        events.extend(decoder.feed(chunk, t))
+    events.extend(decoder.finish())
+    return events, decoder.diagnostics

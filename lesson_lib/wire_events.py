@@ -1,0 +1,74 @@
+"""Wire events: each server-sent event's JSON payload, read in its wire's vocabulary.
+
+This station only parses; it never drops anything. A payload that is not
+JSON becomes a `WireEvent` with `payload=None` and a `parse_error`, so that
+the event table, the accumulators and the CLI all see the same rows.
+
+The `type` of a wire event is the payload's ``type`` field on the Anthropic
+and Responses wires. Chat Completions has no event names: its chunks are
+typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
+``[DONE]``, and an in-band error payload (a top-level ``"error"`` key) is
+``error``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .sse import ServerSentEvent
+
+DONE = "[DONE]"
+
+
+@dataclass(frozen=True)
+class WireEvent:
+    """One SSE event with its payload parsed (or the reason it could not be)."""
+
+    index: int
+    sse: ServerSentEvent
+    type: str | None
+    payload: Any
+    parse_error: str | None = None
+
+    @property
+    def t(self) -> float | None:
+        return self.sse.t
+
+
+def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
+    """Parse one event's data as JSON and name its type."""
+    data = sse.data
+    if data.strip() == DONE:
+        return WireEvent(index, sse, DONE, None)
+    try:
+        payload = json.loads(data)
+    except ValueError as exc:
+        return WireEvent(index, sse, sse.event, None, parse_error=_describe(exc, data))
+    return WireEvent(index, sse, payload_type(payload, sse.event), payload)
+
+
+def payload_type(payload: Any, sse_event: str | None = None) -> str | None:
+    """The event's type as its wire names it (see the module docstring)."""
+    if isinstance(payload, dict):
+        kind = payload.get("type")
+        if isinstance(kind, str):
+            return kind
+        if "error" in payload and "choices" not in payload:
+            return "error"
+        obj = payload.get("object")
+        if isinstance(obj, str):
+            return obj
+    return sse_event
+
+
+def parse_all(events: list[ServerSentEvent]) -> list[WireEvent]:
+    """Parse every event of a stream, in order."""
+    return [parse_payload(sse, i) for i, sse in enumerate(events)]
+
+
+def _describe(exc: ValueError, data: str) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON at character {exc.pos}: {exc.msg}"
+    return f"not JSON: {exc}"
