@@ -8,6 +8,7 @@ returns or raises is exactly what it would do with those bytes live.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,14 @@ def run_sdk(capture: Capture, chunk_size: int | None = None) -> SDKOutcome:
     """
     out = SDKOutcome()
     kwargs = request_kwargs(capture)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # model-deprecation notices
+        _drive(capture, chunk_size, kwargs, out)
+    return out
+
+
+def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+           out: SDKOutcome) -> None:
     try:
         if capture.wire == "anthropic-messages":
             client = anthropic_client(capture, chunk_size)
@@ -122,4 +131,3 @@ def run_sdk(capture: Capture, chunk_size: int | None = None) -> SDKOutcome:
             raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
-    return out

@@ -1,0 +1,24 @@
+"""Construct: the builders that write the project's own capture corpus.
+
+Each wire's builder writes realistic, messy streams (padding, pings,
+unstable key order, extra fields, synthetic but realistic timing) with a
+sidecar that says what the capture demonstrates and what the official SDK
+does with it. `build_all` writes the whole corpus; rebuilding gives the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus")
+
+
+def build_all(root: Path) -> list[Path]:
+    """Write every constructed capture under `root/<wire>/`; return the paths."""
+    paths: list[Path] = []
+    for name in BUILDERS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        paths.extend(module.build(root))
+    return paths

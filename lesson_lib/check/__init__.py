@@ -1,0 +1,134 @@
+"""Exercise checkers: grade a learner's function against captures, offline.
+
+Each lesson's checker module (``lesson_lib.check.lesson01`` ...) registers
+its exercises with `exercise` and grades with `grade`: the learner's function
+runs on a list of `Case`s (built from captures, so no key or network is
+needed), and the first mismatch is explained in the learner's terms.
+
+A function whose body still raises ``NotImplementedError`` counts as "not
+attempted yet"; `progress()` summarises a lesson's exercises.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .compare import first_difference
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input to try: a label the learner recognises, the arguments, the answer.
+
+    `explain(expected, got)` may return a sentence for a mismatch (or None
+    when they agree); the default compares values and names the first
+    difference.
+    """
+
+    label: str
+    args: tuple
+    expected: Any
+    explain: Callable[[Any, Any], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class Exercise:
+    lesson: str
+    number: int
+    title: str
+    solution: str  # "module:function", the tested solution shown in the notebook
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one check: passed, failed (with the first difference), or not attempted."""
+
+    exercise: Exercise
+    status: str          # "passed" | "failed" | "not attempted"
+    message: str
+    cases_passed: int = 0
+    cases_total: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def __repr__(self) -> str:
+        mark = {"passed": "PASS", "failed": "FAIL", "not attempted": "TODO"}[self.status]
+        head = f"[{mark}] Exercise {self.exercise.number} ({self.exercise.title})"
+        return f"{head}: {self.message}"
+
+    __str__ = __repr__
+
+
+REGISTRY: dict[tuple[str, int], Exercise] = {}
+_RESULTS: dict[tuple[str, int], Verdict] = {}
+
+
+def exercise(lesson: str, number: int, title: str, solution: str) -> Exercise:
+    """Register an exercise (called once by each lesson's checker module)."""
+    ex = Exercise(lesson, number, title, solution)
+    REGISTRY[(lesson, number)] = ex
+    return ex
+
+
+def grade(ex: Exercise, fn: Callable[..., Any], cases: Iterable[Case]) -> Verdict:
+    """Run `fn` on every case; stop at the first mismatch and explain it."""
+    cases = list(cases)
+    passed = 0
+    for case in cases:
+        try:
+            got = fn(*case.args)
+        except NotImplementedError:
+            return _record(Verdict(ex, "not attempted",
+                                   "not attempted yet (the function still raises "
+                                   "NotImplementedError)", 0, len(cases)))
+        except Exception as exc:  # the learner's bug, reported, not raised
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            return _record(Verdict(ex, "failed",
+                                   f"case '{case.label}': your function raised "
+                                   f"{type(exc).__name__}: {exc} (line {where.lineno})",
+                                   passed, len(cases)))
+        explain = case.explain or first_difference
+        problem = explain(case.expected, got)
+        if problem:
+            return _record(Verdict(ex, "failed", f"case '{case.label}': {problem}",
+                                   passed, len(cases)))
+        passed += 1
+    return _record(Verdict(ex, "passed", f"all {len(cases)} cases pass", passed, len(cases)))
+
+
+def _record(verdict: Verdict) -> Verdict:
+    _RESULTS[(verdict.exercise.lesson, verdict.exercise.number)] = verdict
+    return verdict
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a learner stands in one lesson: one line per exercise."""
+
+    lesson: str
+    lines: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return "\n".join((f"Progress in {self.lesson}:",) + self.lines)
+
+
+def progress(lesson: str) -> Progress:
+    """Summarise which of a lesson's exercises pass, fail or wait to be attempted."""
+    lines = []
+    for (les, num), ex in sorted(REGISTRY.items()):
+        if les != lesson:
+            continue
+        verdict = _RESULTS.get((les, num))
+        status = verdict.status if verdict else "not checked yet"
+        lines.append(f"  Exercise {num} ({ex.title}): {status}")
+    return Progress(lesson, tuple(lines))
+
+
+def reset() -> None:
+    """Forget recorded verdicts (tests use this)."""
+    _RESULTS.clear()

@@ -1,0 +1,229 @@
+"""The command line: ``python -m lesson_lib`` / ``lesson-lib``.
+
+Commands (contracts in the course guide; exit codes shared by all):
+
+    events CAPTURE [--chunk-size N] [--json]   decode any event stream
+    check CAPTURE...                           validate captures, replay through the SDK
+    list                                       the corpus, one line per capture
+    final CAPTURE [--chunk-size N] [--json]    the provider's final object, accumulated
+
+Exit codes: 0 the stream ended properly; 2 cannot start (usage, missing,
+empty, not an event stream); 3 the stream did not end properly (cut,
+in-band error, undispatched bytes, unparseable payloads, HTTP error) —
+everything that did arrive is still printed. Diagnostics go to stderr, one
+line each, naming the file and the byte offset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import captures as captures_mod
+from .captures import Capture, CaptureError
+from .diagnostics import Diagnostic
+from .stream_end import Ending, how_it_ended
+from .wire_events import parse_all
+
+OK, CANNOT_START, NOT_PROPER = 0, 2, 3
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        raise _Usage(message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (also used by ``python -m lesson_lib``)."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise _Usage("a command is required: events, check, list or final")
+        return args.run(args)
+    except _Usage as exc:
+        _err(f"usage: {exc}")
+        return CANNOT_START
+    except CaptureError as exc:
+        _err(str(exc))
+        return CANNOT_START
+    except BrokenPipeError:
+        return OK
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="lesson-lib", description="Read LLM response streams, event by event.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    events = sub.add_parser("events", help="decode any event stream")
+    events.add_argument("capture")
+    events.add_argument("--chunk-size", type=_positive, default=None)
+    events.add_argument("--json", action="store_true")
+    events.set_defaults(run=_cmd_events)
+
+    check = sub.add_parser("check", help="validate captures and replay them through the SDK")
+    check.add_argument("captures", nargs="+")
+    check.set_defaults(run=_cmd_check)
+
+    listing = sub.add_parser("list", help="the capture corpus")
+    listing.set_defaults(run=_cmd_list)
+
+    final = sub.add_parser("final", help="the provider's final object, built by our accumulator")
+    final.add_argument("capture")
+    final.add_argument("--chunk-size", type=_positive, default=None)
+    final.add_argument("--json", action="store_true")
+    final.set_defaults(run=_cmd_final)
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+# -- loading, with the checks that decide "cannot start" ---------------------
+
+
+def open_capture(source: str) -> Capture:
+    """Load a capture for the CLI; raise CaptureError with one clear line if it can't start."""
+    if source == "-":
+        body = sys.stdin.buffer.read()
+        cap = captures_mod.from_bytes(body, name="<stdin>")
+    else:
+        cap = captures_mod.load(source)
+    label = _label(cap, source)
+    if not cap.body:
+        raise CaptureError(f"{label}: empty file, nothing to decode")
+    if cap.status < 300:
+        if _looks_binary(cap.body):
+            raise CaptureError(f"{label}: not text (binary data), so not an event stream")
+        if not cap.events:
+            raise CaptureError(f"{label}: not an event stream (no event could be dispatched "
+                               f"from {len(cap.body)} bytes)")
+    return cap
+
+
+def _looks_binary(body: bytes) -> bool:
+    head = body[:4096]
+    if b"\x00" in head:
+        return True
+    replaced = head.decode("utf-8", "replace").count("\ufffd")
+    return replaced > max(4, len(head) // 50)
+
+
+def _label(cap: Capture, source: str) -> str:
+    return str(cap.path) if cap.path is not None else source
+
+
+def _ending(cap: Capture, chunk_size: int | None = None) -> tuple[list, Ending]:
+    sse, sse_diags = cap.decode(chunk_size) if cap.status < 300 else ([], [])
+    events = parse_all(sse)
+    return events, how_it_ended(cap.wire, events, sse_diags, cap.status)
+
+
+def _report(label: str, diagnostics: list[Diagnostic]) -> None:
+    for diag in diagnostics:
+        where = f"byte {diag.offset}" if diag.offset is not None else "end"
+        _err(f"{label}: {where}: {diag.severity}: {diag.code}: {diag.message}")
+
+
+def _err(line: str) -> None:
+    print(f"lesson-lib: {line}", file=sys.stderr)
+
+
+# -- commands -------------------------------------------------------------------
+
+
+def _cmd_events(args: argparse.Namespace) -> int:
+    cap = open_capture(args.capture)
+    label = _label(cap, args.capture)
+    sse, sse_diags = cap.decode(args.chunk_size) if cap.status < 300 else ([], [])
+    events = parse_all(sse)
+    ending = how_it_ended(cap.wire, events, sse_diags, cap.status)
+    if args.json:
+        json.dump([e.as_dict() for e in sse], sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        for i, e in enumerate(sse):
+            t = f"{e.t:>8.1f}ms" if e.t is not None else "        -"
+            name = e.event if e.event is not None else "(message)"
+            print(f"{i:>4} {t} {e.start:>7}-{e.end:<7} {name:<40} {_preview(e.data)}")
+        if cap.status >= 300:
+            print(f"HTTP {cap.status}: {_preview(cap.text, 160)}")
+    _report(label, ending.diagnostics)
+    return OK if ending.proper else NOT_PROPER
+
+
+def _cmd_final(args: argparse.Namespace) -> int:
+    from .accumulate import accumulate
+
+    cap = open_capture(args.capture)
+    label = _label(cap, args.capture)
+    if cap.wire is None:
+        raise CaptureError(f"{label}: cannot tell which wire this stream speaks, "
+                           "so there is no final object to build")
+    result = accumulate(cap, chunk_size=args.chunk_size)
+    _, ending = _ending(cap, args.chunk_size)
+    if args.json:
+        json.dump(result.final, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(_summarise_final(cap.wire, result.final))
+    seen = {(d.code, d.offset) for d in result.diagnostics}
+    extra = [d for d in ending.diagnostics if (d.code, d.offset) not in seen]
+    _report(label, list(result.diagnostics) + extra)
+    return OK if ending.proper and result.complete else NOT_PROPER
+
+
+def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:
+    if final is None:
+        return "(no final object: the request failed before any event)"
+    return json.dumps(final, ensure_ascii=False, indent=1)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    caps = captures_mod.corpus()
+    width = max((len(c.key) for c in caps), default=10)
+    for cap in caps:
+        print(f"{cap.key:<{width}}  {cap.wire:<18}  {cap.demonstrates}")
+    return OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .validate import validate
+
+    worst = OK
+    for source in args.captures:
+        try:
+            cap = open_capture(source)
+        except CaptureError as exc:
+            _err(f"FAIL {exc}")
+            worst = CANNOT_START
+            continue
+        report = validate(cap)
+        label = _label(cap, source)
+        print(f"{'ok  ' if report.well_formed else 'FAIL'} {label}: {report.summary}")
+        for line in report.details:
+            print(f"     {line}")
+        for problem in report.problems:
+            _err(f"{label}: {problem}")
+        if not report.well_formed:
+            worst = CANNOT_START
+    return worst
+
+
+def _preview(text: str, limit: int = 72) -> str:
+    flat = text.replace("\n", "\\n")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,124 @@
+"""Build the notebooks: fill in solutions, execute from a clean kernel, strip volatile metadata.
+
+    python scripts/build_notebooks.py [NOTEBOOK ...]      (default: every notebooks/NN-*.ipynb)
+    python scripts/build_notebooks.py --learner-only      (only refresh notebooks/learner/)
+
+For each notebook:
+
+1. Every markdown cell whose metadata has ``"solution": "module:function"``
+   is regenerated from that function's source, inside ``<details>``: the
+   solution a learner sees is the tested code in ``lesson_lib.solutions``.
+2. The notebook is executed top to bottom in a fresh kernel, with
+   ``notebooks/`` as the working directory (cells tagged ``raises-exception``
+   may raise).
+3. ``metadata.widgets`` and per-cell execution timestamps are removed; outputs
+   and execution counts stay, so nbval has something to compare.
+
+Then the learner copies (no solutions, no outputs) are written to
+``notebooks/learner/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+LEARNER = NOTEBOOKS / "learner"
+
+
+def solution_markdown(target: str) -> str:
+    """The collapsed solution cell for ``module:function``."""
+    module_name, _, attr = target.partition(":")
+    obj = getattr(importlib.import_module(module_name), attr)
+    source = inspect.getsource(obj).rstrip()
+    return ("<details><summary>Solution (click to reveal)</summary>\n\n"
+            f"```python\n{source}\n```\n\n"
+            f"This is `{module_name}.{attr}`, the tested solution the checker is run "
+            "against in CI.\n\n</details>")
+
+
+def fill_solutions(nb: nbformat.NotebookNode) -> None:
+    for cell in nb.cells:
+        target = cell.metadata.get("solution")
+        if cell.cell_type == "markdown" and target:
+            cell.source = solution_markdown(target)
+
+
+def strip_volatile(nb: nbformat.NotebookNode) -> None:
+    """Remove what changes on every run: widget state, timestamps."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)",
+                                 "language": "python", "name": "python3"}
+    nb.metadata.get("language_info", {}).pop("version", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("ExecuteTime", None)
+        if cell.cell_type == "code":
+            for output in cell.get("outputs", []):
+                output.get("metadata", {}).pop("execution", None)
+
+
+def execute(nb: nbformat.NotebookNode) -> None:
+    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()
+
+
+def learner_copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook without solutions or outputs, for handing out."""
+    copy = nbformat.from_dict(nb)
+    cells = []
+    for cell in copy.cells:
+        if cell.cell_type == "markdown" and cell.metadata.get("solution"):
+            continue
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    copy.cells = cells
+    return copy
+
+
+def build(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    fill_solutions(nb)
+    execute(nb)
+    strip_volatile(nb)
+    return nbformat.writes(nb) + "\n"
+
+
+def write_learner(path: Path, text: str) -> str:
+    nb = nbformat.reads(text, as_version=4)
+    return nbformat.writes(learner_copy(nb)) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--learner-only", action="store_true",
+                        help="only regenerate the learner copies from the built notebooks")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    LEARNER.mkdir(exist_ok=True)
+    for path in paths:
+        path = path.resolve()
+        if args.learner_only:
+            text = path.read_text(encoding="utf-8")
+        else:
+            print(f"executing {path.relative_to(ROOT)}", flush=True)
+            text = build(path)
+            path.write_text(text, encoding="utf-8")
+        (LEARNER / path.name).write_text(write_learner(path, text), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
