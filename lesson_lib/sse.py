@@ -27,7 +27,7 @@ count and offset.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .diagnostics import Diagnostic
 
@@ -35,8 +35,7 @@ BOM = b"\xef\xbb\xbf"
 _CR, _LF = 0x0D, 0x0A
 
 
-@dataclass(frozen=True)
-class ServerSentEvent:
+class ServerSentEvent(NamedTuple):
     """One dispatched event, with where it sat in the body and when it arrived.
 
     `event` is the event type as the stream set it (``None`` when no
@@ -93,10 +92,26 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[ServerSentEvent]:
         """Consume one network chunk; return the events it completed."""
+        if type(chunk) is not bytes:
+            chunk = bytes(chunk)
+        if self._bom_checked and not self._skip_lf and not self._finished \
+                and b"\r" not in chunk:
+            # The common case, kept lean: no BOM question, no CR to pair with an LF.
+            out: list[ServerSentEvent] = []
+            base = self._pos
+            self._pos += len(chunk)
+            i = self._feed_lf_only(chunk, 0, base, t, out)
+            if i < len(chunk):
+                if not self._pending:
+                    self._line_start = base + i
+                self._pending += chunk[i:]
+            return out
+        return self._feed_any(chunk, t)
+
+    def _feed_any(self, data: bytes, t: float | None) -> list[ServerSentEvent]:
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        out: list[ServerSentEvent] = []
-        data = bytes(chunk)
+        out = []
         base = self._pos
         self._pos += len(data)
         start = 0
@@ -124,7 +139,60 @@ class SSEDecoder:
             if self._held is not None:
                 out.append(self._release_held(extra=ate_lf))
         n = len(data)
-        i = start
+        if data.find(b"\r", start) < 0:
+            i = self._feed_lf_only(data, start, base, t, out)
+        else:
+            i = self._feed_general(data, start, base, t, out)
+        if i < n:
+            if not self._pending:
+                self._line_start = base + i
+            self._pending += data[i:]
+        return out
+
+    def _feed_lf_only(self, data: bytes, i: int, base: int, t: float | None,
+                      out: list[ServerSentEvent]) -> int:
+        """The common case, a chunk with no CR: split on LF once, handle the
+        frequent lines (``data: ``, ``event: ``, blank) inline."""
+        lines = data[i:].split(b"\n") if i else data.split(b"\n")
+        lines.pop()  # the bytes after the last LF: an unfinished line (maybe empty)
+        pending = self._pending
+        joined = False
+        for raw in lines:
+            line_start = i
+            i += len(raw) + 1
+            if pending:
+                pending += raw
+                raw = bytes(pending)
+                pending.clear()
+                joined = True
+            if not raw:
+                if self._has_data:
+                    out.append(ServerSentEvent(
+                        self._type, "\n".join(self._data), self._last_id, self._retry,
+                        self._event_start, base + i, t))
+                    self._data = []
+                    self._has_data = False
+                self._type = None
+                self._retry = None
+                self._event_start = None
+                joined = False
+                continue
+            if self._event_start is None:
+                self._event_start = self._line_start if joined else base + line_start
+            joined = False
+            if raw.startswith(b"data: "):
+                self._data.append(raw[6:].decode("utf-8", "replace"))
+                self._has_data = True
+            elif raw.startswith(b"event: "):
+                self._type = raw[7:].decode("utf-8", "replace")
+            else:
+                self._field(raw)
+        return i
+
+    def _feed_general(self, data: bytes, i: int, base: int, t: float | None,
+                      out: list[ServerSentEvent]) -> int:
+        """Any mix of CR, LF and CRLF, including a CR that ends the chunk."""
+        n = len(data)
         while i < n:
             cr = data.find(b"\r", i)
             lf = data.find(b"\n", i)
@@ -153,11 +221,7 @@ class SSEDecoder:
                     out.append(event)
             i = nxt
             self._line_start = base + i
-        if i < n:
-            if not self._pending:
-                self._line_start = base + i
-            self._pending += data[i:]
-        return out
+        return i
 
     def _line(self, raw: bytes, line_start: int, line_end: int,
               t: float | None) -> ServerSentEvent | None:
@@ -165,6 +229,11 @@ class SSEDecoder:
             return self._blank_line(line_end, t)
         if self._event_start is None:
             self._event_start = line_start
+        self._field(raw)
+        return None
+
+    def _field(self, raw: bytes) -> None:
+        """One non-blank line: a comment or a field."""
         line = raw.decode("utf-8", "replace")
         if line[0] == ":":
             return None

@@ -1,0 +1,99 @@
+"""Benchmark: our SSE decoder against the decoders inside the anthropic and openai SDKs.
+
+Two inputs, each at two sizes to show growth, all fed in 64-byte chunks:
+one huge event (1 MB and 2 MB of data) and many small events (50k and
+100k). Ratios are printed side by side from one run; a ratio above 1 means
+the SDK decoder is slower than ours.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+from anthropic._streaming import SSEDecoder as AnthropicSSEDecoder
+from openai._streaming import SSEDecoder as OpenAISSEDecoder
+
+from lesson_lib.sse import SSEDecoder
+
+CHUNK = 64
+
+
+def one_huge_event(size: int) -> bytes:
+    return b"event: blob\ndata: " + b"x" * size + b"\n\n"
+
+
+def many_small_events(count: int) -> bytes:
+    one = (b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+           b'"delta":{"type":"text_delta","text":"hi"}}\n\n')
+    return one * count
+
+
+def chunks(body: bytes) -> Iterator[bytes]:
+    for i in range(0, len(body), CHUNK):
+        yield body[i:i + CHUNK]
+
+
+def ours(body: bytes) -> int:
+    decoder = SSEDecoder()
+    count = 0
+    for chunk in chunks(body):
+        count += len(decoder.feed(chunk))
+    return count + len(decoder.finish())
+
+
+def anthropic_sdk(body: bytes) -> int:
+    return sum(1 for _ in AnthropicSSEDecoder().iter_bytes(chunks(body)))
+
+
+def openai_sdk(body: bytes) -> int:
+    return sum(1 for _ in OpenAISSEDecoder().iter_bytes(chunks(body)))
+
+
+IMPLEMENTATIONS: dict[str, Callable[[bytes], int]] = {
+    "lesson_lib": ours, "anthropic SDK": anthropic_sdk, "openai SDK": openai_sdk}
+
+
+def best_of(fn: Callable[[bytes], int], body: bytes, repeat: int) -> tuple[float, int]:
+    best, count = float("inf"), 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = fn(body)
+        best = min(best, time.perf_counter() - start)
+    return best, count
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Time every decoder on every input; rows carry seconds and the ratio to ours."""
+    scale = 16 if quick else 1
+    cases = [("one huge event", f"{1 // scale or 1} MB", one_huge_event(1_000_000 // scale)),
+             ("one huge event", f"{2 // scale or 1} MB", one_huge_event(2_000_000 // scale)),
+             ("many small events", f"{50_000 // scale}", many_small_events(50_000 // scale)),
+             ("many small events", f"{100_000 // scale}", many_small_events(100_000 // scale))]
+    rows = []
+    for case, size, body in cases:
+        times = {}
+        counts = set()
+        for name, fn in IMPLEMENTATIONS.items():
+            times[name], count = best_of(fn, body, 1 if quick else 3)
+            counts.add(count)
+        assert len(counts) == 1, f"decoders disagree on {case}: {counts}"
+        for name, seconds in times.items():
+            rows.append({"bench": "sse", "case": case, "size": size, "impl": name,
+                         "seconds": seconds, "ratio_to_ours": seconds / times["lesson_lib"]})
+    return rows
+
+
+def main(quick: bool = False) -> list[dict]:
+    rows = run(quick)
+    print("SSE decoding, 64-byte chunks (ratio = time / lesson_lib time)")
+    print(f"{'case':<20}{'size':>8}  " + "".join(f"{n:>24}" for n in IMPLEMENTATIONS))
+    for i in range(0, len(rows), len(IMPLEMENTATIONS)):
+        group = rows[i:i + len(IMPLEMENTATIONS)]
+        cells = "".join(f"{r['seconds']:>11.4f}s ({r['ratio_to_ours']:>6.1f}x)" for r in group)
+        print(f"{group[0]['case']:<20}{group[0]['size']:>8}  {cells}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
