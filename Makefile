@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 REFERENCE_CAPTURES ?= ../shared/reference-captures
 export REFERENCE_CAPTURES
+# Jupyter refuses to run as root unless told; containers and CI often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab test notebooks captures bench learner-copy lint clean
 
@@ -16,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check lesson_lib tests scripts bench

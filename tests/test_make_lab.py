@@ -1,0 +1,66 @@
+"""`make lab` really serves the notebooks: start it headless, list them through its API, stop it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "jupyter").exists(),
+                    reason="no .venv yet (make lab creates it; make test runs this after it)")
+def test_make_lab_serves_the_notebook_list(tmp_path):
+    port, token = free_port(), "reading-the-wire-test"
+    args = (f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token} "
+            f"--ServerApp.open_browser=False")
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path))
+    proc = subprocess.Popen(["make", "-s", "lab", f"LAB_ARGS={args}"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        names = None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and names is None:
+            if proc.poll() is not None:
+                pytest.fail(f"make lab exited early: {proc.stderr.read().decode()[-2000:]}")
+            try:
+                url = f"http://127.0.0.1:{port}/api/contents?token={token}"
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    names = [item["name"] for item in json.load(response)["content"]]
+            except OSError:
+                time.sleep(0.5)
+        assert names is not None, "the server never answered"
+        expected = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+        assert expected and set(expected) <= set(names)
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue

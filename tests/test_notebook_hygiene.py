@@ -1,0 +1,98 @@
+"""Notebooks are source code: executed in order, no stray widget state, no timestamps.
+
+Also keeps the learner copies (no solutions, no outputs) in step with the
+source notebooks, and the solution cells in step with the tested code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_notebooks  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks/NN-*.ipynb found"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_code_cell_was_executed_in_order(path):
+    counts = [c["execution_count"] for c in code_cells(load(path))]
+    assert None not in counts, "a code cell was never executed: run `make notebooks`"
+    assert counts == list(range(1, len(counts) + 1)), "not executed top to bottom, once"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_widget_state_and_no_timestamps(path):
+    nb = load(path)
+    assert "widgets" not in nb["metadata"]
+    for cell in nb["cells"]:
+        assert "execution" not in cell.get("metadata", {})
+        assert "ExecuteTime" not in cell.get("metadata", {})
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_code_cell_has_output_unless_it_is_meant_to_be_silent(path):
+    for cell in code_cells(load(path)):
+        source = "".join(cell["source"])
+        silent = all(line.startswith(("import ", "from ", "def ", "    ", "#", "@")) or
+                     "=" in line.split("(")[0] or not line.strip()
+                     for line in source.splitlines())
+        if not cell["outputs"]:
+            assert silent, f"cell produced no output and is not a definition:\n{source[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_one_h1_objectives_first_and_key_points_last(path):
+    cells = load(path)["cells"]
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    h1 = [line for md in markdown for line in md.splitlines() if line.startswith("# ")]
+    assert len(h1) == 1, h1
+    first = "".join(cells[0]["source"]).lower()
+    assert cells[0]["cell_type"] == "markdown" and "objectives" in first
+    last = "".join(cells[-1]["source"]).lower()
+    assert cells[-1]["cell_type"] == "markdown" and "key points" in last
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solution_cells_match_the_tested_code(path):
+    for cell in load(path)["cells"]:
+        target = cell.get("metadata", {}).get("solution")
+        if target:
+            assert "".join(cell["source"]) == build_notebooks.solution_markdown(target), \
+                f"solution cell for {target} is stale: run `make notebooks`"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_learner_copy_is_in_step_and_has_no_solutions(path):
+    learner = path.parent / "learner" / path.name
+    assert learner.exists(), "learner copy missing: run `make notebooks`"
+    expected = build_notebooks.write_learner(path, path.read_text(encoding="utf-8"))
+    assert learner.read_text(encoding="utf-8") == expected, "learner copy is stale"
+    nb = load(learner)
+    assert not any(c.get("metadata", {}).get("solution") for c in nb["cells"])
+    assert not any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_trailing_semicolons_and_no_pip_installs(path):
+    for cell in code_cells(load(path)):
+        source = "".join(cell["source"])
+        assert not source.rstrip().endswith(";"), source[-80:]
+        assert "pip install" not in source
