@@ -26,7 +26,9 @@ class Diagnostic:
     - Wire events: ``unparseable_json``, ``unknown_event``, ``unknown_delta``,
       ``unknown_block``, ``in_band_error``, ``http_error``.
     - Accumulators: ``event_before_start``, ``duplicate_start``,
-      ``unknown_slot``, ``block_never_stopped``, ``no_terminal``,
+      ``duplicate_stop``, ``unknown_slot``, ``block_never_stopped``,
+      ``delta_mismatch``, ``delta_after_stop``, ``delta_after_finish``,
+      ``event_after_terminal``, ``tool_call_without_id``, ``no_terminal``,
       ``cut_tool_input``, ``invalid_tool_input``, ``sequence_gap``,
       ``sequence_duplicate``, ``sequence_out_of_order``,
       ``server_object_differs``.

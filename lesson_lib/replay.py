@@ -17,7 +17,7 @@ import httpx2
 
 from .captures import Capture
 
-_DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-5",
+_DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
                   "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1"}
 
 

@@ -87,38 +87,47 @@ class StreamBuilder:
         self.pieces[-1] = _Piece(last.data[:keep], last.at_ms)
 
     def finish(self) -> tuple[bytes, list[int], list[float]]:
-        """The body, the byte offsets where reads ended, and their arrival times (ms)."""
+        """The body, the byte offsets where reads ended, and their arrival times (ms).
+
+        A read's time is when its last byte arrived. Events closer together
+        than `COALESCE_MS` share a read; an event larger than `MAX_READ` is
+        split over several; and now and then a read ends at a random byte
+        inside an event, sometimes inside a UTF-8 character.
+        """
         body = bytearray()
         ends: list[int] = []
         times: list[float] = []
-        pending_since: float | None = None
+        first: float | None = None   # arrival of the open read's first byte
+        last = 0.0                   # arrival of its latest byte
+
+        def close(at: int, t: float) -> None:
+            ends.append(at)
+            times.append(round(max(t, times[-1] if times else t), 1))
+
         for piece in self.pieces:
-            if pending_since is not None and piece.at_ms - pending_since > COALESCE_MS:
-                ends.append(len(body))
-                times.append(round(pending_since, 1))
-                pending_since = None
+            at = piece.at_ms
+            if first is not None and at - first > COALESCE_MS:
+                close(len(body), last)
+                first = None
             data = piece.data
             while len(data) > MAX_READ:
                 cut = self.rng.randint(MAX_READ // 2, MAX_READ)
                 body += data[:cut]
                 data = data[cut:]
-                ends.append(len(body))
-                times.append(round(piece.at_ms, 1))
-                piece = _Piece(data, piece.at_ms + self.rng.uniform(0.2, 1.5))
+                close(len(body), at)
+                first = None
+                at += self.rng.uniform(0.2, 1.5)
             body += data
-            if pending_since is None:
-                pending_since = piece.at_ms
-            # Now and then a read ends inside an event (even inside a character).
-            if self.rng.random() < 0.08 and len(body) > 1:
-                split = len(body) - self.rng.randint(1, min(len(data), 12) or 1)
-                if ends and split <= ends[-1]:
-                    continue
-                ends.append(split)
-                times.append(round(pending_since, 1))
-                pending_since = piece.at_ms + self.rng.uniform(0.1, 0.9)
-        if pending_since is not None or not ends or ends[-1] != len(body):
-            ends.append(len(body))
-            times.append(round(pending_since if pending_since is not None else self.clock_ms, 1))
+            if first is None:
+                first = at
+            last = max(last, at)
+            if self.rng.random() < 0.08 and len(data) > 1:
+                split = len(body) - self.rng.randint(1, len(data) - 1)
+                if not ends or split > ends[-1]:
+                    close(split, last)
+                    first = last = last + self.rng.uniform(0.1, 0.9)
+        if not ends or ends[-1] != len(body):
+            close(len(body), last if first is not None else self.clock_ms)
         return bytes(body), ends, times
 
 

@@ -1,0 +1,76 @@
+"""Lesson 2's accumulators: one per wire, each building the provider's final object.
+
+>>> from lesson_lib.captures import load
+>>> result = accumulate(load("anthropic-messages/hello"))
+>>> result.final["content"][0]["text"][:6], result.complete
+('Hello!', True)
+
+`accumulate` runs a whole capture; `accumulator_for` gives the bare
+accumulator to feed event by event; `timeline.Timeline` gives its state
+after any event index.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..captures import Capture
+from ..diagnostics import Diagnostic
+from ..wire_events import parse_all
+from .base import Accumulated, Accumulator, Fragments, Slot, parse_tool_input, partial_value
+
+__all__ = ["Accumulated", "Accumulator", "Fragments", "Slot", "accumulate",
+           "accumulator_for", "http_error", "parse_tool_input", "partial_value"]
+
+
+def accumulator_for(wire: str | None) -> Accumulator:
+    """A fresh accumulator for `wire` (``ValueError`` for an unknown wire)."""
+    if wire == "anthropic-messages":
+        from .anthropic import AnthropicAccumulator
+        return AnthropicAccumulator()
+    if wire == "openai-chat":
+        from .chat import ChatAccumulator
+        return ChatAccumulator()
+    if wire == "openai-responses":
+        try:
+            from .responses import ResponsesAccumulator
+        except ImportError as exc:
+            raise ValueError("the Responses accumulator is not available yet") from exc
+        return ResponsesAccumulator()
+    raise ValueError(f"no accumulator for wire {wire!r}")
+
+
+def http_error(capture: Capture) -> Diagnostic:
+    """The ``http_error`` diagnostic of a capture whose request failed (non-2xx)."""
+    text = capture.text
+    message = text.strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            kind = err.get("type") or err.get("code")
+            message = f"{kind}: {err['message']}" if kind else str(err["message"])
+    return Diagnostic(code="http_error",
+                      message=f"HTTP {capture.status} before any event: {message}",
+                      offset=0, raw=text, extra={"status": capture.status})
+
+
+def accumulate(capture: Capture, chunk_size: int | None = None) -> Accumulated:
+    """Decode, parse and accumulate a whole capture; `chunk_size` re-chunks the body."""
+    wire = capture.wire or ""
+    if capture.status >= 300:
+        return Accumulated(final=None, complete=False, diagnostics=[http_error(capture)],
+                           wire=wire)
+    if chunk_size is None:
+        events, sse_diags = capture.events, capture.sse_diagnostics
+    else:
+        events, sse_diags = capture.decode(chunk_size)
+    acc = accumulator_for(capture.wire)
+    for event in parse_all(events):
+        acc.feed(event)
+    acc.finish(sse_diags)
+    return Accumulated(final=acc.final(), complete=acc.complete,
+                       diagnostics=list(acc.diagnostics), wire=wire)

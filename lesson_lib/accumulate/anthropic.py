@@ -1,0 +1,377 @@
+"""The Anthropic Messages accumulator: blocks in slots addressed by `index`.
+
+``message_start`` announces the message; each ``content_block_start`` opens
+the slot ``index`` with the block's type and identity; deltas name that
+index; ``content_block_stop`` closes it; ``message_delta`` carries the stop
+reason and the cumulative usage; ``message_stop`` ends the stream.
+
+What each delta does to its block:
+
+- ``text_delta``: appends to ``text``;
+- ``thinking_delta``: appends to ``thinking``;
+- ``signature_delta``: sets ``signature`` (it arrives just before the stop);
+- ``citations_delta``: appends one citation to ``citations``;
+- ``input_json_delta``: appends to the raw input text, parsed at the stop;
+- ``compaction_delta`` (beta): appends to ``content``.
+
+Result blocks and ``redacted_thinking`` arrive whole in their start event.
+Nothing is dropped silently: a block of a type this module does not know
+stays in ``content`` as the raw data of its start event (``unknown_block``);
+an unknown delta or event type, a delta for a slot never started, or one
+that does not fit its block is not applied, and its diagnostic carries the
+raw event (``unknown_delta``, ``unknown_event``, ``unknown_slot``,
+``delta_mismatch``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..wire_events import WireEvent
+from .base import Accumulator, Fragments, Slot, SlotState, partial_value
+
+KNOWN_BLOCKS = frozenset({
+    "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "container_upload",
+    # beta
+    "mcp_tool_use", "mcp_tool_result", "compaction", "fallback", "advisor_tool_result",
+})
+
+# The delta type, and the block field its text goes to.
+_TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
+                "compaction_delta": ("content", "content")}
+_TEXT_DELTA_KIND = {"text_delta": "text", "thinking_delta": "thinking",
+                    "compaction_delta": "compaction"}
+
+
+class _Block:
+    """One slot: the start event's block, plus what the deltas added."""
+
+    __slots__ = ("index", "data", "kind", "state", "streams", "raw_input", "input",
+                 "input_ended", "citations")
+
+    def __init__(self, index: int, data: dict, state: SlotState = "open") -> None:
+        self.index = index
+        self.data = data                       # the block as its start event gave it
+        self.kind = data.get("type") if isinstance(data.get("type"), str) else "unknown"
+        self.state: SlotState = state
+        self.streams: dict[str, Fragments] = {}  # field name -> text appended by deltas
+        self.raw_input: Fragments | None = None  # set once an input_json_delta arrives
+        self.input: Any = None                 # parsed (or partial) at the end
+        self.input_ended = False
+        self.citations: list | None = None      # citations appended by deltas
+
+    @property
+    def takes_input(self) -> bool:
+        return "input" in self.data or self.kind in ("tool_use", "server_tool_use",
+                                                     "mcp_tool_use")
+
+    def text_of(self, name: str) -> str:
+        start = self.data.get(name)
+        start = start if isinstance(start, str) else ""
+        stream = self.streams.get(name)
+        return start + stream.text if stream else start
+
+    def current_input(self) -> Any:
+        if self.input_ended:
+            return self.input
+        if self.raw_input:
+            return partial_value(self.raw_input.text)
+        start = self.data.get("input")
+        return start if start is not None else {}
+
+    def as_dict(self) -> dict:
+        out = copy.deepcopy(self.data)
+        for name in self.streams:
+            out[name] = self.text_of(name)
+        if self.citations is not None:
+            before = out.get("citations")
+            out["citations"] = (list(before) if isinstance(before, list) else []) + self.citations
+        if self.takes_input:
+            out["input"] = self.current_input()
+        return out
+
+    def label(self) -> str:
+        name = self.data.get("name")
+        return f"[{self.index}] {self.kind}" + (f" {name}" if isinstance(name, str) else "")
+
+
+class AnthropicAccumulator(Accumulator):
+    """Builds an Anthropic ``Message`` from Messages-API stream events."""
+
+    wire = "anthropic-messages"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.message: dict[str, Any] = {}
+        self.started = False
+        self.stopped = False
+        self.errored = False
+        self.blocks: dict[int, _Block] = {}
+        self._warned_before_start = False
+        # Open slot -> delta type -> (the delta's text key, where it goes): the
+        # fast path for the common delta, set up by its first, fully checked one.
+        self._sinks: dict[int, dict[str, tuple[str, list[str]]]] = {}
+
+    # -- feeding -------------------------------------------------------------
+
+    def feed(self, event: WireEvent) -> None:
+        """Take one event of the stream (see the module docstring)."""
+        if event.type == "content_block_delta" and self._sinks:
+            payload = event.payload
+            try:
+                delta = payload["delta"]
+                key, sink = self._sinks[payload["index"]][delta["type"]]
+            except (KeyError, TypeError):
+                pass
+            else:
+                value = delta.get(key)
+                if type(value) is str and self.started and not self.stopped:
+                    sink.append(value)
+                    return
+        if event.parse_error is not None or not isinstance(event.payload, dict):
+            why = event.parse_error or "the payload is not a JSON object"
+            self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
+                      event=event, raw=event.sse.data)
+            return
+        kind = event.type
+        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            self.note("unknown_event", f"event type {kind!r} is not part of the Messages "
+                      "stream; kept as raw data", event=event, severity="warning",
+                      raw=event.sse.data, payload=event.payload)
+            return
+        if self.stopped and kind != "ping":
+            self.note("event_after_terminal", f"{kind} after message_stop",
+                      event=event, severity="warning", raw=event.sse.data)
+        if not self.started and kind not in ("message_start", "ping", "error"):
+            if not self._warned_before_start:
+                self._warned_before_start = True
+                self.note("event_before_start", f"{kind} arrived before message_start; "
+                          "events are accumulated anyway", event=event)
+        handler(self, event.payload, event)
+
+    def _message_start(self, payload: dict, event: WireEvent) -> None:
+        message = payload.get("message")
+        if self.started:
+            self.note("duplicate_start", "a second message_start; the first one is kept",
+                      event=event, raw=event.sse.data)
+            return
+        self.started = True
+        if not isinstance(message, dict):
+            self.note("unknown_event", "message_start carries no message object",
+                      event=event, raw=event.sse.data)
+            return
+        self.message = copy.deepcopy(message)
+        content = self.message.pop("content", None)
+        # Blocks the start already carries are honoured as closed slots 0..k-1.
+        for i, block in enumerate(content or []):
+            if isinstance(block, dict) and i not in self.blocks:
+                self.blocks[i] = _Block(i, block, state="closed")
+                b = self.blocks[i]
+                if b.takes_input:
+                    b.input, b.input_ended = b.current_input(), True
+
+    def _block_start(self, payload: dict, event: WireEvent) -> None:
+        index, data = payload.get("index"), payload.get("content_block")
+        if not isinstance(index, int) or not isinstance(data, dict):
+            self.note("unknown_slot", "content_block_start without an integer index and a "
+                      "content_block object", event=event, raw=event.sse.data)
+            return
+        if index in self.blocks:
+            self.note("duplicate_start", f"slot {index} was already started; the first "
+                      "start is kept", event=event, slot=index, raw=event.sse.data)
+            return
+        block = _Block(index, copy.deepcopy(data))
+        self.blocks[index] = block
+        if block.kind not in KNOWN_BLOCKS:
+            self.note("unknown_block", f"block type {block.kind!r} is not known; kept as "
+                      "the raw data of its start event", event=event, severity="warning",
+                      slot=index, raw=event.sse.data)
+
+    def _block_delta(self, payload: dict, event: WireEvent) -> None:
+        index, delta = payload.get("index"), payload.get("delta")
+        block = self.blocks.get(index) if isinstance(index, int) else None
+        if block is None:
+            self.note("unknown_slot", f"delta for slot {index!r}, which was never started; "
+                      "the delta is kept here", event=event, slot=index, raw=event.sse.data)
+            return
+        if block.state != "open":
+            self.note("delta_after_stop", f"delta for slot {index} after its stop; not "
+                      "applied", event=event, slot=index, raw=event.sse.data)
+            return
+        dtype = delta.get("type") if isinstance(delta, dict) else None
+        if dtype in _TEXT_DELTAS:
+            field, value_key = _TEXT_DELTAS[dtype]
+            value = delta.get(value_key)
+            # The block must have that field (or be of that kind): a text_delta
+            # for a tool_use block would invent a field the API never returns.
+            fits = field in block.data or block.kind == _TEXT_DELTA_KIND[dtype]
+            if isinstance(value, str) and fits:
+                stream = block.streams.get(field)
+                if stream is None:
+                    stream = block.streams[field] = Fragments()
+                stream.append(value)
+                self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts)
+                return
+        elif dtype == "input_json_delta" and block.takes_input:
+            fragment = delta.get("partial_json")
+            if isinstance(fragment, str):
+                if block.raw_input is None:
+                    block.raw_input = Fragments()
+                block.raw_input.append(fragment)
+                self._sinks.setdefault(index, {})[dtype] = ("partial_json",
+                                                            block.raw_input.parts)
+                return
+        elif dtype == "signature_delta" and isinstance(delta.get("signature"), str):
+            block.data["signature"] = delta["signature"]
+            return
+        elif dtype == "citations_delta" and "citation" in delta:
+            if block.citations is None:
+                block.citations = []
+            block.citations.append(copy.deepcopy(delta["citation"]))
+            return
+        elif dtype not in _KNOWN_DELTAS:
+            self.note("unknown_delta", f"delta type {dtype!r} is not known; kept as raw data",
+                      event=event, severity="warning", slot=index, raw=event.sse.data)
+            return
+        self.note("delta_mismatch", f"{dtype} does not fit slot {index} ({block.kind}); "
+                  "not applied", event=event, severity="warning", slot=index,
+                  raw=event.sse.data)
+
+    def _block_stop(self, payload: dict, event: WireEvent) -> None:
+        index = payload.get("index")
+        block = self.blocks.get(index) if isinstance(index, int) else None
+        if block is None:
+            self.note("unknown_slot", f"stop for slot {index!r}, which was never started",
+                      event=event, slot=index, raw=event.sse.data)
+            return
+        if block.state != "open":
+            self.note("duplicate_stop", f"slot {index} stopped twice", event=event,
+                      severity="warning", slot=index)
+            return
+        block.state = "closed"
+        self._sinks.pop(index, None)
+        self._end_input(block, cut=False, event=event)
+
+    def _end_input(self, block: _Block, *, cut: bool, event: WireEvent | None) -> None:
+        if not block.takes_input or block.input_ended:
+            return
+        what = f"{block.kind} {block.data.get('name', '')}".rstrip() + f" (slot {block.index})"
+        if block.raw_input is not None:
+            block.input = self.tool_input(block.raw_input.text, cut=cut, slot=block.index,
+                                          event=event, what=what)
+        elif cut:
+            block.input = self.tool_input("", cut=True, slot=block.index, event=event,
+                                          what=what)
+        else:
+            block.input = block.current_input()
+        block.input_ended = True
+
+    def _message_delta(self, payload: dict, event: WireEvent) -> None:
+        delta = payload.get("delta")
+        if isinstance(delta, dict):
+            for key, value in delta.items():
+                self.message[key] = copy.deepcopy(value)
+        usage = payload.get("usage")
+        if isinstance(usage, dict):
+            # Cumulative totals: overwrite; a field absent (or null) here keeps its start value.
+            total = self.message.get("usage")
+            if not isinstance(total, dict):
+                total = self.message["usage"] = {}
+            for key, value in usage.items():
+                if value is not None:
+                    total[key] = copy.deepcopy(value)
+
+    def _message_stop(self, payload: dict, event: WireEvent) -> None:
+        if not self.errored:
+            self.complete = True
+        self.stopped = True
+
+    def _error(self, payload: dict, event: WireEvent) -> None:
+        self.errored = True
+        self.complete = False
+        error = payload.get("error")
+        kind = error.get("type") if isinstance(error, dict) else None
+        text = error.get("message") if isinstance(error, dict) else None
+        self.note("in_band_error", f"{kind or 'error'}: {text or event.sse.data}",
+                  event=event, raw=event.sse.data, error=copy.deepcopy(error))
+
+    def _ping(self, payload: dict, event: WireEvent) -> None:
+        pass
+
+    # -- ending --------------------------------------------------------------
+
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
+        """End of stream: close open blocks (tool input cut), note a missing terminal."""
+        if not self.begin_finish(sse_diagnostics):
+            return
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.state != "open":
+                continue
+            block.state = "never closed"
+            self._sinks.pop(index, None)
+            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
+                      "content_block_stop", slot=index,
+                      severity="warning" if self.stopped else "error")
+            self._end_input(block, cut=True, event=None)
+        if not self.stopped and not self.errored:
+            self.note("no_terminal", "the stream ended before message_stop: what arrived "
+                      "is kept, but the message is incomplete")
+
+    # -- reading -------------------------------------------------------------
+
+    def final(self) -> dict:
+        """The ``Message`` so far: the start's fields, the blocks in index order,
+        the stop reason and usage from ``message_delta``."""
+        message = {"id": None, "type": "message", "role": "assistant", "model": None,
+                   "content": [], "stop_reason": None, "stop_sequence": None}
+        message.update(copy.deepcopy(self.message))
+        message["content"] = [self.blocks[i].as_dict() for i in sorted(self.blocks)]
+        return message
+
+    def slots(self) -> list[Slot]:
+        """One slot per block index, in order."""
+        out = []
+        for i in sorted(self.blocks):
+            block = self.blocks[i]
+            if block.takes_input:
+                raw = block.raw_input.text if block.raw_input is not None else ""
+                out.append(Slot(i, block.kind, block.label(), raw, block.state,
+                                name=block.data.get("name"), call_id=block.data.get("id"),
+                                raw_input=raw, input=block.current_input()))
+            else:
+                out.append(Slot(i, block.kind, block.label(), _slot_text(block), block.state))
+        return out
+
+
+def _slot_text(block: _Block) -> str:
+    for name in ("text", "thinking", "content"):
+        if name in block.streams or isinstance(block.data.get(name), str):
+            return block.text_of(name)
+    if block.kind == "redacted_thinking":
+        return str(block.data.get("data", ""))
+    content = block.data.get("content")
+    return json.dumps(content, ensure_ascii=False) if content is not None else ""
+
+
+_KNOWN_DELTAS = frozenset(_TEXT_DELTAS) | {"input_json_delta", "signature_delta",
+                                           "citations_delta"}
+
+_HANDLERS = {
+    "message_start": AnthropicAccumulator._message_start,
+    "content_block_start": AnthropicAccumulator._block_start,
+    "content_block_delta": AnthropicAccumulator._block_delta,
+    "content_block_stop": AnthropicAccumulator._block_stop,
+    "message_delta": AnthropicAccumulator._message_delta,
+    "message_stop": AnthropicAccumulator._message_stop,
+    "error": AnthropicAccumulator._error,
+    "ping": AnthropicAccumulator._ping,
+}

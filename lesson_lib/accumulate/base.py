@@ -1,0 +1,221 @@
+"""The shared accumulator API: wire events in, the provider's final object out.
+
+Every wire has its own accumulator (one module each) with the same face:
+
+- `feed(event)` takes one `WireEvent` and never raises on bad input; what
+  does not fit becomes a `Diagnostic`;
+- `finish(sse_diagnostics)` marks the end of the stream: whatever is still
+  open is closed and reported (``block_never_stopped``, ``no_terminal``,
+  ``cut_tool_input``);
+- `final()` builds the provider's final object on demand, JSON-ready, in the
+  shape its *non-streaming* API returns. It may be called at any point, so a
+  player can show the object as it forms;
+- `complete` says whether the stream ended with its own terminal event;
+- `slots()` lists the addressed places the deltas went to, for the slot view.
+
+Text and tool arguments are kept as lists of fragments and joined only when
+asked for, so feeding stays linear in the size of the stream.
+
+Tool input: the raw argument text is the truth. It is parsed strictly once,
+at the call's explicit end; empty text means ``{}``. A call whose stream
+ended before its end gets the partial value that did arrive (`partial_value`)
+and a ``cut_tool_input`` diagnostic carrying the raw text.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import jiter
+
+from ..diagnostics import Diagnostic, Severity
+from ..wire_events import WireEvent
+
+SlotState = Literal["open", "closed", "never closed"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A view of one addressed place in the stream, for the slot view.
+
+    `address` is how the wire addresses it (Anthropic: the block ``index``;
+    Chat: ``(choice, "content" | "refusal" | "reasoning" | ("tool", n))``;
+    Responses: ``(output_index, content_index)`` and the like); `kind` is the
+    block or item type (an unknown type is shown as the wire spelled it);
+    `content` the text or raw argument text so far. Tool calls also carry
+    `name`, `call_id`, `raw_input` and `input` (the parsed value once the
+    call ended, the partial value before).
+    """
+
+    address: Any
+    kind: str
+    label: str
+    content: str = ""
+    state: SlotState = "open"
+    name: str | None = None
+    call_id: str | None = None
+    raw_input: str | None = None
+    input: Any = None
+
+
+@dataclass
+class Accumulated:
+    """The outcome of accumulating one capture."""
+
+    final: dict | None
+    complete: bool
+    diagnostics: list[Diagnostic]
+    wire: str
+
+
+class Fragments:
+    """An append-only run of text fragments, joined only when read.
+
+    Reading `text` joins what arrived since the last read onto the cached
+    text, so appending costs O(1) and a read costs O(text).
+    """
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, first: str = "") -> None:
+        self._parts: list[str] = [first] if first else []
+
+    def append(self, fragment: str) -> None:
+        """Add one fragment at the end."""
+        self._parts.append(fragment)
+
+    @property
+    def text(self) -> str:
+        """Everything so far, as one string."""
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def __bool__(self) -> bool:
+        return any(self._parts)
+
+    @property
+    def parts(self) -> list[str]:
+        """The live list of fragments: appending to it is `append` (a hot path may
+        hold it). It keeps its identity: reading `text` joins it in place."""
+        return self._parts
+
+    def __deepcopy__(self, memo: dict) -> Fragments:
+        twin = Fragments.__new__(Fragments)
+        # Through the memo, so a copied holder of `parts` gets the twin's list.
+        twin._parts = copy.deepcopy(self._parts, memo)
+        return twin
+
+
+# -- tool input ---------------------------------------------------------------
+
+
+def partial_value(raw: str) -> Any:
+    """The value the raw argument text of a cut call had formed so far.
+
+    Empty text is ``{}``; text with no usable prefix is ``None``. (A stand-in
+    built on jiter's partial mode until `lesson_lib.partial_json` takes over.)
+    """
+    if not raw.strip():
+        return {}
+    try:
+        return jiter.from_json(raw.encode(), partial_mode="trailing-strings")
+    except ValueError:
+        return None
+
+
+def parse_tool_input(raw: str) -> tuple[Any, str | None]:
+    """Parse a finished call's raw arguments strictly: ``(value, error)``.
+
+    Empty text means ``{}``. On invalid JSON the value is the partial value
+    and `error` says why the text is not JSON.
+    """
+    if not raw.strip():
+        return {}, None
+    try:
+        return json.loads(raw), None
+    except ValueError as exc:
+        return partial_value(raw), str(exc)
+
+
+# -- the accumulator ----------------------------------------------------------
+
+
+class Accumulator(ABC):
+    """Feed wire events of one stream, then `finish`; read `final()` any time."""
+
+    wire: str = ""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.complete: bool = False
+        self.finished: bool = False
+
+    @abstractmethod
+    def feed(self, event: WireEvent) -> None:
+        """Take one wire event. Never raises on bad input."""
+
+    @abstractmethod
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
+        """End of stream: record the decoder's diagnostics, close what is open."""
+
+    @abstractmethod
+    def final(self) -> dict:
+        """The provider's final object so far, JSON-ready (non-streaming shape)."""
+
+    @abstractmethod
+    def slots(self) -> list[Slot]:
+        """The slots so far, in address order."""
+
+    # -- helpers for the wire modules --------------------------------------
+
+    def note(self, code: str, message: str, *, event: WireEvent | None = None,
+             severity: Severity = "error", slot: Any = None, raw: str | None = None,
+             **extra: Any) -> Diagnostic:
+        """Record a diagnostic located at `event` (byte offset and index)."""
+        diag = Diagnostic(code=code, message=message, severity=severity,
+                          offset=event.sse.start if event is not None else None,
+                          index=event.index if event is not None else None,
+                          slot=slot, raw=raw, extra=extra)
+        self.diagnostics.append(diag)
+        return diag
+
+    def tool_input(self, raw: str, *, cut: bool, slot: Any = None,
+                   event: WireEvent | None = None, what: str = "tool call") -> Any:
+        """The input of a tool call whose arguments ended (or were cut) here.
+
+        Finished: strict parse, an ``invalid_tool_input`` diagnostic when it
+        fails. Cut: the partial value and a ``cut_tool_input`` diagnostic.
+        Both diagnostics carry the raw text.
+        """
+        if cut:
+            self.note("cut_tool_input",
+                      f"the stream ended inside the arguments of {what} "
+                      f"after {len(raw)} characters; input is the partial value that arrived",
+                      event=event, slot=slot, raw=raw)
+            return partial_value(raw)
+        value, error = parse_tool_input(raw)
+        if error is not None:
+            self.note("invalid_tool_input",
+                      f"the arguments of {what} are not valid JSON ({error}); "
+                      "input is the partial value, the raw text is kept",
+                      event=event, slot=slot, raw=raw)
+        return value
+
+    def begin_finish(self, sse_diagnostics: Iterable[Diagnostic]) -> bool:
+        """Shared start of `finish`: False when it already ran (idempotent)."""
+        if self.finished:
+            return False
+        self.finished = True
+        self.diagnostics.extend(sse_diagnostics)
+        return True
+

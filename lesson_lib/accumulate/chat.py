@@ -1,0 +1,387 @@
+"""The Chat Completions accumulator: choices by index, tool calls by id, then index.
+
+Chat chunks have no event names and no per-block start or stop. Each chunk
+carries ``choices[i].delta`` with pieces of one message: ``content``,
+``refusal``, ``reasoning_content`` (from compatible servers) and
+``tool_calls[]`` fragments. The first fragment of a call carries its ``id``,
+``type`` and ``function.name``; later ones only an ``index`` and argument
+text. So a fragment goes to the call with its ``id`` when it has one (a new
+``id`` at a reused ``index`` opens a *new* call), else to the call last seen
+at its ``index``.
+
+Nothing says "this call is done" except the choice's ``finish_reason``: only
+then are the arguments parsed. A usage chunk (``choices: []``) may come
+last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
+is an in-band error. The legacy single ``function_call`` delta is accumulated
+like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
+are kept where they arrived, an unknown delta field with one warning.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..wire_events import WireEvent
+from .base import Accumulator, Fragments, Slot, partial_value
+
+# Text fields of a message delta, accumulated by concatenation.
+TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
+_SLOT_NAME = {"content": "content", "refusal": "refusal", "reasoning_content": "reasoning",
+              "reasoning": "reasoning"}
+_DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call"}
+_CHOICE_KNOWN = frozenset({"index", "delta", "logprobs", "finish_reason"})
+# Chunk fields read on their own, or stream-only (obfuscation pads the chunk's size).
+_CHUNK_KNOWN = frozenset({"id", "object", "created", "model", "system_fingerprint",
+                          "service_tier", "choices", "usage", "obfuscation"})
+
+
+class _Call:
+    """One tool call of one choice: identity from its first fragment, then text."""
+
+    __slots__ = ("n", "index", "id", "type", "name", "arguments", "input", "ended",
+                 "extra")
+
+    def __init__(self, n: int, index: Any, call_id: str | None) -> None:
+        self.n = n                  # its position in the choice's tool_calls
+        self.index = index          # the wire's index (may be reused by a later call)
+        self.id = call_id
+        self.type = "function"
+        self.name = ""
+        self.arguments = Fragments()
+        self.input: Any = None
+        self.ended = False
+        self.extra: dict[str, Any] = {}
+
+    def as_dict(self) -> dict:
+        out = {"id": self.id, "type": self.type,
+               "function": {"name": self.name, "arguments": self.arguments.text}}
+        out.update(copy.deepcopy(self.extra))
+        return out
+
+
+def _address(choice: _Choice, call: _Call) -> tuple:
+    """A call's slot address: ``(choice, ("tool", n))``, or ``(choice, "function_call")``."""
+    if call is choice.function_call:
+        return (choice.index, "function_call")
+    return (choice.index, ("tool", call.n))
+
+
+def _extend_function(call: _Call, function: dict) -> None:
+    """Add one ``function`` fragment (name and/or argument text) to a call."""
+    name = function.get("name")
+    # Some servers repeat the whole name on every fragment; others split it.
+    if isinstance(name, str) and name != call.name:
+        call.name += name
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        call.arguments.append(arguments)
+
+
+class _Choice:
+    """One choice: its message's text fields, tool calls, finish reason and logprobs."""
+
+    __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "finish_reason",
+                 "logprobs", "extra", "extra_text", "fields", "function_call")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.role: str | None = None
+        self.texts: dict[str, Fragments] = {}   # present once a string (even "") arrived
+        self.calls: list[_Call] = []
+        self.by_id: dict[str, _Call] = {}
+        self.by_index: dict[Any, _Call] = {}
+        self.finish_reason: str | None = None
+        self.logprobs: dict[str, Any] | None = None
+        self.extra: dict[str, Any] = {}           # unknown message fields, last value
+        self.extra_text: dict[str, Fragments] = {}  # unknown string fields, concatenated
+        self.fields: dict[str, Any] = {}            # unknown choice-level fields
+        self.function_call: _Call | None = None     # the legacy single function call
+
+    def message(self, calls_as: Any) -> dict:
+        msg: dict[str, Any] = {"role": self.role or "assistant", "content": None,
+                               "refusal": None}
+        for name, frags in self.texts.items():
+            msg[name] = frags.text
+        msg.update(copy.deepcopy(self.extra))
+        for name, frags in self.extra_text.items():
+            msg[name] = frags.text
+        if self.calls:
+            msg["tool_calls"] = [calls_as(c) for c in self.calls]
+        if self.function_call is not None:
+            msg["function_call"] = calls_as(self.function_call)["function"]
+        return msg
+
+
+class ChatAccumulator(Accumulator):
+    """Builds an OpenAI ``chat.completion`` from ``chat.completion.chunk`` events."""
+
+    wire = "openai-chat"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head: dict[str, Any] = {}      # id, created, model, ... from the chunks
+        self.choices: dict[int, _Choice] = {}
+        self.usage: dict | None = None
+        self.done = False
+        self.errored = False
+        self._unknown_keys: set[str] = set()
+
+    # -- feeding -------------------------------------------------------------
+
+    def feed(self, event: WireEvent) -> None:
+        """Take one event: a chunk, ``[DONE]`` or an error payload."""
+        if event.type == "[DONE]":
+            if self.done:
+                self.note("event_after_terminal", "a second [DONE]", event=event,
+                          severity="warning")
+            self.done = True
+            self._update_complete()
+            return
+        if event.parse_error is not None or not isinstance(event.payload, dict):
+            why = event.parse_error or "the payload is not a JSON object"
+            self.note("unparseable_json", f"chunk skipped: {why}", event=event,
+                      raw=event.sse.data)
+            return
+        if self.done:
+            self.note("event_after_terminal", "data after [DONE]", event=event,
+                      severity="warning", raw=event.sse.data)
+        payload = event.payload
+        if "error" in payload and "choices" not in payload:
+            self._error(payload, event)
+            return
+        if event.type != "chat.completion.chunk":
+            self.note("unknown_event", f"payload of type {event.type!r} is not a chunk; "
+                      "read as one", event=event, severity="warning", raw=event.sse.data)
+        self._chunk(payload, event)
+        if self.done:
+            self._update_complete()
+
+    def _error(self, payload: dict, event: WireEvent) -> None:
+        self.errored = True
+        self.complete = False
+        error = payload.get("error")
+        if isinstance(error, dict):
+            kind = error.get("type") or error.get("code") or "error"
+            text = error.get("message") or event.sse.data
+        else:
+            kind, text = "error", str(error)
+        self.note("in_band_error", f"{kind}: {text}", event=event, raw=event.sse.data,
+                  error=copy.deepcopy(error))
+
+    def _chunk(self, payload: dict, event: WireEvent) -> None:
+        head = self.head
+        for key in ("id", "created", "model"):
+            if key not in head and payload.get(key) is not None:
+                head[key] = payload[key]
+        for key in ("system_fingerprint", "service_tier"):
+            if payload.get(key) is not None:
+                head[key] = payload[key]
+        for key, value in payload.items():
+            # Fields a provider adds (e.g. prompt_filter_results): the first value is kept.
+            if key not in _CHUNK_KNOWN and key not in head and value is not None:
+                head[key] = copy.deepcopy(value)
+        if payload.get("usage") is not None:
+            self.usage = copy.deepcopy(payload["usage"])
+        choices = payload.get("choices")
+        if not isinstance(choices, list):
+            if choices is not None:
+                self.note("unknown_event", "chunk whose choices is not a list", event=event,
+                          raw=event.sse.data)
+            return
+        for choice in choices:
+            if not isinstance(choice, dict) or not isinstance(choice.get("index", 0), int):
+                self.note("unknown_slot", "choice without an integer index", event=event,
+                          raw=event.sse.data)
+                continue
+            self._choice(choice, event)
+
+    def _choice(self, data: dict, event: WireEvent) -> None:
+        index = data.get("index", 0)
+        choice = self.choices.get(index)
+        if choice is None:
+            choice = self.choices[index] = _Choice(index)
+        delta = data.get("delta")
+        late = delta or data.get("finish_reason") not in (None, choice.finish_reason)
+        if choice.finish_reason is not None and late:
+            self.note("delta_after_finish", f"choice {index} already finished "
+                      f"({choice.finish_reason}); this delta is not applied", event=event,
+                      severity="warning", slot=index, raw=event.sse.data)
+            return
+        if isinstance(delta, dict):
+            self._delta(choice, delta, event)
+        logprobs = data.get("logprobs")
+        if isinstance(logprobs, dict):
+            self._logprobs(choice, logprobs)
+        for key, value in data.items():
+            # Fields a provider adds to a choice (e.g. content_filter_results): last value.
+            if key not in _CHOICE_KNOWN and value is not None:
+                choice.fields[key] = copy.deepcopy(value)
+        reason = data.get("finish_reason")
+        if reason is not None:
+            choice.finish_reason = reason
+            for call in self._calls_of(choice):
+                self._end_call(choice, call, cut=False, event=event)
+
+    @staticmethod
+    def _calls_of(choice: _Choice) -> list[_Call]:
+        legacy = [choice.function_call] if choice.function_call is not None else []
+        return choice.calls + legacy
+
+    def _delta(self, choice: _Choice, delta: dict, event: WireEvent) -> None:
+        for key, value in delta.items():
+            if value is None:
+                continue
+            if key in TEXT_FIELDS and isinstance(value, str):
+                frags = choice.texts.get(key)
+                if frags is None:
+                    frags = choice.texts[key] = Fragments()
+                frags.append(value)
+            elif key == "role":
+                choice.role = value
+            elif key == "tool_calls" and isinstance(value, list):
+                for fragment in value:
+                    self._tool_fragment(choice, fragment, event)
+            elif key == "function_call" and isinstance(value, dict):
+                if choice.function_call is None:
+                    choice.function_call = _Call(0, None, None)
+                _extend_function(choice.function_call, value)
+            elif isinstance(value, str) and key not in _DELTA_KNOWN:
+                self._unknown_key(key, event)
+                frags = choice.extra_text.get(key)
+                if frags is None:
+                    frags = choice.extra_text[key] = Fragments()
+                frags.append(value)
+            else:
+                self._unknown_key(key, event)
+                choice.extra[key] = copy.deepcopy(value)
+
+    def _unknown_key(self, key: str, event: WireEvent) -> None:
+        if key not in self._unknown_keys:
+            self._unknown_keys.add(key)
+            self.note("unknown_delta", f"delta field {key!r} is not part of Chat "
+                      "Completions; kept on the message as it arrived", event=event,
+                      severity="warning", raw=event.sse.data)
+
+    def _tool_fragment(self, choice: _Choice, fragment: Any, event: WireEvent) -> None:
+        if not isinstance(fragment, dict):
+            self.note("unknown_slot", "tool call fragment is not an object", event=event,
+                      slot=choice.index, raw=event.sse.data)
+            return
+        call_id, index = fragment.get("id"), fragment.get("index")
+        call = None
+        if isinstance(call_id, str) and call_id:
+            call = choice.by_id.get(call_id)
+        elif index in choice.by_index:
+            call = choice.by_index[index]
+        elif index is None and choice.calls:
+            call = choice.calls[-1]   # no index and no id: the latest call of the choice
+        if call is None:
+            call = _Call(len(choice.calls), index, call_id if call_id else None)
+            choice.calls.append(call)
+            if call.id:
+                choice.by_id[call.id] = call
+            if call.id is None:
+                self.note("tool_call_without_id", f"a tool call fragment at index {index!r} "
+                          "with no id and no earlier call there; a call without id is opened",
+                          event=event, severity="warning", slot=_address(choice, call),
+                          raw=event.sse.data)
+        if index is not None:
+            choice.by_index[index] = call
+        if isinstance(fragment.get("type"), str):
+            call.type = fragment["type"]
+        function = fragment.get("function")
+        if isinstance(function, dict):
+            _extend_function(call, function)
+        for key, value in fragment.items():
+            if key not in ("id", "index", "type", "function") and value is not None:
+                call.extra[key] = copy.deepcopy(value)
+
+    def _end_call(self, choice: _Choice, call: _Call, *, cut: bool,
+                  event: WireEvent | None) -> None:
+        if call.ended:
+            return
+        call.ended = True
+        if call is choice.function_call:
+            what = f"function call {call.name or '?'} (choice {choice.index})"
+        else:
+            what = f"tool call {call.name or '?'} (choice {choice.index}, call {call.n})"
+        call.input = self.tool_input(call.arguments.text, cut=cut,
+                                     slot=_address(choice, call), event=event, what=what)
+
+    def _logprobs(self, choice: _Choice, logprobs: dict) -> None:
+        if choice.logprobs is None:
+            choice.logprobs = {"content": None, "refusal": None}
+        for key, value in logprobs.items():
+            if isinstance(value, list):
+                have = choice.logprobs.get(key)
+                if not isinstance(have, list):
+                    have = choice.logprobs[key] = []
+                have.extend(copy.deepcopy(value))
+            elif value is not None:
+                choice.logprobs[key] = copy.deepcopy(value)
+
+    # -- ending --------------------------------------------------------------
+
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
+        """End of stream: a choice without ``finish_reason`` has its calls cut."""
+        if not self.begin_finish(sse_diagnostics):
+            return
+        for index in sorted(self.choices):
+            choice = self.choices[index]
+            if choice.finish_reason is not None:
+                continue
+            self.note("block_never_stopped", f"choice {index} never got a finish_reason",
+                      slot=index, severity="error")
+            for call in self._calls_of(choice):
+                self._end_call(choice, call, cut=True, event=None)
+        if not self.done and not self.errored:
+            self.note("no_terminal", "the stream ended before data: [DONE]; what arrived is "
+                      "kept, but the completion is incomplete")
+        self._update_complete()
+
+    def _update_complete(self) -> None:
+        self.complete = (self.done and not self.errored and
+                         all(c.finish_reason is not None for c in self.choices.values()))
+
+    # -- reading -------------------------------------------------------------
+
+    def final(self) -> dict:
+        """The ``chat.completion`` so far (choices in index order, ``message`` each)."""
+        out: dict[str, Any] = {"id": self.head.get("id"), "object": "chat.completion",
+                               "created": self.head.get("created"),
+                               "model": self.head.get("model")}
+        for key, value in self.head.items():
+            if key not in out:
+                out[key] = copy.deepcopy(value)
+        out["choices"] = [
+            {**copy.deepcopy(c.fields), "index": i, "message": c.message(_Call.as_dict),
+             "finish_reason": c.finish_reason, "logprobs": copy.deepcopy(c.logprobs)}
+            for i, c in sorted(self.choices.items())]
+        if self.usage is not None:
+            out["usage"] = copy.deepcopy(self.usage)
+        return out
+
+    def slots(self) -> list[Slot]:
+        """Per choice: its text fields, then its tool calls, in arrival order."""
+        out: list[Slot] = []
+        for i, choice in sorted(self.choices.items()):
+            state = "open" if choice.finish_reason is None else "closed"
+            if state == "open" and self.finished:
+                state = "never closed"
+            for name, frags in choice.texts.items():
+                kind = _SLOT_NAME[name]
+                out.append(Slot((i, kind), kind, f"[{i}] {kind}", frags.text, state))
+            for call in self._calls_of(choice):
+                raw = call.arguments.text
+                value = call.input if call.ended else partial_value(raw)
+                address = _address(choice, call)
+                if call is choice.function_call:
+                    kind, label = "function_call", f"[{i}] function_call"
+                else:
+                    kind, label = call.type, f"[{i}] tool {call.n}"
+                out.append(Slot(address, kind, f"{label} {call.name}".rstrip(), raw, state,
+                                name=call.name, call_id=call.id, raw_input=raw, input=value))
+        return out

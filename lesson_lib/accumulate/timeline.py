@@ -1,0 +1,118 @@
+"""Time travel over one stream: the accumulator's state after any event index.
+
+The player's slider asks for "the state after event k" in any order. Copying
+the whole state at every event would cost time proportional to everything
+so far at each step, so the timeline keeps:
+
+- checkpoints: a deep copy of the accumulator after every `every`-th event,
+  taken the first time the walk passes that index;
+- a cursor: the live accumulator at the last index reached.
+
+Reaching k feeds forward from the cursor when k is ahead of it, otherwise
+from a copy of the nearest checkpoint at or before k. Stepping forward by
+one costs one `feed`; any jump costs at most one copy plus `every` feeds.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from ..captures import Capture
+from ..diagnostics import Diagnostic
+from ..wire_events import WireEvent, parse_all
+from . import accumulator_for, http_error
+from .base import Accumulator, Slot
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The accumulator's state after the first `index` events (`ended`: after
+    the end of the stream too). `event` is the last event fed, if any."""
+
+    index: int
+    ended: bool
+    event: WireEvent | None
+    slots: list[Slot]
+    final: dict | None
+    diagnostics: list[Diagnostic]
+    complete: bool
+
+
+class Timeline:
+    """The states of one capture's accumulator, reachable at any event index."""
+
+    def __init__(self, capture: Capture, *, every: int = 64,
+                 chunk_size: int | None = None) -> None:
+        if every < 1:
+            raise ValueError("every must be at least 1")
+        self.capture = capture
+        self.every = every
+        self.http_error: Diagnostic | None = None
+        if capture.status >= 300:
+            self.http_error = http_error(capture)
+            raw, self.sse_diagnostics = [], []
+        elif chunk_size is None:
+            raw, self.sse_diagnostics = capture.events, capture.sse_diagnostics
+        else:
+            raw, self.sse_diagnostics = capture.decode(chunk_size)
+        self.events: list[WireEvent] = parse_all(raw)
+        self.feeds = 0   # how many times an event was fed: the cost the tests measure
+        self.copies = 0  # how many deep copies were made
+        self._cursor: Accumulator | None = None
+        self._cursor_at = 0
+        self._checkpoints: dict[int, Accumulator] = {}
+        if self.http_error is None:
+            self._cursor = accumulator_for(capture.wire)
+            self._checkpoints[0] = self._copy(self._cursor)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def accumulator_at(self, k: int) -> Accumulator:
+        """The live accumulator after the first `k` events (read it, don't feed it)."""
+        if not 0 <= k <= len(self.events):
+            raise IndexError(f"event index {k} outside 0..{len(self.events)}")
+        if self._cursor is None:
+            raise ValueError(f"{self.capture.key}: no events (the request failed)")
+        if k < self._cursor_at:
+            base = max(c for c in self._checkpoints if c <= k)
+            self._cursor = self._copy(self._checkpoints[base])
+            self._cursor_at = base
+        elif k > self._cursor_at:
+            # Jump ahead to a checkpoint when one is closer than the cursor.
+            base = max(c for c in self._checkpoints if c <= k)
+            if base > self._cursor_at:
+                self._cursor = self._copy(self._checkpoints[base])
+                self._cursor_at = base
+        acc = self._cursor
+        while self._cursor_at < k:
+            acc.feed(self.events[self._cursor_at])
+            self.feeds += 1
+            self._cursor_at += 1
+            if self._cursor_at % self.every == 0 and self._cursor_at not in self._checkpoints:
+                self._checkpoints[self._cursor_at] = self._copy(acc)
+        return acc
+
+    def at(self, k: int, *, ended: bool = False) -> Snapshot:
+        """The state after the first `k` events; with `ended`, also after `finish`."""
+        if self.http_error is not None:
+            if k != 0:
+                raise IndexError(f"event index {k} outside 0..0")
+            return Snapshot(0, ended, None, [], None, [self.http_error], False)
+        acc = self.accumulator_at(k)
+        if ended:
+            acc = self._copy(acc)
+            acc.finish(self.sse_diagnostics if k == len(self.events) else ())
+        event = self.events[k - 1] if k else None
+        return Snapshot(k, ended, event, acc.slots(), acc.final(), list(acc.diagnostics),
+                        acc.complete)
+
+    def end(self) -> Snapshot:
+        """The state after the whole stream and its end."""
+        return self.at(len(self.events), ended=True)
+
+    def _copy(self, acc: Any) -> Accumulator:
+        self.copies += 1
+        return copy.deepcopy(acc)

@@ -1,0 +1,327 @@
+"""The Chat Completions accumulator: choices by index, tool calls by id then index."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lesson_lib.accumulate import accumulate
+from lesson_lib.accumulate.chat import ChatAccumulator
+from lesson_lib.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.sse import ServerSentEvent
+from lesson_lib.wire_events import parse_all, parse_payload
+
+WIRE = "openai-chat"
+DONE = "[DONE]"
+
+
+def chunk(*choices: dict, **extra) -> dict:
+    return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000,
+            "model": "gpt-x", "system_fingerprint": "fp_1", "choices": list(choices), **extra}
+
+
+def choice(index: int = 0, finish: str | None = None, logprobs=None, **delta) -> dict:
+    return {"index": index, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+
+
+def call(index: int, fragment: str = "", call_id: str | None = None,
+         name: str | None = None) -> dict:
+    out: dict = {"index": index, "function": {"arguments": fragment}}
+    if call_id:
+        out.update(id=call_id, type="function")
+        out["function"]["name"] = name
+    return out
+
+
+def body(*payloads: dict | str) -> bytes:
+    return "".join(f"data: {p if isinstance(p, str) else json.dumps(p)}\n\n"
+                   for p in payloads).encode()
+
+
+def run(*payloads: dict | str):
+    return accumulate(from_bytes(body(*payloads), sidecar={"wire": WIRE}))
+
+
+def codes(result) -> list[str]:
+    return [d.code for d in result.diagnostics]
+
+
+USAGE = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+
+
+def message(result, i: int = 0) -> dict:
+    return result.final["choices"][i]["message"]
+
+
+# -- the happy path ------------------------------------------------------------
+
+
+def test_text_with_usage_chunk_has_the_non_streaming_shape():
+    r = run(chunk(choice(role="assistant", content="", refusal=None)),
+            chunk(choice(content="Hel")), chunk(choice(content="lo")),
+            chunk(choice(finish="stop")), chunk(usage=USAGE), DONE)
+    assert r.complete and r.diagnostics == []
+    assert r.final == {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
+        "model": "gpt-x", "system_fingerprint": "fp_1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello",
+                                             "refusal": None},
+                     "finish_reason": "stop", "logprobs": None}],
+        "usage": USAGE}
+
+
+def test_sequential_parallel_calls_are_parsed_at_the_finish_reason():
+    r = run(chunk(choice(role="assistant", content=None)),
+            chunk(choice(tool_calls=[call(0, "", "call_a", "get_weather")])),
+            chunk(choice(tool_calls=[call(0, '{"city":')])),
+            chunk(choice(tool_calls=[call(0, '"Rome"}')])),
+            chunk(choice(tool_calls=[call(1, "", "call_b", "get_time")])),
+            chunk(choice(tool_calls=[call(1, "")])),
+            chunk(choice(finish="tool_calls")), DONE)
+    assert r.complete and r.diagnostics == []
+    assert message(r)["tool_calls"] == [
+        {"id": "call_a", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"city":"Rome"}'}},
+        {"id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": ""}}]
+    assert message(r)["content"] is None
+
+
+def test_interleaved_parallel_calls_follow_their_index():
+    r = run(chunk(choice(tool_calls=[call(0, "", "call_a", "f"), call(1, "", "call_b", "g")])),
+            chunk(choice(tool_calls=[call(1, '{"y"'), call(0, '{"x"')])),
+            chunk(choice(tool_calls=[call(0, ": 1}")])),
+            chunk(choice(tool_calls=[call(1, ": 2}")])),
+            chunk(choice(finish="tool_calls")), DONE)
+    calls = message(r)["tool_calls"]
+    assert [c["function"]["arguments"] for c in calls] == ['{"x": 1}', '{"y": 2}']
+    assert r.diagnostics == []
+
+
+def test_a_reused_index_with_a_new_id_opens_a_new_call():
+    payloads = (chunk(choice(tool_calls=[call(0, '{"a": 1}', "call_a", "f")])),
+                chunk(choice(tool_calls=[call(0, "", "call_b", "g")])),
+                chunk(choice(tool_calls=[call(0, '{"b": 2}')])),
+                chunk(choice(finish="tool_calls")), DONE)
+    r = run(*payloads)
+    calls = message(r)["tool_calls"]
+    assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls] == [
+        ("call_a", "f", '{"a": 1}'), ("call_b", "g", '{"b": 2}')]
+    acc = ChatAccumulator()
+    for e in parse_all(from_bytes(body(*payloads), sidecar={"wire": WIRE}).events):
+        acc.feed(e)
+    assert [(s.address, s.call_id) for s in acc.slots()] == [
+        ((0, ("tool", 0)), "call_a"), ((0, ("tool", 1)), "call_b")]
+
+
+def test_n2_choices_interleave_and_stay_apart():
+    r = run(chunk(choice(1, role="assistant", content="B")),
+            chunk(choice(0, role="assistant", content="A")),
+            chunk(choice(0, content="a"), choice(1, content="b")),
+            chunk(choice(1, finish="stop")), chunk(choice(0, finish="length")), DONE)
+    assert [c["index"] for c in r.final["choices"]] == [0, 1]
+    assert [message(r, i)["content"] for i in (0, 1)] == ["Aa", "Bb"]
+    assert [c["finish_reason"] for c in r.final["choices"]] == ["length", "stop"]
+    assert r.complete
+
+
+def test_refusal_reasoning_content_and_logprobs():
+    lp = {"token": "No", "logprob": -0.1, "bytes": [78, 111], "top_logprobs": []}
+    r = run(chunk(choice(role="assistant", content=None, refusal="",
+                         logprobs={"content": None, "refusal": []})),
+            chunk(choice(reasoning_content="think ")), chunk(choice(reasoning_content="more")),
+            chunk(choice(refusal="No", logprobs={"content": None, "refusal": [lp]})),
+            chunk(choice(refusal=".", logprobs={"content": None, "refusal": [lp]})),
+            chunk(choice(finish="stop")), DONE)
+    m = message(r)
+    assert (m["refusal"], m["content"], m["reasoning_content"]) == ("No.", None, "think more")
+    assert r.final["choices"][0]["logprobs"] == {"content": None, "refusal": [lp, lp]}
+    assert r.diagnostics == []
+
+
+def test_unknown_delta_fields_are_kept_on_the_message_with_one_warning():
+    r = run(chunk(choice(role="assistant", sparkle="a", extra_obj={"k": 1})),
+            chunk(choice(sparkle="b")), chunk(choice(finish="stop")), DONE)
+    assert message(r)["sparkle"] == "ab" and message(r)["extra_obj"] == {"k": 1}
+    assert codes(r) == ["unknown_delta", "unknown_delta"]
+    assert r.complete
+
+
+# -- tool input at the end -----------------------------------------------------
+
+
+def test_invalid_arguments_at_the_finish_reason_are_a_diagnostic():
+    r = run(chunk(choice(tool_calls=[call(0, '{"a": tru', "call_a", "f")])),
+            chunk(choice(finish="tool_calls")), DONE)
+    assert codes(r) == ["invalid_tool_input"]
+    assert r.diagnostics[0].raw == '{"a": tru' and r.diagnostics[0].slot == (0, ("tool", 0))
+    assert r.complete
+
+
+def test_cut_in_arguments_keeps_the_raw_text_and_the_partial_value():
+    r = run(chunk(choice(tool_calls=[call(0, '{"city": "Ro', "call_a", "f")])))
+    assert not r.complete
+    assert codes(r) == ["block_never_stopped", "cut_tool_input", "no_terminal"]
+    assert r.diagnostics[1].raw == '{"city": "Ro'
+    assert message(r)["tool_calls"][0]["function"]["arguments"] == '{"city": "Ro'
+    assert r.final["choices"][0]["finish_reason"] is None
+
+
+def test_done_before_every_choice_finished_is_not_complete():
+    r = run(chunk(choice(0, content="a", finish="stop"), choice(1, content="b")), DONE)
+    assert not r.complete and codes(r) == ["block_never_stopped"]
+
+
+def test_finish_length_and_content_filter_are_complete_streams():
+    for reason in ("length", "content_filter"):
+        r = run(chunk(choice(content="x")), chunk(choice(finish=reason)), DONE)
+        assert r.complete and r.final["choices"][0]["finish_reason"] == reason
+
+
+def test_slots_per_choice_and_call():
+    acc = ChatAccumulator()
+    cap = from_bytes(body(chunk(choice(role="assistant", content="Hi")),
+                          chunk(choice(tool_calls=[call(0, '{"a": "b', "call_a", "f")]))),
+                     sidecar={"wire": WIRE})
+    for e in parse_all(cap.events):
+        acc.feed(e)
+    slots = acc.slots()
+    assert [(s.address, s.kind, s.label, s.state) for s in slots] == [
+        ((0, "content"), "content", "[0] content", "open"),
+        ((0, ("tool", 0)), "function", "[0] tool 0 f", "open")]
+    assert slots[1].input == {"a": "b"} and slots[1].raw_input == '{"a": "b'
+    acc.finish()
+    assert {s.state for s in acc.slots()} == {"never closed"}
+
+
+# -- errors and odd input ------------------------------------------------------
+
+
+def test_error_payload_mid_stream_is_an_in_band_error():
+    err = {"error": {"message": "The server had an error", "type": "server_error"}}
+    r = run(chunk(choice(content="par")), err)
+    assert not r.complete
+    assert codes(r) == ["in_band_error", "block_never_stopped"]
+    assert "server_error: The server had an error" in r.diagnostics[0].message
+    assert message(r)["content"] == "par"
+
+
+def test_http_error_capture_has_no_final():
+    cap = from_bytes(b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
+                     sidecar={"wire": WIRE, "response": {"status": 429}})
+    r = accumulate(cap)
+    assert (r.final, r.complete, codes(r)) == (None, False, ["http_error"])
+    assert "Rate limit reached" in r.diagnostics[0].message
+
+
+def test_deltas_after_the_finish_and_data_after_done_are_reported():
+    r = run(chunk(choice(content="a", finish="stop")), chunk(choice(content="late")), DONE,
+            chunk(choice(content="later")))
+    assert codes(r) == ["delta_after_finish", "event_after_terminal", "delta_after_finish"]
+    assert message(r)["content"] == "a"
+
+
+def test_a_repeated_finish_chunk_is_quiet():
+    r = run(chunk(choice(content="a", finish="stop")), chunk(choice(finish="stop")), DONE)
+    assert r.diagnostics == [] and r.complete
+
+
+def test_unparseable_payload_and_fragments_without_id():
+    r = run("{oops", chunk(choice(tool_calls=[{"index": 0, "function": {"arguments": "{}"}}])),
+            chunk(choice(finish="tool_calls")), DONE)
+    assert codes(r) == ["unparseable_json", "tool_call_without_id"]
+    assert message(r)["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+_CHOICE = st.builds(
+    lambda i, content, frag, cid, finish: choice(
+        i, finish=finish, content=content,
+        tool_calls=[call(i, frag, cid, "f")] if frag is not None else None),
+    st.integers(0, 2), st.one_of(st.none(), st.text(max_size=3)),
+    st.one_of(st.none(), st.sampled_from(['{"a', '": 1', "}", ""])),
+    st.one_of(st.none(), st.sampled_from(["call_a", "call_b"])),
+    st.one_of(st.none(), st.sampled_from(["stop", "tool_calls"])))
+_PAYLOAD = st.one_of(
+    st.builds(lambda cs: chunk(*cs), st.lists(_CHOICE, max_size=3)),
+    st.just(DONE), st.just({"error": {"message": "x"}}), st.just(chunk(usage=USAGE)),
+    st.dictionaries(st.sampled_from(["choices", "id", "usage"]),
+                    st.one_of(st.none(), st.integers(), st.text(max_size=2),
+                              st.lists(st.integers(), max_size=2))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PAYLOAD, max_size=20))
+def test_any_sequence_of_chunks_is_accumulated_without_raising(payloads):
+    acc = ChatAccumulator()
+    for i, p in enumerate(payloads):
+        data = p if isinstance(p, str) else json.dumps(p)
+        acc.feed(parse_payload(ServerSentEvent(None, data), i))
+    acc.finish()
+    json.dumps(acc.final())
+    assert all(s.state != "open" for s in acc.slots())
+    if acc.complete:
+        assert DONE in payloads
+
+
+# -- every capture ------------------------------------------------------------
+
+CAPTURES = [c for c in corpus() + reference_corpus() if c.wire == WIRE]
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=[c.key for c in CAPTURES])
+def test_every_capture_accumulates_with_a_consistent_outcome(capture):
+    r = accumulate(capture)
+    if capture.status >= 300:
+        assert r.final is None and "http_error" in codes(r)
+        return
+    json.dumps(r.final)
+    events = parse_all(capture.events)
+    types = [e.type for e in events]
+    if r.complete:
+        assert "[DONE]" in types and "error" not in types
+        assert all(c["finish_reason"] for c in r.final["choices"])
+    if "error" in types:
+        assert "in_band_error" in codes(r) and not r.complete
+    content = {}
+    for e in events:
+        for ch in (e.payload or {}).get("choices") or []:
+            piece = (ch.get("delta") or {}).get("content")
+            if piece:
+                content[ch["index"]] = content.get(ch["index"], "") + piece
+    for c in r.final["choices"]:
+        assert (c["message"]["content"] or "") == content.get(c["index"], "")
+
+
+def test_provider_fields_on_chunks_and_choices_are_kept():
+    first = chunk(choice(role="assistant", content="a"),
+                  prompt_filter_results=[{"prompt_index": 0}], obfuscation="xyz")
+    first["choices"][0]["content_filter_results"] = {"hate": {"filtered": False}}
+    r = run(first, chunk(choice(finish="stop")), DONE)
+    assert r.final["prompt_filter_results"] == [{"prompt_index": 0}]
+    assert "obfuscation" not in r.final
+    assert r.final["choices"][0]["content_filter_results"] == {"hate": {"filtered": False}}
+
+
+def test_complete_is_known_as_soon_as_done_arrives():
+    acc = ChatAccumulator()
+    cap = from_bytes(body(chunk(choice(content="a")), chunk(choice(finish="stop")), DONE),
+                     sidecar={"wire": WIRE})
+    seen = []
+    for e in parse_all(cap.events):
+        acc.feed(e)
+        seen.append(acc.complete)
+    assert seen == [False, False, True]
+
+
+def test_legacy_function_call_is_accumulated_and_parsed_at_the_finish():
+    r = run(chunk(choice(role="assistant", function_call={"name": "f", "arguments": ""})),
+            chunk(choice(function_call={"arguments": '{"a":'})),
+            chunk(choice(function_call={"arguments": " 1}"})),
+            chunk(choice(finish="function_call")), DONE)
+    assert message(r)["function_call"] == {"name": "f", "arguments": '{"a": 1}'}
+    assert r.diagnostics == [] and r.complete
+    bad = run(chunk(choice(function_call={"name": "f", "arguments": "{"})),
+              chunk(choice(finish="function_call")), DONE)
+    assert [d.code for d in bad.diagnostics] == ["invalid_tool_input"]
