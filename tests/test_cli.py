@@ -186,3 +186,45 @@ def test_module_and_console_script_both_run():
             continue
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
+
+
+# -- final ------------------------------------------------------------------------
+
+
+def test_final_builds_the_message_and_exits_0(capsys):
+    code, out, err = run(capsys, "final", "anthropic-messages/parallel-tools", "--json")
+    message = json.loads(out)
+    assert code == 0 and err == ""
+    assert message["type"] == "message" and message["stop_reason"] == "tool_use"
+    tools = [b for b in message["content"] if b["type"] == "tool_use"]
+    assert len(tools) == 2 and all(isinstance(t["input"], dict) and t["input"] for t in tools)
+
+
+def test_final_on_a_cut_tool_call_keeps_the_partial_input_and_the_raw_text(capsys):
+    code, out, err = run(capsys, "final", "anthropic-messages/cut-in-tool-json", "--json")
+    message = json.loads(out)
+    assert code == 3 and message["stop_reason"] is None
+    assert "cut_tool_input" in err and "no_terminal" in err
+    tool = next(b for b in message["content"] if b["type"] == "tool_use")
+    assert tool["input"], "the partial value that arrived, not {}"
+
+
+@pytest.mark.parametrize("name", ["openai-chat/parallel-tools-interleaved",
+                                  "openai-responses/parallel-function-calls",
+                                  "anthropic-messages/web-search"])
+def test_final_does_not_depend_on_the_chunking(capsys, name):
+    whole = run(capsys, "final", name, "--json")
+    for size in ("1", "13"):
+        assert run(capsys, "final", name, "--json", "--chunk-size", size)[:2] == whole[:2]
+
+
+def test_final_on_an_http_error_reports_it_and_exits_3(capsys):
+    code, out, err = run(capsys, "final", "anthropic-messages/http-529-overloaded", "--json")
+    assert code == 3 and json.loads(out) is None and "529" in err
+
+
+def test_final_on_an_in_band_error_exits_3_and_prints_what_arrived(capsys):
+    code, out, err = run(capsys, "final", "openai-chat/error-mid-stream", "--json")
+    completion = json.loads(out)
+    assert code == 3 and completion["object"] == "chat.completion"
+    assert completion["choices"][0]["message"]["content"] and "in_band_error" in err
