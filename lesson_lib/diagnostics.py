@@ -28,7 +28,8 @@ class Diagnostic:
     - Accumulators: ``event_before_start``, ``duplicate_start``,
       ``duplicate_stop``, ``unknown_slot``, ``block_never_stopped``,
       ``delta_mismatch``, ``delta_after_stop``, ``delta_after_finish``,
-      ``event_after_terminal``, ``tool_call_without_id``, ``no_terminal``,
+      ``event_after_terminal``, ``tool_call_without_id``, ``malformed_event``,
+      ``no_terminal``,
       ``cut_tool_input``, ``invalid_tool_input``, ``sequence_gap``,
       ``sequence_duplicate``, ``sequence_out_of_order``,
       ``server_object_differs``.

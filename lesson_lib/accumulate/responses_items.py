@@ -1,0 +1,324 @@
+"""The pieces a Responses stream builds: output items, their parts, and how to compare them.
+
+An OpenAI Responses stream addresses what it builds at two levels:
+
+- an **output item** (``output_index``, and its ``item_id``): a message, a
+  reasoning item, a function call, a web search, an MCP call, ...;
+- inside a message or reasoning item, a **part** (``content_index``): an
+  ``output_text``, a ``refusal``, a ``reasoning_text``; and inside a
+  reasoning item a **summary part** (``summary_index``).
+
+Text arrives as deltas addressed to a part, or to one string field of an
+item (a function call's ``arguments``, a code interpreter's ``code``, an
+apply-patch ``operation.diff``...). Every such string is kept as
+`Fragments` and joined only when read. The item as announced by
+``response.output_item.added`` is kept untouched (it is the event's payload,
+shared with every other reader of the stream); the final item is built from
+it on demand, and once ``response.output_item.done`` has arrived the server's
+own item is the item.
+
+`differences` compares two JSON values and lists where they differ, which
+the accumulator turns into ``server_object_differs`` diagnostics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from .base import Fragments
+
+# Opaque fields the server issues and may re-issue between the item's
+# ``output_item.done`` and the terminal ``Response`` (the recorded streams
+# re-encrypt ``encrypted_content``): nothing a client can accumulate, so they
+# are not compared, and the terminal's value is the one kept.
+OPAQUE_FIELDS = frozenset({"encrypted_content"})
+
+# The string field of an item that its own delta events build, by item type
+# (shown as the item's slot content and compared at the item's end).
+MAIN_FIELD: dict[str, tuple] = {
+    "function_call": ("arguments",),
+    "custom_tool_call": ("input",),
+    "mcp_call": ("arguments",),
+    "code_interpreter_call": ("code",),
+    "apply_patch_call": ("operation", "diff"),
+}
+
+# What a part of each type streams into (the field deltas append to).
+PART_TEXT_KEY = {"output_text": "text", "refusal": "refusal",
+                 "reasoning_text": "text", "summary_text": "text"}
+
+class _Absent:
+    """The marker for "no such key or index" (shown as ``<absent>`` in diagnostics)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+ABSENT: Any = _Absent()
+
+
+def clone(value: Any) -> Any:
+    """A copy of a JSON value that shares no container with the original."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def get_path(value: Any, path: tuple) -> Any:
+    """The value at `path` (keys and indices) inside `value`, or `ABSENT`."""
+    for step in path:
+        if isinstance(step, int) and isinstance(value, list) and 0 <= step < len(value):
+            value = value[step]
+        elif isinstance(step, str) and isinstance(value, dict) and step in value:
+            value = value[step]
+        else:
+            return ABSENT
+    return value
+
+
+def set_path(target: dict, path: tuple, value: Any) -> None:
+    """Set `value` at `path` in `target`, copying (never mutating) the containers on the way.
+
+    `target` itself must be a fresh dict; nested containers met on the way are
+    shallow-copied first, missing ones created (a list for an integer step).
+    """
+    node: Any = target
+    for depth, step in enumerate(path[:-1]):
+        nxt = path[depth + 1]
+        child = get_path(node, (step,))
+        if isinstance(nxt, int):
+            child = list(child) if isinstance(child, list) else []
+            child.extend(None for _ in range(nxt + 1 - len(child)))
+        else:
+            child = dict(child) if isinstance(child, dict) else {}
+        node[step] = child
+        node = child
+    last = path[-1]
+    if isinstance(node, list):
+        node.extend(None for _ in range(last + 1 - len(node)))
+    node[last] = value
+
+
+def format_path(path: tuple) -> str:
+    """``('output', 1, 'content', 0, 'text')`` -> ``output[1].content[0].text``."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += f".{step}" if out else str(step)
+    return out
+
+
+def differences(ours: Any, theirs: Any, path: tuple = (),
+                ignore: frozenset = OPAQUE_FIELDS) -> Iterator[tuple[tuple, Any, Any]]:
+    """Where two JSON values differ: ``(path, ours, theirs)``, `ABSENT` for a missing key.
+
+    Keys in `ignore` are skipped at any depth; numbers compare by value
+    (``0 == 0.0 == -0.0``), with a tolerance of 1e-9 for floats.
+    """
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in theirs:
+            if key in ignore:
+                continue
+            yield from differences(ours.get(key, ABSENT) if key in ours else ABSENT,
+                                   theirs[key], (*path, key), ignore)
+        for key in ours:
+            if key not in theirs and key not in ignore:
+                yield (*path, key), ours[key], ABSENT
+        return
+    if isinstance(ours, list) and isinstance(theirs, list):
+        for i in range(max(len(ours), len(theirs))):
+            a = ours[i] if i < len(ours) else ABSENT
+            b = theirs[i] if i < len(theirs) else ABSENT
+            yield from differences(a, b, (*path, i), ignore)
+        return
+    if ours is ABSENT or theirs is ABSENT:
+        if ours is not theirs:
+            yield path, ours, theirs
+        return
+    if type(ours) is not type(theirs) and not (_number(ours) and _number(theirs)):
+        yield path, ours, theirs
+    elif isinstance(ours, float) or isinstance(theirs, float):
+        if not math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-9):
+            yield path, ours, theirs
+    elif ours != theirs:
+        yield path, ours, theirs
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def preview(value: Any, limit: int = 160) -> Any:
+    """A JSON-ready value for a diagnostic: long strings cut, containers summarised."""
+    if value is ABSENT:
+        return "<absent>"
+    if isinstance(value, str):
+        if len(value) > limit:
+            return f"{value[:limit]}… ({len(value)} characters)"
+        return value
+    if isinstance(value, (dict, list)):
+        text = repr(value)
+        if len(text) > limit:
+            kind = "object" if isinstance(value, dict) else "array"
+            return f"<{kind} of {len(value)} entries: {text[:limit]}…>"
+        return clone(value)
+    return value
+
+
+class Part:
+    """One part of an item: announced (or assumed), text appended, closed."""
+
+    __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed")
+
+    def __init__(self, data: dict, *, assumed: bool = False) -> None:
+        self.data = data                     # the part as announced (never mutated)
+        kind = data.get("type")
+        self.type: str = kind if isinstance(kind, str) else "unknown"
+        self.key: str | None = PART_TEXT_KEY.get(kind) if isinstance(kind, str) else None
+        first = data.get(self.key) if self.key else None
+        self.frags = Fragments(first if isinstance(first, str) else "")
+        ann = data.get("annotations")
+        self.annotations: list | None = list(ann) if isinstance(ann, list) else None
+        lp = data.get("logprobs")
+        self.logprobs: list | None = list(lp) if isinstance(lp, list) else None
+        self.state = "open"
+        self.assumed = assumed
+
+    def announce(self, data: dict) -> None:
+        """The real announcement of a part first met through its deltas: text kept."""
+        self.data = data
+        kind = data.get("type")
+        self.type = kind if isinstance(kind, str) else "unknown"
+        self.key = PART_TEXT_KEY.get(kind) if isinstance(kind, str) else None
+        if self.annotations is None and isinstance(data.get("annotations"), list):
+            self.annotations = list(data["annotations"])
+        if self.logprobs is None and isinstance(data.get("logprobs"), list):
+            self.logprobs = list(data["logprobs"])
+        self.assumed = False
+
+    @property
+    def text(self) -> str:
+        return self.frags.text
+
+    def adopt_text(self, text: str) -> None:
+        """Replace what the deltas built with the server's statement of the text."""
+        self.frags = Fragments(text)
+
+    def build(self) -> dict:
+        """The part as the non-streaming API returns it."""
+        out = clone(self.data)
+        if self.key is not None:
+            out[self.key] = self.frags.text
+        elif self.frags:
+            out["text"] = self.frags.text          # deltas for a part of an unknown type
+        if self.annotations is not None:
+            out["annotations"] = clone(self.annotations)
+        if self.logprobs is not None:
+            out["logprobs"] = clone(self.logprobs)
+        return out
+
+
+class Item:
+    """One output item: announced (or assumed), built by deltas, replaced when done."""
+
+    __slots__ = ("index", "id", "type", "data", "parts", "summary", "texts", "state",
+                 "status", "done", "assumed", "input", "input_done", "partial_images")
+
+    def __init__(self, index: int, data: dict, *, assumed: bool = False) -> None:
+        self.index = index
+        self.data = data                      # the item as announced (never mutated)
+        item_id = data.get("id")
+        self.id: str | None = item_id if isinstance(item_id, str) else None
+        kind = data.get("type")
+        self.type: str = kind if isinstance(kind, str) else "unknown"
+        self.parts: dict[int, Part] = {}      # content_index -> part
+        self.summary: dict[int, Part] = {}    # summary_index -> summary part
+        self.texts: dict[tuple, Fragments] = {}   # field path -> streamed string
+        self.state = "open"
+        self.status: str | None = None        # from the item's status events, until done
+        self.done: dict | None = None         # the item from response.output_item.done
+        self.assumed = assumed
+        self.input: Any = None                # function_call: the parsed arguments
+        self.input_done = False
+        self.partial_images: list[tuple[Any, str]] = []   # (partial_image_index, base64)
+        for field, parts in (("content", self.parts), ("summary", self.summary)):
+            seed = data.get(field)
+            if isinstance(seed, list):
+                for i, part in enumerate(seed):
+                    if isinstance(part, dict):
+                        parts[i] = Part(part)
+
+    def announce(self, data: dict) -> None:
+        """The real announcement of an item first met through its deltas (or parts)."""
+        self.data = data
+        item_id = data.get("id")
+        if isinstance(item_id, str):
+            self.id = item_id
+        kind = data.get("type")
+        if isinstance(kind, str):
+            self.type = kind
+        self.assumed = False
+
+    @property
+    def name(self) -> str | None:
+        src = self.done if self.done is not None else self.data
+        name = src.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def call_id(self) -> str | None:
+        src = self.done if self.done is not None else self.data
+        call_id = src.get("call_id")
+        return call_id if isinstance(call_id, str) else None
+
+    def text_field(self, path: tuple) -> Fragments:
+        """The streamed string at `path`, started from the announced value."""
+        frags = self.texts.get(path)
+        if frags is None:
+            first = get_path(self.data, path)
+            frags = self.texts[path] = Fragments(first if isinstance(first, str) else "")
+        return frags
+
+    def built(self) -> dict:
+        """The item from what the stream built so far, ignoring ``output_item.done``."""
+        out = clone(self.data)
+        if self.parts or isinstance(self.data.get("content"), list) or self.type == "message":
+            out["content"] = [self.parts[i].build() for i in sorted(self.parts)]
+        if self.summary or isinstance(self.data.get("summary"), list) or self.type == "reasoning":
+            out["summary"] = [self.summary[i].build() for i in sorted(self.summary)]
+        for path, frags in self.texts.items():
+            set_path(out, path, frags.text)
+        if self.status is not None and "status" in out:
+            out["status"] = self.status
+        return out
+
+    def build(self) -> dict:
+        """The item as the non-streaming API returns it: the server's once done."""
+        if self.done is not None:
+            return clone(self.done)
+        return self.built()
+
+    def streamed(self) -> Iterator[tuple[tuple, Any]]:
+        """What the deltas built, by path inside the item, to check against the server's item."""
+        for pos, ci in enumerate(sorted(self.parts)):
+            part = self.parts[ci]
+            if part.key is not None:
+                yield ("content", pos, part.key), part.text
+            if part.annotations:
+                yield ("content", pos, "annotations"), part.annotations
+        for pos, si in enumerate(sorted(self.summary)):
+            yield ("summary", pos, "text"), self.summary[si].text
+        for path, frags in self.texts.items():
+            yield path, frags.text
+
+    def label(self) -> str:
+        name = self.name
+        return f"[{self.index}] {self.type}" + (f" {name}" if name else "")
