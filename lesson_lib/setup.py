@@ -37,7 +37,6 @@ def setup(*, quiet: bool = False) -> dict[str, str]:
     import matplotlib
     import pandas as pd
 
-    matplotlib.use("Agg") if matplotlib.get_backend().lower() == "agg" else None
     pd.set_option("display.max_columns", 30)
     pd.set_option("display.width", 160)
     pd.set_option("display.max_colwidth", 60)

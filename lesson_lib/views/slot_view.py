@@ -1,0 +1,530 @@
+"""The slot view: one box per addressed slot, as the accumulator holds it at any event.
+
+Lesson 2's picture of a stream. Every delta names the place it goes (a
+*slot*: Anthropic's block ``index``, a Responses item and part, a Chat
+choice's text or ``tool_calls[n]``); the slot view shows those places
+filling up, one box each:
+
+- the address as a badge (``[1]``, ``item [0] · part [0]``,
+  ``choice 0 · tool_calls[1]``), the block type as a word, the tool's name
+  and call id;
+- a border style per kind of block, so colour is never the only cue:
+  solid for text, dashed for tool calls, dotted for thinking, double for
+  results and anything unknown (`FAMILY_STYLES`);
+- the content so far, HTML-escaped, cut to its last `tail` characters with
+  a note of how much is hidden, so a step costs the same at event 10 and at
+  event 10,000;
+- the slot's state as a word: ``open``, ``closed`` or ``never closed``.
+
+Pieces:
+
+- `slots_html` / `slots_text`: render a list of `Slot` (HTML, or plain
+  deterministic text for ``print``);
+- `show_slots(capture, at=None)`: the slots after event `at` (or after the
+  whole stream) as an object a notebook displays (HTML, with a plain-text
+  fallback);
+- `SlotPane`: the same as a pane for the replay `Player`, reading the state
+  from a `Timeline`, so stepping costs one ``feed``;
+- `slot_labeller`: the player's counter, ``event 12 / 48 · block [1]
+  tool_use · input_json_delta``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..accumulate.base import Slot
+from ..accumulate.timeline import Timeline
+from ..captures import Capture
+from ..diagnostics import Diagnostic
+from ..wire_events import DONE, WireEvent, parse_all
+from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+
+TAIL = 400           # characters of content shown per slot (the end of it)
+INPUT_PREVIEW = 300  # characters of a parsed tool input shown
+DIAGNOSTICS_SHOWN = 6
+
+
+# -- kinds of slot, and how each looks ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlotStyle:
+    """How one family of slots looks: a word, a glyph, a colour and a border style."""
+
+    word: str
+    glyph: str
+    colour: str
+    border: str
+
+
+FAMILY_STYLES: dict[str, SlotStyle] = {
+    "text": SlotStyle("text", "●", OKABE_ITO["bluish green"], "solid"),
+    "tool": SlotStyle("tool call", "▲", OKABE_ITO["orange"], "dashed"),
+    "thinking": SlotStyle("thinking", "▼", OKABE_ITO["reddish purple"], "dotted"),
+    "result": SlotStyle("result", "◆", OKABE_ITO["sky blue"], "double"),
+    "other": SlotStyle("other", "✚", "#999999", "double"),
+}
+
+TEXT_KINDS = frozenset({"text", "output_text", "content", "refusal", "compaction"})
+TOOL_KINDS = frozenset({
+    "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call",
+    "mcp_call", "code_interpreter_call", "web_search_call", "file_search_call",
+    "image_generation_call", "shell_call", "apply_patch_call", "local_shell_call",
+    "computer_call", "function",
+})
+THINKING_KINDS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text",
+                            "summary_text"})
+
+
+def family(kind: str) -> str:
+    """The family of a slot kind: text, tool, thinking, result or other."""
+    if kind in TEXT_KINDS:
+        return "text"
+    if kind in TOOL_KINDS:
+        return "tool"
+    if kind in THINKING_KINDS:
+        return "thinking"
+    if kind.endswith(("_result", "_output")) or kind in ("container_upload", "mcp_list_tools"):
+        return "result"
+    return "other"
+
+
+STATE_WORDS = {"open": "open", "closed": "closed", "never closed": "⚠ never closed"}
+
+
+def address_text(address: Any) -> str:
+    """A slot's address in the wire's own terms.
+
+    Anthropic ``1`` -> ``[1]``; Responses ``(0,)`` -> ``item [0]``,
+    ``(0, 1)`` -> ``item [0] · part [1]``, ``(0, "summary", 1)`` ->
+    ``item [0] · summary [1]``; Chat ``(0, "content")`` -> ``choice 0 ·
+    content``, ``(0, ("tool", 1))`` -> ``choice 0 · tool_calls[1]``.
+    """
+    if isinstance(address, int):
+        return f"[{address}]"
+    if isinstance(address, tuple) and address and isinstance(address[0], int):
+        head, rest = address[0], address[1:]
+        if not rest:
+            return f"item [{head}]"
+        if len(rest) == 1 and isinstance(rest[0], int):
+            return f"item [{head}] · part [{rest[0]}]"
+        if len(rest) == 2 and rest[0] == "summary":
+            return f"item [{head}] · summary [{rest[1]}]"
+        if len(rest) == 1 and isinstance(rest[0], str):
+            return f"choice {head} · {rest[0]}"
+        if len(rest) == 1 and isinstance(rest[0], tuple) and rest[0][:1] == ("tool",):
+            return f"choice {head} · tool_calls[{rest[0][1]}]"
+    return f"[{address}]"
+
+
+def tail_of(text: str, tail: int = TAIL) -> tuple[str, int]:
+    """The last `tail` characters of `text`, and how many characters are not shown."""
+    if len(text) <= tail:
+        return text, 0
+    return text[-tail:], len(text) - tail
+
+
+def _head_of(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _is_tool(slot: Slot) -> bool:
+    return slot.raw_input is not None or family(slot.kind) == "tool"
+
+
+def _input_text(slot: Slot) -> str | None:
+    """The parsed input of a tool slot that ended (None while it is open or for non-tools)."""
+    if not _is_tool(slot) or slot.state == "open" or slot.input is None:
+        return None
+    return _head_of(json.dumps(slot.input, ensure_ascii=False), INPUT_PREVIEW)
+
+
+def _title(slot: Slot) -> str:
+    """``tool_use get_weather · id toolu_01…``: the kind, then the tool's name and call id."""
+    title = f"{slot.kind} {slot.name}" if slot.name else slot.kind
+    return f"{title} · id {slot.call_id}" if slot.call_id else title
+
+
+def _heading(slot: Slot) -> str:
+    """The address, then the title (the kind is left out where the address already says it)."""
+    address = address_text(slot.address)
+    title = _title(slot)
+    if address.endswith(f"· {slot.kind}"):
+        title = title[len(slot.kind):].lstrip()
+    return f"{address} {title}".rstrip()
+
+
+def _input_label(slot: Slot) -> str:
+    return "input (partial)" if slot.state == "never closed" else "input"
+
+
+# -- plain text ----------------------------------------------------------------------------
+
+
+def slot_text(slot: Slot, *, tail: int = TAIL) -> str:
+    """One slot as plain text: a header line, then its content indented."""
+    head = f"{_heading(slot)} · {slot.state}"
+    shown, hidden = tail_of(slot.content, tail)
+    lines = [head]
+    if hidden:
+        lines.append(f"    … {hidden:,} earlier characters not shown")
+    if shown:
+        lines += ["    " + line for line in shown.split("\n")]
+    else:
+        lines.append("    (empty)")
+    parsed = _input_text(slot)
+    if parsed is not None:
+        lines.append(f"    {_input_label(slot)}: {parsed}")
+    return "\n".join(lines)
+
+
+def slots_text(slots: Sequence[Slot], *, tail: int = TAIL,
+               diagnostics: Iterable[Diagnostic] = ()) -> str:
+    """Every slot as plain text (deterministic: what a notebook prints and nbval compares)."""
+    if not slots:
+        out = ["(no slots: nothing has been addressed yet)"]
+    else:
+        out = [slot_text(s, tail=tail) for s in slots]
+    diags = list(diagnostics)
+    if diags:
+        out.append("diagnostics:")
+        out += [f"  {d.code}: {d.message}" for d in diags[:DIAGNOSTICS_SHOWN]]
+        if len(diags) > DIAGNOSTICS_SHOWN:
+            out.append(f"  … and {len(diags) - DIAGNOSTICS_SHOWN} more")
+    return "\n".join(out)
+
+
+# -- HTML ----------------------------------------------------------------------------------
+
+
+def slot_html(slot: Slot, *, tail: int = TAIL) -> str:
+    """One slot as a box: badge, kind word and glyph, border style, escaped content, state."""
+    fam = family(slot.kind)
+    style = FAMILY_STYLES[fam]
+    address = address_text(slot.address)
+    title = _title(slot)
+    state = STATE_WORDS.get(slot.state, slot.state)
+    label = f"{_heading(slot)}, {style.word}, {slot.state}"
+    shown, hidden = tail_of(slot.content, tail)
+    width = "4px" if style.border == "double" else "3px"
+    out = [f'<div class="rtw-slot rtw-slot-{fam}" role="group" aria-label="{esc(label)}" '
+           f'data-kind="{esc(slot.kind)}" data-family="{fam}" data-state="{esc(slot.state)}" '
+           f'style="border:{width} {style.border} {style.colour};border-radius:4px;'
+           f'padding:4px 8px;margin:6px 0;color:{FG}">',
+           f'<div class="rtw-slot-head" style="font-family:{MONO};font-size:12px">'
+           f'<span class="rtw-slot-badge" style="font-weight:bold;background:{BG_ALT};'
+           f'padding:0 4px;border-radius:3px">{esc(address)}</span> '
+           f'<span aria-hidden="true" style="color:{style.colour}">{style.glyph}</span> '
+           f'<span class="rtw-slot-family">{esc(style.word)}</span>: '
+           f'<b class="rtw-slot-kind">{esc(title)}</b> · '
+           f'<span class="rtw-slot-state" style="font-weight:'
+           f'{"bold" if slot.state == "never closed" else "normal"}">{esc(state)}</span></div>']
+    if hidden:
+        out.append(f'<div class="rtw-note" style="color:{FG_MUTED};font-size:12px">'
+                   f'… {hidden:,} earlier characters not shown</div>')
+    if shown:
+        out.append(f'<pre class="rtw-slot-content" style="font-family:{MONO};font-size:12px;'
+                   f'margin:2px 0;white-space:pre-wrap;word-break:break-all">{esc(shown)}</pre>')
+    else:
+        out.append(f'<div class="rtw-note" style="color:{FG_MUTED};font-size:12px">'
+                   '(empty)</div>')
+    parsed = _input_text(slot)
+    if parsed is not None:
+        out.append(f'<div class="rtw-slot-input" style="font-family:{MONO};font-size:12px">'
+                   f'{_input_label(slot)}: {esc(parsed)}</div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def slots_html(slots: Sequence[Slot], *, tail: int = TAIL, caption: str | None = None,
+               diagnostics: Iterable[Diagnostic] = ()) -> str:
+    """Every slot as a box, in address order, with an optional caption and the diagnostics."""
+    out = []
+    if caption:
+        out.append(f'<p class="rtw-note" style="color:{FG_MUTED};font-size:12px;margin:2px 0">'
+                   f'{esc(caption)}</p>')
+    if not slots:
+        out.append(f'<p class="rtw-note" style="color:{FG_MUTED}">No slots yet: nothing has '
+                   'been addressed.</p>')
+    out += [slot_html(s, tail=tail) for s in slots]
+    diags = list(diagnostics)
+    if diags:
+        items = "".join(f"<li><code>{esc(d.code)}</code>: {esc(d.message)}</li>"
+                        for d in diags[:DIAGNOSTICS_SHOWN])
+        more = (f"<li>… and {len(diags) - DIAGNOSTICS_SHOWN} more</li>"
+                if len(diags) > DIAGNOSTICS_SHOWN else "")
+        out.append(f'<div class="rtw-slot-diagnostics" style="font-size:12px;color:{FG}">'
+                   f'Diagnostics:<ul style="margin:2px 0">{items}{more}</ul></div>')
+    return f'<div class="rtw-slots">{"".join(out)}</div>'
+
+
+# -- the state at an event -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlotsAt:
+    """The slots after one event (player index), with the stream's diagnostics so far."""
+
+    capture: str
+    index: int            # the player's event index (-1: before any event)
+    events: int           # how many events the stream has
+    ended: bool           # the state after the end of the stream
+    slots: list[Slot]
+    diagnostics: list[Diagnostic]
+
+    @property
+    def caption(self) -> str:
+        """Where in the stream this state is."""
+        if self.events == 0:
+            return f"{self.capture}: no events"
+        if self.ended:
+            return (f"{self.capture}: after event {self.index} of {self.events} "
+                    "(the end of the stream)")
+        return f"{self.capture}: after event {self.index} of {self.events}"
+
+    def text(self, tail: int = TAIL) -> str:
+        """The caption, then every slot, as plain text."""
+        return self.caption + "\n" + slots_text(self.slots, tail=tail,
+                                                diagnostics=self.diagnostics)
+
+    def html(self, tail: int = TAIL) -> str:
+        """The slot boxes with the caption and diagnostics."""
+        return slots_html(self.slots, tail=tail, caption=self.caption,
+                          diagnostics=self.diagnostics)
+
+
+def state_at(timeline: Timeline, index: int | None) -> SlotsAt:
+    """The slots after event `index` (the player's 0-based index); None or the last
+    index: after the end of the stream too (so a block never closed shows as such)."""
+    n = len(timeline)
+    name = timeline.capture.key
+    if n == 0:
+        snap = timeline.at(0, ended=True) if timeline.http_error is None else timeline.at(0)
+        return SlotsAt(name, -1, 0, True, list(snap.slots), list(snap.diagnostics))
+    i = n - 1 if index is None else max(0, min(int(index), n - 1))
+    if i == n - 1:
+        snap = timeline.at(n, ended=True)
+        return SlotsAt(name, i, n, True, list(snap.slots), list(snap.diagnostics))
+    acc = timeline.accumulator_at(i + 1)
+    return SlotsAt(name, i, n, False, acc.slots(), list(acc.diagnostics))
+
+
+class SlotsView:
+    """A slot state a notebook displays: HTML in a browser, plain text anywhere else."""
+
+    def __init__(self, state: SlotsAt, tail: int = TAIL) -> None:
+        self.state = state
+        self.tail = tail
+
+    @property
+    def slots(self) -> list[Slot]:
+        """The slots shown, in address order."""
+        return self.state.slots
+
+    def _repr_html_(self) -> str:
+        return page(section("Slots", self.state.html(self.tail)))
+
+    def __repr__(self) -> str:
+        return self.state.text(self.tail)
+
+    __str__ = __repr__
+
+
+def show_slots(capture: Capture, at: int | None = None, *, tail: int = TAIL) -> SlotsView:
+    """The slots of `capture` after event `at` (None: after the whole stream)."""
+    return SlotsView(state_at(Timeline(capture), at), tail)
+
+
+# -- the pane for the player ---------------------------------------------------------------
+
+_KEPT = 16
+
+
+class SlotPane:
+    """The slot view as a player pane: ``pane(capture, index) -> HTML`` and ``text``.
+
+    One `Timeline` per capture is kept (the last `_KEPT` captures), so stepping
+    forward costs one ``feed`` and a jump at most `every` feeds plus a copy.
+    """
+
+    def __init__(self, tail: int = TAIL, name: str = "Slots", every: int = 64) -> None:
+        self.tail = tail
+        self.name = name
+        self.every = every
+        self._timelines: OrderedDict[int, tuple[Capture, Timeline]] = OrderedDict()
+
+    def timeline(self, capture: Capture) -> Timeline:
+        """The capture's timeline, built once."""
+        key = id(capture)
+        hit = self._timelines.get(key)
+        if hit is not None and hit[0] is capture:
+            self._timelines.move_to_end(key)
+            return hit[1]
+        timeline = Timeline(capture, every=self.every)
+        self._timelines[key] = (capture, timeline)
+        while len(self._timelines) > _KEPT:
+            self._timelines.popitem(last=False)
+        return timeline
+
+    def state(self, capture: Capture, index: int) -> SlotsAt:
+        """The slots after event `index`."""
+        return state_at(self.timeline(capture), index)
+
+    def __call__(self, capture: Capture, index: int) -> str:
+        """The slots after event `index`, as an HTML region titled with the pane's name."""
+        return section(self.name, self.state(capture, index).html(self.tail))
+
+    def text(self, capture: Capture, index: int) -> str:
+        """The slots after event `index`, as plain text."""
+        return self.state(capture, index).text(self.tail)
+
+
+# -- the counter -----------------------------------------------------------------------------
+
+_LABELS: OrderedDict[int, tuple[Capture, list[str]]] = OrderedDict()
+
+
+def slot_labeller(capture: Capture, index: int) -> str:
+    """The player's counter: the event, then the slot it addresses and what it carries.
+
+    ``event 12 / 48 · block [1] tool_use · input_json_delta`` (Anthropic),
+    ``event 5 / 29 · item [1] function_call · function_call_arguments.delta``
+    (Responses), ``event 7 / 31 · choice 0 · tool_calls[1] · arguments`` (Chat).
+    """
+    n = len(capture.events)
+    if n == 0:
+        return f"no events · HTTP {capture.status}: the request failed before any event"
+    i = max(0, min(int(index), n - 1))
+    return f"event {i} / {n} · {labels_for(capture)[i]}"
+
+
+def labels_for(capture: Capture) -> list[str]:
+    """What each event addresses, computed once per capture (kept for the last few)."""
+    key = id(capture)
+    hit = _LABELS.get(key)
+    if hit is not None and hit[0] is capture:
+        _LABELS.move_to_end(key)
+        return hit[1]
+    events = parse_all(capture.events)
+    reader = {"anthropic-messages": _anthropic_labels, "openai-responses": _responses_labels,
+              "openai-chat": _chat_labels}.get(capture.wire or "", _plain_labels)
+    labels = reader(events)
+    _LABELS[key] = (capture, labels)
+    while len(_LABELS) > _KEPT:
+        _LABELS.popitem(last=False)
+    return labels
+
+
+def _plain(ev: WireEvent) -> str:
+    if ev.parse_error is not None:
+        return f"{ev.type or '(no type)'} (not JSON)"
+    return ev.type or "(no type)"
+
+
+def _plain_labels(events: list[WireEvent]) -> list[str]:
+    return [_plain(ev) for ev in events]
+
+
+def _anthropic_labels(events: list[WireEvent]) -> list[str]:
+    kinds: dict[Any, str] = {}
+    out = []
+    for ev in events:
+        p = ev.payload
+        if not isinstance(p, dict):
+            out.append(_plain(ev))
+            continue
+        kind = ev.type
+        index = p.get("index")
+        if kind == "content_block_start":
+            block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
+            kinds[index] = str(block.get("type", "?"))
+        if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
+            what = kind
+            if kind == "content_block_delta":
+                delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+                what = str(delta.get("type", "?"))
+            out.append(f"block [{index}] {kinds.get(index, '?')} · {what}")
+        elif kind == "message_delta":
+            delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+            reason = delta.get("stop_reason")
+            out.append(f"message_delta · stop_reason {reason}" if reason else "message_delta")
+        elif kind == "error":
+            error = p.get("error") if isinstance(p.get("error"), dict) else {}
+            out.append(f"error · {error.get('type', '?')}")
+        else:
+            out.append(_plain(ev))
+    return out
+
+
+def _responses_labels(events: list[WireEvent]) -> list[str]:
+    items: dict[Any, str] = {}
+    out = []
+    for ev in events:
+        p = ev.payload
+        if not isinstance(p, dict):
+            out.append(_plain(ev))
+            continue
+        kind = ev.type or "(no type)"
+        oi = p.get("output_index")
+        item = p.get("item")
+        if isinstance(item, dict) and oi is not None:
+            items[oi] = str(item.get("type", "?"))
+        if oi is None:
+            out.append(_plain(ev))
+            continue
+        where = f"item [{oi}] {items.get(oi, '?')}"
+        if p.get("content_index") is not None:
+            where += f" · part [{p['content_index']}]"
+        if p.get("summary_index") is not None:
+            where += f" · summary [{p['summary_index']}]"
+        out.append(f"{where} · {kind.removeprefix('response.')}")
+    return out
+
+
+def _chat_labels(events: list[WireEvent]) -> list[str]:
+    out = []
+    for ev in events:
+        p = ev.payload
+        if ev.type == DONE:
+            out.append("[DONE]")
+            continue
+        if not isinstance(p, dict):
+            out.append(_plain(ev))
+            continue
+        if "error" in p and "choices" not in p:
+            out.append("error")
+            continue
+        parts = []
+        for choice in p.get("choices") or []:
+            if isinstance(choice, dict):
+                parts.append(_chat_choice_label(choice))
+        if p.get("usage") and not p.get("choices"):
+            parts.append("usage")
+        out.append("; ".join(parts) if parts else "(empty chunk)")
+    return out
+
+
+def _chat_choice_label(choice: dict) -> str:
+    delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+    fields = []
+    for call in delta.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        what = f"start {function.get('name') or ''}".rstrip() if call.get("id") else "arguments"
+        fields.append(f"tool_calls[{call.get('index')}] · {what}")
+    texts = [name for name in ("content", "refusal", "reasoning_content", "reasoning")
+             if isinstance(delta.get(name), str)]
+    fields += [name for name in texts if delta[name]]
+    if not fields and delta.get("role"):
+        fields.append("role")
+    if not fields:
+        fields += texts            # an empty string is still a (tiny) fragment
+    if choice.get("finish_reason") is not None:
+        fields.append(f"finish_reason {choice['finish_reason']}")
+    return f"choice {choice.get('index', 0)} · " + (" · ".join(fields) if fields else "(empty)")
