@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         meta = {"python": platform.python_version(), "machine": platform.machine()}
         args.out.write_text(json.dumps({"meta": meta, "benches": results}, indent=1) + "\n")
-        print(f"\nwrote {args.out.relative_to(HERE.parent)}")
+        print(f"\nwrote {args.out}")
     return 0
 
 

@@ -140,6 +140,10 @@ class PartialJSONError(ValueError):
         self.position = position
         self.changes: list[Change] = []
 
+    def __reduce__(self):
+        # Rebuild from (message, position) so that copy and pickle work.
+        return (PartialJSONError, (self.message, self.position), {"changes": self.changes})
+
     def again(self) -> PartialJSONError:
         """The same error, raised anew for a parser that already failed."""
         return PartialJSONError(f"this parser already failed: {self.message}", self.position)

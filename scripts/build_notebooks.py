@@ -58,12 +58,17 @@ def strip_volatile(nb: nbformat.NotebookNode) -> None:
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)",
                                  "language": "python", "name": "python3"}
     nb.metadata.get("language_info", {}).pop("version", None)
-    for cell in nb.cells:
+    for number, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         cell.metadata.pop("ExecuteTime", None)
         if cell.cell_type == "code":
-            for output in cell.get("outputs", []):
+            for k, output in enumerate(cell.get("outputs", [])):
                 output.get("metadata", {}).pop("execution", None)
+                view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+                if view:
+                    # Widget state is not saved, so the id points nowhere anyway;
+                    # a stable one keeps rebuilds byte-identical.
+                    view["model_id"] = f"unsaved-widget-{number}-{k}"
 
 
 def execute(nb: nbformat.NotebookNode) -> None:

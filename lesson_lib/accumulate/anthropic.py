@@ -11,7 +11,8 @@ What each delta does to its block:
 - ``thinking_delta``: appends to ``thinking``;
 - ``signature_delta``: sets ``signature`` (it arrives just before the stop);
 - ``citations_delta``: appends one citation to ``citations``;
-- ``input_json_delta``: appends to the raw input text, parsed at the stop;
+- ``input_json_delta``: feeds the block's `ToolCall` (lesson 3), which keeps
+  the raw text and the partial value; checked strictly at the stop;
 - ``compaction_delta`` (beta): appends to ``content``.
 
 Result blocks and ``redacted_thinking`` arrive whole in their start event.
@@ -31,8 +32,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..partial_json import NOTHING
+from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
-from .base import Accumulator, Fragments, Slot, SlotState, partial_value
+from .base import Accumulator, Fragments, Slot, SlotState
 
 KNOWN_BLOCKS = frozenset({
     "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
@@ -53,7 +56,7 @@ _TEXT_DELTA_KIND = {"text_delta": "text", "thinking_delta": "thinking",
 class _Block:
     """One slot: the start event's block, plus what the deltas added."""
 
-    __slots__ = ("index", "data", "kind", "state", "streams", "raw_input", "input",
+    __slots__ = ("index", "data", "kind", "state", "streams", "call", "input",
                  "input_ended", "citations")
 
     def __init__(self, index: int, data: dict, state: SlotState = "open") -> None:
@@ -62,7 +65,7 @@ class _Block:
         self.kind = data.get("type") if isinstance(data.get("type"), str) else "unknown"
         self.state: SlotState = state
         self.streams: dict[str, Fragments] = {}  # field name -> text appended by deltas
-        self.raw_input: Fragments | None = None  # set once an input_json_delta arrives
+        self.call: ToolCall | None = None      # a block that takes input: its tool call
         self.input: Any = None                 # parsed (or partial) at the end
         self.input_ended = False
         self.citations: list | None = None      # citations appended by deltas
@@ -81,10 +84,24 @@ class _Block:
     def current_input(self) -> Any:
         if self.input_ended:
             return self.input
-        if self.raw_input:
-            return partial_value(self.raw_input.text)
+        call = self.call
+        if call is not None and call.raw_length:
+            value = call.value                 # the parser's live value: copied
+            return copy.deepcopy(value) if value is not NOTHING else {}
         start = self.data.get("input")
         return start if start is not None else {}
+
+    def open_call(self, event: WireEvent | None) -> ToolCall:
+        """The block's tool call, made from its start: name and id first."""
+        if self.call is None:
+            name, call_id, start = (self.data.get(k) for k in ("name", "id", "input"))
+            self.call = ToolCall(name if isinstance(name, str) else None,
+                                 call_id if isinstance(call_id, str) else None,
+                                 kind=self.kind, address=self.index,
+                                 given=start if start is not None else NOTHING,
+                                 t=event.t if event is not None else None,
+                                 event=event.index if event is not None else None)
+        return self.call
 
     def as_dict(self) -> dict:
         out = copy.deepcopy(self.data)
@@ -177,6 +194,7 @@ class AnthropicAccumulator(Accumulator):
                 b = self.blocks[i]
                 if b.takes_input:
                     b.input, b.input_ended = b.current_input(), True
+                    b.open_call(event).end(event=event.index)
 
     def _block_start(self, payload: dict, event: WireEvent) -> None:
         index, data = payload.get("index"), payload.get("content_block")
@@ -190,6 +208,8 @@ class AnthropicAccumulator(Accumulator):
             return
         block = _Block(index, copy.deepcopy(data))
         self.blocks[index] = block
+        if block.takes_input:
+            block.open_call(event)
         if block.kind not in KNOWN_BLOCKS:
             self.note("unknown_block", f"block type {block.kind!r} is not known; kept as "
                       "the raw data of its start event", event=event, severity="warning",
@@ -223,11 +243,7 @@ class AnthropicAccumulator(Accumulator):
         elif dtype == "input_json_delta" and block.takes_input:
             fragment = delta.get("partial_json")
             if isinstance(fragment, str):
-                if block.raw_input is None:
-                    block.raw_input = Fragments()
-                block.raw_input.append(fragment)
-                self._sinks.setdefault(index, {})[dtype] = ("partial_json",
-                                                            block.raw_input.parts)
+                block.open_call(event).feed(fragment, t=event.t, event=event.index)
                 return
         elif dtype == "signature_delta" and isinstance(delta.get("signature"), str):
             block.data["signature"] = delta["signature"]
@@ -264,14 +280,8 @@ class AnthropicAccumulator(Accumulator):
         if not block.takes_input or block.input_ended:
             return
         what = f"{block.kind} {block.data.get('name', '')}".rstrip() + f" (slot {block.index})"
-        if block.raw_input is not None:
-            block.input = self.tool_input(block.raw_input.text, cut=cut, slot=block.index,
-                                          event=event, what=what)
-        elif cut:
-            block.input = self.tool_input("", cut=True, slot=block.index, event=event,
-                                          what=what)
-        else:
-            block.input = block.current_input()
+        block.input = self.end_tool_call(block.open_call(event), cut=cut, slot=block.index,
+                                         event=event, what=what)
         block.input_ended = True
 
     def _message_delta(self, payload: dict, event: WireEvent) -> None:
@@ -337,13 +347,18 @@ class AnthropicAccumulator(Accumulator):
         message["content"] = [self.blocks[i].as_dict() for i in sorted(self.blocks)]
         return message
 
+    def live_tool_calls(self) -> list[ToolCall]:
+        """The tool call of every block that takes input, in index order."""
+        return [self.blocks[i].call for i in sorted(self.blocks)
+                if self.blocks[i].call is not None]
+
     def slots(self) -> list[Slot]:
         """One slot per block index, in order."""
         out = []
         for i in sorted(self.blocks):
             block = self.blocks[i]
             if block.takes_input:
-                raw = block.raw_input.text if block.raw_input is not None else ""
+                raw = block.call.raw if block.call is not None else ""
                 out.append(Slot(i, block.kind, block.label(), raw, block.state,
                                 name=block.data.get("name"), call_id=block.data.get("id"),
                                 raw_input=raw, input=block.current_input()))

@@ -16,10 +16,13 @@ Every wire has its own accumulator (one module each) with the same face:
 Text and tool arguments are kept as lists of fragments and joined only when
 asked for, so feeding stays linear in the size of the stream.
 
-Tool input: the raw argument text is the truth. It is parsed strictly once,
-at the call's explicit end; empty text means ``{}``. A call whose stream
-ended before its end gets the partial value that did arrive (`partial_value`)
-and a ``cut_tool_input`` diagnostic carrying the raw text.
+Tool calls (lesson 3): every accumulator keeps a `ToolCall` per call and
+feeds it each argument fragment as it arrives (`lesson_lib.tool_calls`);
+`tool_calls()` gives immutable views of them. The raw argument text is the
+truth. It is checked strictly once, at the call's explicit end; empty text
+means ``{}``. A call whose stream ended before its end keeps the partial
+value that did arrive (`partial_value`) and gets a ``cut_tool_input``
+diagnostic carrying the raw text.
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import jiter
-
 from ..diagnostics import Diagnostic, Severity
+from ..tool_calls import ToolCall, ToolCallView
+from ..tool_calls import partial_value as _partial_value
 from ..wire_events import WireEvent
 
 SlotState = Literal["open", "closed", "never closed"]
@@ -122,15 +125,12 @@ class Fragments:
 def partial_value(raw: str) -> Any:
     """The value the raw argument text of a cut call had formed so far.
 
-    Empty text is ``{}``; text with no usable prefix is ``None``. (A stand-in
-    built on jiter's partial mode until `lesson_lib.partial_json` takes over.)
+    Empty text is ``{}``; text with no usable prefix is ``None``. Built on
+    the incremental parser (`lesson_lib.tool_calls.partial_value`): strings
+    as far as they arrived, a number whose digits all arrived, nothing after
+    the first character that can never be JSON.
     """
-    if not raw.strip():
-        return {}
-    try:
-        return jiter.from_json(raw.encode(), partial_mode="trailing-strings")
-    except ValueError:
-        return None
+    return _partial_value(raw)
 
 
 def parse_tool_input(raw: str) -> tuple[Any, str | None]:
@@ -191,25 +191,47 @@ class Accumulator(ABC):
 
     def tool_input(self, raw: str, *, cut: bool, slot: Any = None,
                    event: WireEvent | None = None, what: str = "tool call") -> Any:
-        """The input of a tool call whose arguments ended (or were cut) here.
+        """The input of a tool call whose whole raw text is known here (see `end_tool_call`)."""
+        call = ToolCall()
+        call.feed(raw)
+        return self.end_tool_call(call, cut=cut, slot=slot, event=event, what=what)
 
-        Finished: strict parse, an ``invalid_tool_input`` diagnostic when it
-        fails. Cut: the partial value and a ``cut_tool_input`` diagnostic.
-        Both diagnostics carry the raw text.
+    def end_tool_call(self, call: ToolCall, *, cut: bool, slot: Any = None,
+                      event: WireEvent | None = None, what: str = "tool call",
+                      final_text: str | None = None) -> Any:
+        """End `call` at its wire's explicit end (or, `cut`, at the end of the stream).
+
+        Finished: strict check, an ``invalid_tool_input`` diagnostic (with the
+        position) when the text is not JSON. Cut: a ``cut_tool_input``
+        diagnostic. Both carry the raw text. Returns the call's input: its
+        value, or the partial value that arrived.
         """
+        if call.ended:
+            return call.input
+        index = event.index if event is not None else None
         if cut:
+            call.cut(event=index)
+        else:
+            call.end(final_text, t=event.t if event is not None else None, event=index)
+        if cut and call.was_cut:
             self.note("cut_tool_input",
                       f"the stream ended inside the arguments of {what} "
-                      f"after {len(raw)} characters; input is the partial value that arrived",
-                      event=event, slot=slot, raw=raw)
-            return partial_value(raw)
-        value, error = parse_tool_input(raw)
-        if error is not None:
+                      f"after {call.raw_length} characters; input is the partial value that "
+                      "arrived", event=event, slot=slot, raw=call.raw)
+        elif call.state == "invalid" and call.error is not None:
             self.note("invalid_tool_input",
-                      f"the arguments of {what} are not valid JSON ({error}); "
+                      f"the arguments of {what} are not valid JSON ({call.error}); "
                       "input is the partial value, the raw text is kept",
-                      event=event, slot=slot, raw=raw)
-        return value
+                      event=event, slot=slot, raw=call.raw)
+        return call.input
+
+    def live_tool_calls(self) -> list[ToolCall]:
+        """The accumulator's own `ToolCall` objects, in address order (read, don't feed)."""
+        return []
+
+    def tool_calls(self) -> list[ToolCallView]:
+        """Every tool call so far (structured output too), as immutable views."""
+        return [call.view() for call in self.live_tool_calls()]
 
     def begin_finish(self, sse_diagnostics: Iterable[Diagnostic]) -> bool:
         """Shared start of `finish`: False when it already ran (idempotent)."""

@@ -9,8 +9,10 @@ text. So a fragment goes to the call with its ``id`` when it has one (a new
 ``id`` at a reused ``index`` opens a *new* call), else to the call last seen
 at its ``index``.
 
-Nothing says "this call is done" except the choice's ``finish_reason``: only
-then are the arguments parsed. A usage chunk (``choices: []``) may come
+Nothing says "this call is done" except the choice's ``finish_reason`` (or,
+for a choice that never got one, ``data: [DONE]``): only then are the
+arguments checked. Each call's `ToolCall` (lesson 3) is fed every argument
+fragment as it arrives. A usage chunk (``choices: []``) may come
 last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
 is an in-band error. The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
@@ -24,8 +26,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..partial_json import NOTHING
+from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
-from .base import Accumulator, Fragments, Slot, partial_value
+from .base import Accumulator, Fragments, Slot
 
 # Text fields of a message delta, accumulated by concatenation.
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
@@ -42,9 +46,10 @@ class _Call:
     """One tool call of one choice: identity from its first fragment, then text."""
 
     __slots__ = ("n", "index", "id", "type", "name", "arguments", "input", "ended",
-                 "extra")
+                 "extra", "call")
 
-    def __init__(self, n: int, index: Any, call_id: str | None) -> None:
+    def __init__(self, n: int, index: Any, call_id: str | None, address: Any = None,
+                 event: WireEvent | None = None) -> None:
         self.n = n                  # its position in the choice's tool_calls
         self.index = index          # the wire's index (may be reused by a later call)
         self.id = call_id
@@ -54,6 +59,9 @@ class _Call:
         self.input: Any = None
         self.ended = False
         self.extra: dict[str, Any] = {}
+        self.call = ToolCall(None, call_id, kind="function", address=address,
+                             t=event.t if event is not None else None,
+                             event=event.index if event is not None else None)
 
     def as_dict(self) -> dict:
         out = {"id": self.id, "type": self.type,
@@ -69,15 +77,17 @@ def _address(choice: _Choice, call: _Call) -> tuple:
     return (choice.index, ("tool", call.n))
 
 
-def _extend_function(call: _Call, function: dict) -> None:
+def _extend_function(call: _Call, function: dict, event: WireEvent) -> None:
     """Add one ``function`` fragment (name and/or argument text) to a call."""
     name = function.get("name")
     # Some servers repeat the whole name on every fragment; others split it.
     if isinstance(name, str) and name != call.name:
         call.name += name
+        call.call.name = call.name
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         call.arguments.append(arguments)
+        call.call.feed(arguments, t=event.t, event=event.index)
 
 
 class _Choice:
@@ -138,6 +148,7 @@ class ChatAccumulator(Accumulator):
                 self.note("event_after_terminal", "a second [DONE]", event=event,
                           severity="warning")
             self.done = True
+            self._end_unfinished(event)
             self._update_complete()
             return
         if event.parse_error is not None or not isinstance(event.payload, dict):
@@ -246,8 +257,10 @@ class ChatAccumulator(Accumulator):
                     self._tool_fragment(choice, fragment, event)
             elif key == "function_call" and isinstance(value, dict):
                 if choice.function_call is None:
-                    choice.function_call = _Call(0, None, None)
-                _extend_function(choice.function_call, value)
+                    choice.function_call = _Call(0, None, None, (choice.index, "function_call"),
+                                                 event)
+                    choice.function_call.call.kind = "function_call"
+                _extend_function(choice.function_call, value, event)
             elif isinstance(value, str) and key not in _DELTA_KNOWN:
                 self._unknown_key(key, event)
                 frags = choice.extra_text.get(key)
@@ -279,7 +292,9 @@ class ChatAccumulator(Accumulator):
         elif index is None and choice.calls:
             call = choice.calls[-1]   # no index and no id: the latest call of the choice
         if call is None:
-            call = _Call(len(choice.calls), index, call_id if call_id else None)
+            n = len(choice.calls)
+            call = _Call(n, index, call_id if call_id else None, (choice.index, ("tool", n)),
+                         event)
             choice.calls.append(call)
             if call.id:
                 choice.by_id[call.id] = call
@@ -291,10 +306,10 @@ class ChatAccumulator(Accumulator):
         if index is not None:
             choice.by_index[index] = call
         if isinstance(fragment.get("type"), str):
-            call.type = fragment["type"]
+            call.type = call.call.kind = fragment["type"]
         function = fragment.get("function")
         if isinstance(function, dict):
-            _extend_function(call, function)
+            _extend_function(call, function, event)
         for key, value in fragment.items():
             if key not in ("id", "index", "type", "function") and value is not None:
                 call.extra[key] = copy.deepcopy(value)
@@ -308,8 +323,16 @@ class ChatAccumulator(Accumulator):
             what = f"function call {call.name or '?'} (choice {choice.index})"
         else:
             what = f"tool call {call.name or '?'} (choice {choice.index}, call {call.n})"
-        call.input = self.tool_input(call.arguments.text, cut=cut,
-                                     slot=_address(choice, call), event=event, what=what)
+        call.input = self.end_tool_call(call.call, cut=cut, slot=_address(choice, call),
+                                        event=event, what=what)
+
+    def _end_unfinished(self, event: WireEvent) -> None:
+        """``data: [DONE]``: the stream's own end also ends the calls of a choice that
+        never got a finish_reason (checked strictly; the choice is still reported)."""
+        for choice in self.choices.values():
+            if choice.finish_reason is None:
+                for call in self._calls_of(choice):
+                    self._end_call(choice, call, cut=False, event=event)
 
     def _logprobs(self, choice: _Choice, logprobs: dict) -> None:
         if choice.logprobs is None:
@@ -364,6 +387,12 @@ class ChatAccumulator(Accumulator):
             out["usage"] = copy.deepcopy(self.usage)
         return out
 
+    def live_tool_calls(self) -> list[ToolCall]:
+        """Per choice (in index order): its tool calls in arrival order, then a legacy
+        function call."""
+        return [call.call for _, choice in sorted(self.choices.items())
+                for call in self._calls_of(choice)]
+
     def slots(self) -> list[Slot]:
         """Per choice: its text fields, then its tool calls, in arrival order."""
         out: list[Slot] = []
@@ -376,7 +405,8 @@ class ChatAccumulator(Accumulator):
                 out.append(Slot((i, kind), kind, f"[{i}] {kind}", frags.text, state))
             for call in self._calls_of(choice):
                 raw = call.arguments.text
-                value = call.input if call.ended else partial_value(raw)
+                value = call.input if call.ended else call.call.view().value
+                value = {} if value is NOTHING else value
                 address = _address(choice, call)
                 if call is choice.function_call:
                     kind, label = "function_call", f"[{i}] function_call"

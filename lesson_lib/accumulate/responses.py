@@ -30,7 +30,12 @@ non-streaming API would have returned:
 - ``error`` events come nested (``{"error": {type, code, message, param}}``,
   as recorded) or flat (as published): both are an ``in_band_error``, and a
   ``response.failed`` after one is honoured;
-- an unknown event type passes through as an ``unknown_event`` warning.
+- an unknown event type passes through as an ``unknown_event`` warning;
+- tool calls (lesson 3): each ``function_call``, ``custom_tool_call`` and
+  ``mcp_call`` item has a `ToolCall` fed every argument delta, ended by its
+  ``*_arguments.done`` (or ``output_item.done``); with ``text.format``
+  ``json_schema`` each ``output_text`` part is a structured-output
+  `ToolCall` too, ended by ``output_text.done``.
 
 The per-event path is a dict lookup on the event type and a few attribute
 reads; text is kept as fragments and joined on demand, so feeding is linear.
@@ -42,6 +47,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
 from .base import Accumulator, Fragments, Slot
 from .responses_items import (
@@ -89,6 +95,9 @@ FIELD_DONES = {
     "response.apply_patch_call_operation_diff.done": ("apply_patch_call", ("operation", "diff"),
                                                       "diff"),
 }
+# Items that are tool calls (lesson 3), and the string field their arguments stream into.
+TOOL_ITEMS = {"function_call": ("arguments",), "custom_tool_call": ("input",),
+              "mcp_call": ("arguments",)}
 # Progress of server-side tools: event type -> (item type, the item's status now, or None).
 STATUS_EVENTS = {
     f"response.{kind}.{step}": (kind, step)
@@ -146,6 +155,16 @@ def _both(ours: Any, theirs: Any) -> dict[str, Any]:
     return out
 
 
+def _structured_name(resp: dict) -> str | None:
+    """The name of a ``json_schema`` text format (structured output), else None."""
+    text = resp.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        name = fmt.get("name")
+        return name if isinstance(name, str) and name else "structured output"
+    return None
+
+
 def _say(value: Any) -> str:
     if value is ABSENT:
         return "nothing"
@@ -183,6 +202,7 @@ class ResponsesAccumulator(Accumulator):
         self._seq_seen: dict[int, str] = {}    # sequence_number -> the event's data
         self._seq_missing: set[int] = set()
         self._once: set[tuple] = set()         # diagnostics said once per place
+        self._structured: str | None = None    # text.format json_schema: the format's name
         self.passed_through: list[WireEvent] = []   # events of unknown type, kept as they came
         handlers: dict[str | None, Callable[[WireEvent, dict], None]] = {}
         for kind in LIFECYCLE:
@@ -340,6 +360,7 @@ class ResponsesAccumulator(Accumulator):
             self._created = True
         self._check_identity(ev, resp)
         self._response = resp
+        self._structured = _structured_name(resp)
         output = resp.get("output")
         if isinstance(output, list):      # a lifecycle event may carry finished items
             for i, data in enumerate(output):
@@ -426,6 +447,7 @@ class ResponsesAccumulator(Accumulator):
             if existing.assumed:                  # met through its deltas first
                 existing.announce(data)
                 self._register(existing)
+                self._call_of(existing, ev)
                 return
             if existing.id is not None and existing.id == data.get("id"):
                 self.note("duplicate_start", f"item {existing.id} announced again at "
@@ -436,7 +458,9 @@ class ResponsesAccumulator(Accumulator):
                       f"(id {existing.id}); the new item {data.get('id')} replaces it and what "
                       "the first one built is dropped", event=ev, slot=(oi,),
                       raw=repr(preview(existing.build(), 400)))
-        self._register(Item(oi, data))
+        item = Item(oi, data)
+        self._register(item)
+        self._call_of(item, ev)
 
     def _on_item_done(self, ev: WireEvent, p: dict) -> None:
         oi, data = p.get("output_index"), p.get("item")
@@ -474,6 +498,14 @@ class ResponsesAccumulator(Accumulator):
         if item.type == "function_call" and not item.input_done:
             raw = data.get("arguments")
             self._parse_input(ev, item, raw if isinstance(raw, str) else "")
+        elif item.type in TOOL_ITEMS:
+            raw = get_path(data, TOOL_ITEMS[item.type])
+            self._call_of(item, ev).end(raw if isinstance(raw, str) else None, t=ev.t,
+                                        event=ev.index)
+        for ci in sorted(item.parts):
+            part = item.parts[ci]
+            if part.call is not None:
+                part.call.end(part.text, t=ev.t, event=ev.index)
 
     def _check_streamed(self, ev: WireEvent, item: Item, done: dict) -> None:
         """What the deltas built against the server's item at its end."""
@@ -579,7 +611,8 @@ class ResponsesAccumulator(Accumulator):
         item = self._item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
         part = item.parts.get(ci)
         if part is None:
-            item.parts[ci] = Part(data)
+            part = item.parts[ci] = Part(data)
+            self._structured_call(ev, item, ci, part)
         elif part.assumed:
             part.announce(data)
         else:
@@ -601,6 +634,8 @@ class ResponsesAccumulator(Accumulator):
             part = item.parts[ci] = Part(data)
         else:
             self._settle_part(ev, item, ("content", ci), part, data)
+        if part.call is not None:
+            part.call.end(part.text, t=ev.t, event=ev.index)
         part.state = "closed"
 
     def _settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
@@ -637,6 +672,11 @@ class ResponsesAccumulator(Accumulator):
         if type(delta) is not str:
             raise _Malformed("delta is not a string")
         part.frags.append(delta)
+        call = part.call
+        if call is None and self._structured is not None:
+            call = self._structured_call(ev, item, p.get("content_index"), part, delta)
+        if call is not None:
+            call.feed(delta, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
         if logprobs:
             if part.logprobs is None:
@@ -654,6 +694,11 @@ class ResponsesAccumulator(Accumulator):
             pos = sorted(item.parts).index(p["content_index"])
             self._differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
         part.adopt_text(theirs)
+        call = part.call
+        if call is None and self._structured is not None:
+            call = self._structured_call(ev, item, p["content_index"], part)
+        if call is not None:
+            call.end(theirs, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
         if isinstance(logprobs, list) and logprobs:
             part.logprobs = list(logprobs)
@@ -758,6 +803,11 @@ class ResponsesAccumulator(Accumulator):
         if type(delta) is not str:
             raise _Malformed("delta is not a string")
         frags.append(delta)
+        if kind in TOOL_ITEMS and item.type == kind:
+            call = item.call
+            if call is None:
+                call = self._call_of(item, ev, skip=delta)
+            call.feed(delta, t=ev.t, event=ev.index)
 
     def _on_field_done(self, ev: WireEvent, p: dict) -> None:
         kind, path, field = FIELD_DONES[ev.type]
@@ -771,13 +821,68 @@ class ResponsesAccumulator(Accumulator):
         item.texts[path] = Fragments(theirs)
         if kind == "function_call" and item.type == "function_call":
             self._parse_input(ev, item, theirs)
+        elif kind in TOOL_ITEMS and item.type == kind:
+            self._call_of(item, ev).end(theirs, t=ev.t, event=ev.index)
 
     def _parse_input(self, ev: WireEvent, item: Item, raw: str) -> None:
-        """A function call's arguments ended: parse them strictly, once."""
-        item.input = self.tool_input(raw, cut=False, slot=(item.index,), event=ev,
-                                     what=f"function_call {item.name or '?'} "
-                                          f"(output_index {item.index})")
+        """A function call's arguments ended: check them strictly, once."""
+        item.input = self.end_tool_call(self._call_of(item, ev), cut=False, slot=(item.index,),
+                                        event=ev, final_text=raw,
+                                        what=f"function_call {item.name or '?'} "
+                                             f"(output_index {item.index})")
         item.input_done = True
+
+    # -- tool calls (lesson 3) ---------------------------------------------
+
+    def _call_of(self, item: Item, ev: WireEvent | None, skip: str | None = None) -> ToolCall:
+        """The item's tool call (made on first need, seeded with the announced text);
+        its name and call id follow the item's announcement."""
+        call = item.call
+        if call is None:
+            if item.type not in TOOL_ITEMS:
+                return None  # type: ignore[return-value]
+            call = item.call = ToolCall(item.name, item.call_id, kind=item.type,
+                                        address=(item.index,),
+                                        json_arguments=item.type != "custom_tool_call",
+                                        t=ev.t if ev is not None else None,
+                                        event=ev.index if ev is not None else None)
+            frags = item.texts.get(TOOL_ITEMS[item.type])
+            first = frags.text if frags is not None else get_path(item.data,
+                                                                  TOOL_ITEMS[item.type])
+            if skip is not None and isinstance(first, str) and first.endswith(skip):
+                first = first[:len(first) - len(skip)]   # the delta being fed right now
+            if isinstance(first, str) and first:
+                call.feed(first, t=call.start_t, event=call.start_event)
+        else:
+            call.name = call.name or item.name or ""
+            call.call_id = call.call_id or item.call_id
+        return call
+
+    def _structured_call(self, ev: WireEvent, item: Item, ci: Any, part: Part,
+                         skip: str | None = None) -> ToolCall | None:
+        """With text.format json_schema, an output_text part is structured output: a
+        pseudo tool call named after the format."""
+        if self._structured is None or part.type != "output_text" or item.type != "message":
+            return None
+        part.call = ToolCall(self._structured, item.id, kind="structured output",
+                             address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
+        first = part.text
+        if skip is not None and first.endswith(skip):
+            first = first[:len(first) - len(skip)]
+        if first:
+            part.call.feed(first, t=ev.t, event=ev.index)
+        return part.call
+
+    def live_tool_calls(self) -> list[ToolCall]:
+        """Tool call items and structured-output parts, in output_index order."""
+        out = []
+        for oi in sorted(self._items):
+            item = self._items[oi]
+            if item.call is not None:
+                out.append(item.call)
+            out += [item.parts[ci].call for ci in sorted(item.parts)
+                    if item.parts[ci].call is not None]
+        return out
 
     # -- the rest: progress of server tools, images, shell, audio ----------
 
@@ -851,13 +956,16 @@ class ResponsesAccumulator(Accumulator):
             if item.state != "open":
                 continue
             item.state = "never closed"
+            for part in item.parts.values():
+                if part.call is not None:
+                    part.call.cut()
             if item.type == "function_call" and not item.input_done:
-                frags = item.texts.get(("arguments",))
-                raw = frags.text if frags is not None else item.data.get("arguments") or ""
-                item.input = self.tool_input(raw if isinstance(raw, str) else "", cut=True,
-                                             slot=(oi,), what=f"function_call "
-                                             f"{item.name or '?'} (output_index {oi})")
+                item.input = self.end_tool_call(self._call_of(item, None), cut=True,
+                                                slot=(oi,), what=f"function_call "
+                                                f"{item.name or '?'} (output_index {oi})")
             else:
+                if item.call is not None:
+                    item.call.cut()
                 self.note("block_never_stopped", f"{item.label()} was never done (no "
                           f"response.output_item.done) before {why}", severity="warning",
                           slot=(oi,))

@@ -176,7 +176,8 @@ def preview(value: Any, limit: int = 160) -> Any:
 class Part:
     """One part of an item: announced (or assumed), text appended, closed."""
 
-    __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed")
+    __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed",
+                 "call")
 
     def __init__(self, data: dict, *, assumed: bool = False) -> None:
         self.data = data                     # the part as announced (never mutated)
@@ -191,6 +192,7 @@ class Part:
         self.logprobs: list | None = list(lp) if isinstance(lp, list) else None
         self.state = "open"
         self.assumed = assumed
+        self.call: Any = None                # structured output: its ToolCall (lesson 3)
 
     def announce(self, data: dict) -> None:
         """The real announcement of a part first met through its deltas: text kept."""
@@ -230,7 +232,7 @@ class Item:
     """One output item: announced (or assumed), built by deltas, replaced when done."""
 
     __slots__ = ("index", "id", "type", "data", "parts", "summary", "texts", "state",
-                 "status", "done", "assumed", "input", "input_done", "partial_images")
+                 "status", "done", "assumed", "input", "input_done", "partial_images", "call")
 
     def __init__(self, index: int, data: dict, *, assumed: bool = False) -> None:
         self.index = index
@@ -249,6 +251,7 @@ class Item:
         self.input: Any = None                # function_call: the parsed arguments
         self.input_done = False
         self.partial_images: list[tuple[Any, str]] = []   # (partial_image_index, base64)
+        self.call: Any = None                 # a tool call item: its ToolCall (lesson 3)
         for field, parts in (("content", self.parts), ("summary", self.summary)):
             seed = data.get(field)
             if isinstance(seed, list):

@@ -1,0 +1,562 @@
+"""Tool calls as they form (lesson 3): one `ToolCall` per call, on every wire.
+
+A tool call's identity arrives first (Anthropic ``content_block_start``, a
+Responses ``output_item.added``, Chat's first ``tool_calls[]`` fragment): its
+name and call id. Its arguments follow as fragments of JSON text. Every
+accumulator keeps one `ToolCall` per call and feeds it each fragment as it
+arrives; the call owns a `PartialJSON` parser and the raw fragments::
+
+    call = ToolCall("get_weather", "toolu_1")
+    call.feed('{"city": "Par')     # [set () {}, set ('city',) '', append ...]
+    call.value, call.state         # ({'city': 'Par'}, 'forming')
+    call.feed('is"}')              # ... settle ('city',) 'Paris', settle () {...}
+    call.state                     # still 'forming': the wire has not said "end"
+    call.end()                     # content_block_stop, arguments.done, finish_reason
+    call.state, call.value         # ('complete', {'city': 'Paris'})
+
+States (`state`)
+----------------
+
+- ``forming``: arguments may still arrive.
+- ``complete``: the wire said the call ended, and its text is one valid JSON
+  value (checked strictly by `PartialJSON.finish`); empty text means ``{}``,
+  as the vendors do for a tool with no parameters.
+- ``invalid``: the text can never be the JSON value it should be. Said at
+  the first impossible character (``{"a":1}{"b":2}``, two calls' arguments
+  glued together, fails at the second ``{``), or at the wire's end when the
+  text stopped short. `error` holds the position and the message; the raw
+  text goes on being collected.
+- ``cut``: the stream ended before the wire ended the call; `value` is what
+  did arrive (a number whose digits had all arrived is shown, not settled).
+
+A call becomes final only at its wire's explicit end: Anthropic
+``content_block_stop``; Responses ``function_call_arguments.done`` or
+``output_item.done``; Chat the choice's ``finish_reason`` or ``data:
+[DONE]``. Never because the text so far happens to parse: ``{"n": 1}`` parses,
+and the next fragment may still make it ``{"n": 1}`` plus a second key, or
+turn it into two documents.
+
+Cost: `feed` costs the parser's work on the fragment plus an append. A
+`view` (what `Accumulator.tool_calls()` returns) is an immutable snapshot
+that copies only the containers still open (settled values never change, so
+they are shared), never the whole value.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from .partial_json import NOTHING, Change, PartialJSON, PartialJSONError
+
+__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "open_path_of",
+           "partial_value", "reparse_scan_counts"]
+
+ToolCallState = Literal["forming", "complete", "invalid", "cut"]
+
+
+@dataclass(frozen=True)
+class CallError:
+    """Why a call's arguments are not JSON: the 0-based character `position`, and a
+    `message` that says what was expected there (from `PartialJSONError`)."""
+
+    position: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.message} (at character {self.position})"
+
+
+class ToolCall:
+    """One tool call as it forms: identity first, then arguments fragment by fragment.
+
+    `name` and `call_id` are known from the call's first event (a wire that
+    sends the name in pieces may extend `name`). `kind` is the wire's word
+    for it (``tool_use``, ``function_call``, ``function``, ``structured
+    output``...), `address` where the wire put it (block index, output index,
+    ``(choice, n)``). With ``json_arguments=False`` (a custom tool's free-form
+    input) the text is not parsed: its value is the text. `given` is a value
+    the call's start already carried (used when no fragment arrives).
+    `t` and `event` (here and in `feed`, `end`) are the arrival time in ms
+    and the event index, kept for views (pauses, counters); never read from
+    a clock.
+    """
+
+    def __init__(self, name: str | None = None, call_id: str | None = None, *,
+                 kind: str = "tool_use", address: Any = None, json_arguments: bool = True,
+                 given: Any = NOTHING, t: float | None = None, event: int | None = None,
+                 structured: bool = False) -> None:
+        self.name = name or ""
+        self.call_id = call_id
+        self.kind = kind
+        self.address = address
+        self.structured = structured
+        self.given = given
+        self.json_arguments = json_arguments
+        self._parser: PartialJSON | None = PartialJSON() if json_arguments else None
+        self._parts: list[str] = []      # append-only: views read a prefix of it
+        self._length = 0
+        self._blank = True               # only whitespace so far
+        self._changes: list[Change] = []
+        self._state: ToolCallState = "forming"
+        self._error: CallError | None = None
+        self._final: Any = NOTHING       # the value once the parser is dropped
+        self._final_open: tuple | None = None
+        self.scanned = 0                 # characters handed to the parser
+        self.ignored = 0                 # fragments that arrived after the end
+        self.restated = False            # the wire's end stated other text than the fragments
+        self._cut_invalid = False        # invalid, and then the stream ended before the end
+        self._ended = False              # the wire (or the stream) ended the call
+        self.start_t, self.start_event = t, event
+        self.last_t: float | None = None
+        self.last_event: int | None = None
+        self.end_event: int | None = None
+
+    # -- feeding -----------------------------------------------------------------
+
+    def feed(self, fragment: str, *, t: float | None = None,
+             event: int | None = None) -> list[Change]:
+        """Take the next argument fragment; return what it changed (empty when invalid).
+
+        Never raises on bad JSON: the first impossible character makes the
+        call ``invalid`` at once, and later fragments are still collected as
+        raw text. A fragment after the end is counted in `ignored` and not used.
+        """
+        if self._ended:
+            self.ignored += 1
+            return []
+        self._parts.append(fragment)
+        self._length += len(fragment)
+        self.last_t, self.last_event = t, event
+        if self._blank and fragment and not fragment.isspace():
+            self._blank = False
+        parser = self._parser
+        if parser is None:                      # invalid already, or free-form text
+            self._changes = []
+            return []
+        self.scanned += len(fragment)
+        try:
+            changes = parser.feed(fragment)
+        except PartialJSONError as error:
+            changes = error.changes
+            self._fail(error)
+        self._changes = changes
+        return changes
+
+    def end(self, final_text: str | None = None, *, t: float | None = None,
+            event: int | None = None) -> None:
+        """The wire ended the call: check the text strictly (complete or invalid).
+
+        `final_text` is the whole text where the wire states it at the end
+        (Responses ``arguments.done``); if it differs from the fragments, it
+        wins, and `restated` says so. Idempotent.
+        """
+        if self._ended:
+            return
+        self._ended = True
+        self.end_event = event
+        if final_text is not None and final_text != self.raw:
+            self._restate(final_text)
+        if not self.json_arguments:
+            self._freeze("complete", self.raw, None)
+            return
+        if self._state == "invalid":
+            return
+        if self._blank:
+            self._freeze("complete", {} if self.given is NOTHING else self.given, None)
+            return
+        parser = self._parser
+        assert parser is not None
+        try:
+            value = parser.finish()
+        except PartialJSONError as error:
+            self._fail(error)
+            return
+        self._freeze("complete", value, None)
+
+    def cut(self, *, event: int | None = None) -> None:
+        """The stream ended before the wire ended the call: keep what arrived."""
+        if self._ended:
+            return
+        self._ended = True
+        self.end_event = event
+        if self._state == "invalid":
+            self._cut_invalid = True
+            return
+        if self._blank:
+            self._freeze("cut", {} if self.given is NOTHING else self.given, None)
+            return
+        if not self.json_arguments:
+            self._freeze("cut", self.raw, ())
+            return
+        parser = self._parser
+        assert parser is not None
+        value = _with_trailing_number(parser, self._parts)
+        self._freeze("cut", value, open_path_of(value, parser.settled))
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def state(self) -> ToolCallState:
+        """``forming``, ``complete``, ``invalid`` or ``cut`` (see the module)."""
+        return self._state
+
+    @property
+    def ended(self) -> bool:
+        """Whether the wire ended the call, or the stream did."""
+        return self._ended
+
+    @property
+    def was_cut(self) -> bool:
+        """True when the stream ended before the wire ended the call (also when invalid)."""
+        return self._state == "cut" or self._cut_invalid
+
+    @property
+    def error(self) -> CallError | None:
+        """Where and why the text is not JSON (None unless ``invalid``)."""
+        return self._error
+
+    @property
+    def raw(self) -> str:
+        """The argument text so far, exactly as it arrived (joined on demand)."""
+        return "".join(self._parts)
+
+    @property
+    def raw_length(self) -> int:
+        """How many characters of argument text arrived (O(1))."""
+        return self._length
+
+    @property
+    def fragments(self) -> int:
+        """How many fragments arrived (empty ones included)."""
+        return len(self._parts)
+
+    @property
+    def value(self) -> Any:
+        """The value so far: NOTHING before any value began; ``{}`` for empty text at
+        the end. While forming this is the parser's live structure: read it, copy
+        it to keep it (or take a `view`)."""
+        if self._parser is not None and self._state == "forming":
+            return self._parser.value
+        if not self.json_arguments and self._state == "forming":
+            return self.raw if self._parts else NOTHING     # free-form text: the text
+        return self._final
+
+    @property
+    def settled(self) -> frozenset | Any:
+        """The paths whose values can no longer change (a live set view while forming)."""
+        if self._parser is not None and self._state == "forming":
+            return self._parser.settled
+        return frozenset(_settled_paths(self._final, self._final_open))
+
+    @property
+    def changes(self) -> list[Change]:
+        """What the last fragment changed (set, append, settle), in order."""
+        return self._changes
+
+    @property
+    def input(self) -> Any:
+        """The value for the provider's final object: the value, ``{}`` before any
+        arrived, None when nothing valid arrived at all."""
+        value = self.value
+        if value is NOTHING:
+            return {} if not self.ended or self._blank else None
+        return value
+
+    def view(self) -> ToolCallView:
+        """An immutable snapshot of the call now (what `tool_calls()` returns)."""
+        if self._parser is not None and self._state == "forming":
+            live = self._parser.value
+            open_path = open_path_of(live, self._parser.settled)
+            value = _copy_open_chain(live, open_path)
+        elif not self.json_arguments and self._state == "forming":
+            value, open_path = self.value, ()
+        else:
+            value, open_path = self._final, self._final_open
+        return ToolCallView(
+            name=self.name, call_id=self.call_id, kind=self.kind, address=self.address,
+            state=self._state, value=value, open_path=open_path,
+            changes=tuple(self._changes), raw_length=self._length, fragments=len(self._parts),
+            error=self._error, structured=self.structured, was_cut=self.was_cut,
+            ended=self._ended,
+            start_t=self.start_t, start_event=self.start_event, last_t=self.last_t,
+            last_event=self.last_event, end_event=self.end_event,
+            _parts=self._parts, _count=len(self._parts))
+
+    def __deepcopy__(self, memo: dict) -> ToolCall:
+        """A copy for a timeline checkpoint, made without recursion.
+
+        A forming call's parser is rebuilt by feeding it the same fragments
+        (cost: the raw text, however deep the value nests); an ended call's
+        value never changes again, so the copy shares it.
+        """
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        twin._parts = list(self._parts)
+        if self._parser is not None:
+            twin._parser = PartialJSON()
+            changes: list[Change] = []
+            for piece in self._parts:
+                changes = twin._parser.feed(piece)
+            twin._changes = changes
+        else:
+            twin._changes = list(self._changes)
+        return twin
+
+    def __repr__(self) -> str:
+        return (f"ToolCall({self.name!r}, {self.call_id!r}, state={self._state!r}, "
+                f"{self._length} characters in {len(self._parts)} fragments)")
+
+    # -- inside ------------------------------------------------------------------
+
+    def _fail(self, error: PartialJSONError) -> None:
+        parser = self._parser
+        assert parser is not None
+        value = parser.value
+        self._error = CallError(error.position, error.message)
+        # A failed parser stays failed; keep what it had built and drop it.
+        self._freeze("invalid", value, open_path_of(value, parser.settled))
+
+    def _freeze(self, state: ToolCallState, value: Any, open_path: tuple | None) -> None:
+        self._state = state
+        self._final = value
+        self._final_open = open_path
+        self._parser = None
+
+    def _restate(self, text: str) -> None:
+        self.restated = True
+        self._parts = [text]            # a new list: views of the old one stay right
+        self._length = len(text)
+        self._blank = not text or text.isspace()
+        self._error = None
+        self._state = "forming"
+        if self.json_arguments:
+            self._parser = PartialJSON()
+            self.scanned += len(text)
+            try:
+                self._changes = self._parser.feed(text)
+            except PartialJSONError as error:
+                self._changes = error.changes
+                self._fail(error)
+
+
+# -- views ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ToolCallView:
+    """A tool call at one moment, immutable: what `Accumulator.tool_calls()` returns.
+
+    `value` shares every settled part with the call (settled values never
+    change) and has its own copies of the containers that were still open;
+    treat it as read-only. `open_path` is the deepest path still open (None:
+    nothing open). `raw` is joined on demand from the fragments that had
+    arrived; `raw_length` and `raw_tail` cost nothing like that.
+    """
+
+    name: str
+    call_id: str | None
+    kind: str
+    address: Any
+    state: ToolCallState
+    value: Any
+    open_path: tuple | None
+    changes: tuple[Change, ...]
+    raw_length: int
+    fragments: int
+    error: CallError | None
+    structured: bool = False
+    was_cut: bool = False
+    ended: bool = False
+    start_t: float | None = None
+    start_event: int | None = None
+    last_t: float | None = None
+    last_event: int | None = None
+    end_event: int | None = None
+    _parts: list[str] = field(default_factory=list, repr=False)
+    _count: int = field(default=0, repr=False)
+
+    @property
+    def raw(self) -> str:
+        """The argument text that had arrived."""
+        return "".join(self._parts[:self._count])
+
+    def raw_fragments(self) -> list[str]:
+        """The argument fragments that had arrived, in order (a new list)."""
+        return self._parts[:self._count]
+
+    def raw_tail(self, limit: int) -> tuple[str, int]:
+        """The last `limit` characters of the raw text, and how many come before them."""
+        pieces, have = [], 0
+        for i in range(self._count - 1, -1, -1):
+            if have >= limit:
+                break
+            pieces.append(self._parts[i])
+            have += len(self._parts[i])
+        tail = "".join(reversed(pieces))
+        if len(tail) > limit:
+            tail = tail[-limit:]
+        return tail, self.raw_length - len(tail)
+
+    def is_settled(self, path: tuple) -> bool:
+        """Whether the value at `path` is present and can no longer change."""
+        if not _present(self.value, path):
+            return False
+        open_path = self.open_path
+        return open_path is None or path != open_path[:len(path)]
+
+    @cached_property
+    def settled(self) -> frozenset:
+        """Every settled path (computed once, by walking the value)."""
+        return frozenset(_settled_paths(self.value, self.open_path))
+
+    def settled_keys(self) -> list:
+        """The top-level keys (or indices) whose values are settled, in order."""
+        value = self.value
+        if type(value) is dict:
+            return [k for k in value if self.is_settled((k,))]
+        if type(value) is list:
+            return [i for i in range(len(value)) if self.is_settled((i,))]
+        return []
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def open_path_of(value: Any, settled: Any) -> tuple | None:
+    """The deepest path still open in a partial value, given its settled paths.
+
+    Only the last child of an open container can itself be open, so the
+    open paths are a prefix of the chain of last children; a binary search
+    along that chain finds where it ends. None when the whole value is
+    settled or none has begun.
+    """
+    if value is NOTHING or () in settled:
+        return None
+    chain: list = []                   # the keys of the last-children chain
+    node = value
+    while True:
+        if type(node) is dict and node:
+            key: Any = next(reversed(node))
+        elif type(node) is list and node:
+            key = len(node) - 1
+        else:
+            break
+        chain.append(key)
+        node = node[key]
+    low, high = 0, len(chain)          # chain[:low] is open; chain[:high + 1] is settled
+    while low < high:
+        middle = (low + high + 1) // 2
+        if tuple(chain[:middle]) in settled:
+            high = middle - 1
+        else:
+            low = middle
+    return tuple(chain[:low])
+
+
+def _copy_open_chain(value: Any, open_path: tuple | None) -> Any:
+    """`value` with every container on the open chain copied (one level each)."""
+    if open_path is None or type(value) not in (dict, list):
+        return value
+    root = copy_one = dict(value) if type(value) is dict else list(value)
+    for key in open_path:
+        child = copy_one[key]
+        if type(child) is dict:
+            child = dict(child)
+        elif type(child) is list:
+            child = list(child)
+        else:
+            break
+        copy_one[key] = child
+        copy_one = child
+    return root
+
+
+def _present(value: Any, path: tuple) -> bool:
+    if value is NOTHING:
+        return False
+    node = value
+    for key in path:
+        if type(node) is dict and type(key) is str and key in node:
+            node = node[key]
+        elif type(node) is list and type(key) is int and 0 <= key < len(node):
+            node = node[key]
+        else:
+            return False
+    return True
+
+
+def _settled_paths(value: Any, open_path: tuple | None) -> Iterator[tuple]:
+    """Every path of `value` (document order) not on the open chain."""
+    if value is NOTHING:
+        return
+    todo: list[tuple[tuple, Any]] = [((), value)]
+    while todo:
+        path, node = todo.pop()
+        if open_path is None or path != open_path[:len(path)]:
+            yield path
+        if type(node) is dict:
+            children: Iterable = node.items()
+        elif type(node) is list:
+            children = enumerate(node)
+        else:
+            continue
+        todo.extend(((*path, k), v) for k, v in reversed(list(children)))
+
+
+def _with_trailing_number(parser: PartialJSON, parts: list[str]) -> Any:
+    """The value of a cut text, with a number whose digits had all arrived.
+
+    The parser shows a number only at the delimiter after it (``1`` may
+    become ``12``). When the stream is cut right after the digits, they are
+    what arrived: a second parser, fed the same text and then one space,
+    says whether a number completes (inside a string or a name the space is
+    just text and sets nothing). Called once, at the cut, and only when the
+    text ends with a digit.
+    """
+    last = next((p for p in reversed(parts) if p), "")
+    if not last[-1:].isdigit():
+        return parser.value
+    twin = PartialJSON()
+    try:
+        for piece in parts:
+            twin.feed(piece)
+        changes = twin.feed(" ")
+    except PartialJSONError:
+        return parser.value
+    if any(c.op == "set" for c in changes):
+        return twin.value
+    return parser.value
+
+
+def partial_value(raw: str) -> Any:
+    """The value a call's raw text had formed, as for a call cut there.
+
+    Empty (or blank) text is ``{}``; text with nothing usable is None. Text
+    that can never be JSON gives what was valid before the first impossible
+    character.
+    """
+    call = ToolCall()
+    call.feed(raw)
+    call.cut()
+    return call.input
+
+
+def reparse_scan_counts(fragments: Iterable[str]) -> list[tuple[int, int, int]]:
+    """Characters scanned per fragment: ``(size so far, re-parse, incremental)``.
+
+    Re-parsing the whole buffer after every fragment (what the SDKs do)
+    scans everything so far each time; an incremental parser scans only the
+    new fragment. A deterministic measure of cost, for a plot.
+    """
+    call = ToolCall()
+    out, size = [], 0
+    for fragment in fragments:
+        before = call.scanned
+        call.feed(fragment)
+        size += len(fragment)
+        out.append((size, size, call.scanned - before))
+    return out

@@ -1,0 +1,253 @@
+"""The tool-call card: every capture renders, model text is escaped, the name comes
+first, settled values are marked by text and style, pauses show at the right event,
+long strings stay cheap, and the player takes the card as a pane."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from lesson_lib.captures import corpus, from_bytes, load
+from lesson_lib.tool_calls import ToolCall
+from lesson_lib.views import Player
+from lesson_lib.views.slot_view import slot_labeller
+from lesson_lib.views.tool_card import (
+    PAUSE_MS,
+    ToolCardPane,
+    card_html,
+    card_text,
+    show_tool_calls,
+    timeline_for,
+    tool_call_labeller,
+    tool_calls_at,
+    value_lines,
+)
+
+CORPUS = corpus()
+
+
+def cap(key):
+    return load(key, search_reference=False)
+
+
+def cards(html: str) -> list[str]:
+    return re.findall(r'<div class="rtw-tool-card"[^>]*data-state="([^"]*)"', html)
+
+
+def anthropic(payloads, name="hand-made"):
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return from_bytes(body.encode(), name=name, sidecar={"wire": "anthropic-messages"})
+
+
+START = {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
+                                              "content": [], "model": "x"}}
+
+
+def tool_start(name="f", index=0):
+    return {"type": "content_block_start", "index": index,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}}
+
+
+def args(fragment, index=0):
+    return {"type": "content_block_delta", "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": fragment}}
+
+
+# -- every capture, several indices --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("capture", CORPUS, ids=lambda c: c.key)
+def test_renders_every_capture_at_several_indices(capture):
+    pane = ToolCardPane()
+    n = len(capture.events)
+    for index in sorted({0, n // 3, n // 2, max(0, n - 2), max(0, n - 1)}):
+        html = pane(capture, index)
+        text = pane.text(capture, index)
+        state = pane.state(capture, index)
+        assert cards(html) == [v.state for v in state.calls]
+        assert text.splitlines()[0] == state.caption
+        for view in state.calls:
+            assert view.name in text
+        assert pane.text(capture, index) == text          # deterministic
+        assert "<script" not in html.lower()
+        label = tool_call_labeller(capture, index)
+        assert label.startswith(f"event {index} / {n}") or label.startswith("no events")
+
+
+def test_a_capture_without_events_has_no_cards():
+    capture = cap("anthropic-messages/http-529-overloaded")
+    assert show_tool_calls(capture).state.calls == []
+    assert "no events" in ToolCardPane().text(capture, 0)
+
+
+# -- escaping --------------------------------------------------------------------------------
+
+
+def test_names_values_and_errors_are_escaped():
+    capture = anthropic([START, tool_start("<b>bold</b>"),
+                         args('{"html": "<script>alert(1)</script>"}'),
+                         args('<img src=x onerror=alert(1)>')])
+    html = ToolCardPane()(capture, len(capture.events) - 1)
+    assert "<script" not in html and "<img" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html
+    assert "&lt;/script&gt;&quot;}&lt;img src=x onerror" in html   # the raw excerpt
+    assert cards(html) == ["invalid"]
+
+
+# -- the name first, states, marks --------------------------------------------------------------
+
+
+def test_the_name_shows_before_any_argument_arrived():
+    capture = cap("anthropic-messages/text-then-tool")
+    text = show_tool_calls(capture, at=14).state.text()
+    assert text.splitlines()[1] == "search_flights — ⋯ forming…   ◀ this event"
+    assert "(no arguments yet: the name arrives first)" in text
+    html = ToolCardPane()(capture, 14)
+    assert html.index("search_flights") < html.index("forming…")
+    assert cards(html) == ["forming"]
+
+
+def test_state_badges():
+    def badge(capture, at=None):
+        state = show_tool_calls(capture, at).state
+        return [card_text(v).splitlines()[0] for v in state.calls]
+
+    flights = cap("anthropic-messages/text-then-tool")
+    assert badge(flights, 20) == ["search_flights — ⋯ forming…"]
+    assert badge(flights, 35) == ["search_flights — ✓ complete"]
+    assert badge(cap("anthropic-messages/cut-in-tool-json")) == ["create_event — ✂ cut"]
+    merged = anthropic([START, tool_start("merge"), args('{"a":1}'), args('{"b":2}'),
+                        {"type": "content_block_stop", "index": 0}])
+    assert badge(merged) == ["merge — ✗ invalid"]
+    text = show_tool_calls(merged).state.text()
+    assert "✗ not JSON at character 7: found '{' after the complete JSON value" in text
+    assert '  raw: {"a":1}{"b":2}\n              ^\n' in text   # the caret under the 2nd {
+
+
+def test_settled_and_open_values_are_marked_by_text_and_style():
+    capture = cap("anthropic-messages/text-then-tool")
+    html = ToolCardPane()(capture, 20)     # origin settled, destination forming
+    settled = re.findall(r'<span class="rtw-value-settled" style="([^"]*)">([^<]*)</span>'
+                         r'\s*<span class="rtw-mark rtw-mark-settled"[^>]*>([^<]*)</span>', html)
+    forming = re.findall(r'<span class="rtw-value-open" style="([^"]*)">([^<]*)</span>'
+                         r'\s*<span class="rtw-mark rtw-mark-open"[^>]*>([^<]*)</span>', html)
+    assert [(text, mark) for _, text, mark in settled] == [("&quot;origin&quot;: &quot;AUS&quot;,",
+                                                            "✓ settled")]
+    assert all("underline solid" in style for style, _, _ in settled)
+    assert [(text, mark) for _, text, mark in forming] == [
+        ("{", "… forming"), ("&quot;destination&quot;: &quot;TYO", "… forming")]
+    assert all("underline dashed" in style for style, _, _ in forming)
+
+
+def test_a_whole_text_that_is_not_final_yet_says_so():
+    text = show_tool_calls(cap("anthropic-messages/text-then-tool"), at=34).state.text()
+    assert "search_flights — ⋯ forming…" in text
+    assert "the text parses now, but only content_block_stop makes the call final" in text
+
+
+# -- pauses ----------------------------------------------------------------------------------------
+
+
+def test_pause_lines_come_at_the_events_followed_by_a_long_silence():
+    capture = cap("anthropic-messages/text-then-tool")
+    with_pause = {}
+    for i in range(len(capture.events)):
+        state = tool_calls_at(capture, i)
+        pauses = [p for p in state.pauses if p is not None]
+        if pauses:
+            with_pause[i] = pauses[0].text()
+    assert sorted(with_pause) == [15, 17, 21, 24, 27, 29]
+    assert with_pause[17] == ("⏸ waiting 439 ms for the next key — the model emits one key "
+                              "and value at a time")
+    for i in with_pause:
+        gap = capture.events[i + 1].t - capture.events[i].t
+        assert gap > PAUSE_MS
+    assert "⏸ waiting 439 ms" in show_tool_calls(capture, at=17).state.text()
+    assert "⏸ waiting 439 ms" in ToolCardPane()(capture, 17)
+
+
+def test_no_pause_without_timing_or_for_ended_calls():
+    capture = anthropic([START, tool_start(), args('{"a": 1')])      # no chunk times
+    assert all(p is None for p in tool_calls_at(capture, 1).pauses)
+    call = ToolCall("f", t=0.0)
+    call.feed("{", t=10.0)
+    call.end()
+    from lesson_lib.views.tool_card import pause_of
+    assert pause_of(call.view(), 5000.0) is None
+
+
+# -- long strings, many entries ---------------------------------------------------------------------
+
+
+def test_long_strings_are_shown_as_a_tail_so_a_step_costs_the_same():
+    capture = cap("anthropic-messages/write-file-tool")
+    pane = ToolCardPane()
+    early, late = pane.text(capture, 120), pane.text(capture, 1300)
+    assert "earlier characters not shown" in late
+    assert abs(len(late) - len(early)) < 200
+    assert len(pane(capture, 1300)) < 6000
+
+
+def test_long_arrays_show_their_last_entries():
+    call = ToolCall("f")
+    call.feed(json.dumps({"rows": list(range(30))})[:-2])
+    lines = [line.text for line in value_lines(call.view(), max_items=5)]
+    assert "… 24 earlier entries not shown" in lines
+    assert lines[-1] == "28"          # "2" may still grow: numbers show at their delimiter
+
+
+# -- the counter and the player ----------------------------------------------------------------
+
+
+def test_labeller_names_the_call_and_counts_settled_fields():
+    flights = cap("anthropic-messages/text-then-tool")
+    assert tool_call_labeller(flights, 17) == ("event 17 / 38 · block [1] tool_use search_flights"
+                                               " · input_json_delta · 1 field settled")
+    assert tool_call_labeller(flights, 35) == ("event 35 / 38 · block [1] tool_use search_flights"
+                                               " · content_block_stop · 6 fields settled · "
+                                               "complete")
+    assert tool_call_labeller(flights, 5) == slot_labeller(flights, 5)
+    chat = cap("openai-chat/parallel-tools-interleaved")
+    assert tool_call_labeller(chat, 37) == ("event 37 / 40 · choice 0 · finish_reason tool_calls"
+                                            " · get_weather complete; get_air_quality complete")
+    responses = cap("openai-responses/weather-turn-step1")
+    label = tool_call_labeller(responses, 10)
+    assert label.startswith("event 10 / ") and "item [0] function_call get_weather" in label
+
+
+def test_player_with_the_card_pane_and_labeller():
+    player = Player(["anthropic-messages/text-then-tool", "openai-chat/parallel-tools-interleaved"],
+                    panes=[ToolCardPane()], labeller=tool_call_labeller)
+    player.index = 21
+    text = player.render_text()
+    assert text.startswith("anthropic-messages/text-then-tool: event 21 / 38 · block [1] "
+                           "tool_use search_flights · input_json_delta · 2 fields settled")
+    assert "[Tool calls]" in text and '"destination": "TYO"' in text
+    html = player.render_html()
+    assert 'aria-live="polite"' in html and 'role="group"' in html
+    assert player.pane_views[0].value.count('class="rtw-tool-card"') == 1
+    bundle = player._repr_mimebundle_()
+    assert "search_flights" in bundle["text/plain"] and "search_flights" in bundle["text/html"]
+
+
+def test_stepping_forward_costs_one_feed():
+    capture = cap("anthropic-messages/write-file-tool")
+    pane = ToolCardPane()
+    pane(capture, 500)
+    timeline = timeline_for(capture)
+    feeds = timeline.feeds
+    for i in range(501, 511):
+        pane(capture, i)
+        tool_call_labeller(capture, i)
+    assert timeline.feeds - feeds == 10
+
+
+def test_card_html_is_a_labelled_group():
+    call = ToolCall("get_weather", "toolu_1")
+    call.feed('{"city": "Paris"}')
+    html = card_html(call.view())
+    assert 'role="group" aria-label="tool call get_weather, forming…"' in html
+    assert "border:3px dashed" in html           # the state's border style, not colour alone
