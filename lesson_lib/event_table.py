@@ -52,6 +52,7 @@ from typing import Any
 import pandas as pd
 
 from .captures import Capture
+from .stream_end import FAILURES, TERMINALS
 from .wire_events import DONE, WireEvent, parse_all
 
 # -- the vocabularies, one place per wire --------------------------------------
@@ -115,13 +116,14 @@ class Vocabulary:
     failure: frozenset[str]          # the event types that report an in-band failure
 
 
+# Endings and failures come from `stream_end`, the one place that defines them.
 VOCABULARY: dict[str, Vocabulary] = {
-    "anthropic-messages": Vocabulary(ANTHROPIC_TYPES, ANTHROPIC_DELTAS,
-                                     frozenset({"message_stop"}), frozenset({"error"})),
-    "openai-responses": Vocabulary(RESPONSES_TYPES, None,
-                                   frozenset({"response.completed", "response.incomplete"}),
-                                   frozenset({"error", "response.failed"})),
-    "openai-chat": Vocabulary(CHAT_TYPES, None, frozenset({DONE}), frozenset({"error"})),
+    wire: Vocabulary(types, deltas, TERMINALS[wire], FAILURES[wire])
+    for wire, types, deltas in (
+        ("anthropic-messages", ANTHROPIC_TYPES, ANTHROPIC_DELTAS),
+        ("openai-responses", RESPONSES_TYPES, None),
+        ("openai-chat", CHAT_TYPES, None),
+    )
 }
 
 # delta_type values, grouped by what the fragment is (same groups on every wire)

@@ -14,11 +14,20 @@ from dataclasses import dataclass, field
 from .diagnostics import Diagnostic
 from .wire_events import DONE, WireEvent
 
-TERMINALS = {
-    "anthropic-messages": {"message_stop"},
-    "openai-responses": {"response.completed", "response.incomplete"},
+# The event types that end each wire's stream properly. (Chat's [DONE] counts
+# only after every choice has finished: see `_terminal_reached`.)
+TERMINALS: dict[str, frozenset[str]] = {
+    "anthropic-messages": frozenset({"message_stop"}),
+    "openai-responses": frozenset({"response.completed", "response.incomplete"}),
+    "openai-chat": frozenset({DONE}),
 }
-ERRORS = {"error", "response.failed"}
+# The event types that report an in-band failure after HTTP 200.
+FAILURES: dict[str, frozenset[str]] = {
+    "anthropic-messages": frozenset({"error"}),
+    "openai-responses": frozenset({"error", "response.failed"}),
+    "openai-chat": frozenset({"error"}),
+}
+ERRORS = frozenset().union(*FAILURES.values())
 
 
 @dataclass(frozen=True)
@@ -66,8 +75,6 @@ def how_it_ended(wire: str | None, events: list[WireEvent],
 
 
 def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:
-    if wire in TERMINALS:
-        return any(ev.type in TERMINALS[wire] for ev in events)
     if wire == "openai-chat":
         if not any(ev.type == DONE for ev in events):
             return False
@@ -79,6 +86,8 @@ def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:
                 if choice.get("finish_reason"):
                     open_choices.discard(index)
         return not open_choices
+    if wire in TERMINALS:
+        return any(ev.type in TERMINALS[wire] for ev in events)
     return None
 
 

@@ -32,7 +32,7 @@ import pytest
 
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.base import partial_value
-from lesson_lib.captures import Capture, corpus, reference_corpus
+from lesson_lib.captures import Capture, corpus, reference_corpus, reference_dir
 from lesson_lib.replay import SDKOutcome, run_sdk
 from lesson_lib.wire_events import parse_all
 
@@ -455,6 +455,9 @@ def test_every_gap_is_exercised_by_some_capture():
         if any(gap.wire in ("*", c.wire) and gap.applies(c, run_sdk(c)) for c in ALL):
             continue
         missing.append(gap.name)
+    if missing and not reference_corpus():
+        pytest.skip(f"gaps {missing} are shown only by the reference captures, absent at "
+                    f"{reference_dir()}")
     assert not missing, f"gaps no capture shows (stale, or a capture is missing): {missing}"
 
 

@@ -87,10 +87,9 @@ def grade(ex: Exercise, fn: Callable[..., Any], cases: Iterable[Case]) -> Verdic
                                    "not attempted yet (the function still raises "
                                    "NotImplementedError)", 0, len(cases)))
         except Exception as exc:  # the learner's bug, reported, not raised
-            where = traceback.extract_tb(exc.__traceback__)[-1]
             return _record(Verdict(ex, "failed",
                                    f"case '{case.label}': your function raised "
-                                   f"{type(exc).__name__}: {exc} (line {where.lineno})",
+                                   f"{type(exc).__name__}: {exc}{_learner_line(exc)}",
                                    passed, len(cases)))
         explain = case.explain or first_difference
         problem = explain(case.expected, got)
@@ -99,6 +98,18 @@ def grade(ex: Exercise, fn: Callable[..., Any], cases: Iterable[Case]) -> Verdic
                                    passed, len(cases)))
         passed += 1
     return _record(Verdict(ex, "passed", f"all {len(cases)} cases pass", passed, len(cases)))
+
+
+def _learner_line(exc: BaseException) -> str:
+    """Where in the learner's own code it went wrong (not deep inside a library)."""
+    frames = traceback.extract_tb(exc.__traceback__)[1:]  # [0] is grade() itself
+    own = [f for f in frames if not _is_library(f.filename)]
+    return f" (line {own[-1].lineno} of your code)" if own else ""
+
+
+def _is_library(filename: str) -> bool:
+    return ("site-packages" in filename or "/lib/python3" in filename
+            or filename.startswith(__file__.rsplit("/check/", 1)[0]))
 
 
 def _record(verdict: Verdict) -> Verdict:

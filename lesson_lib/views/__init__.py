@@ -3,7 +3,9 @@
 - `html`: escaping, the Okabe-Ito palette, the shared CSS, the counter markup;
 - `panes`: renderers ``(capture, index) -> HTML``: the event table window, the raw bytes;
 - `player`: the replay `Player` every lesson reuses;
-- `timeline_plot`: arrival times of events as a matplotlib figure.
+- `timeline_plot`: arrival times of events as a matplotlib figure;
+- `slot_view`: lesson 2's pane, one box per slot, and its counter labeller;
+- `tool_card`: lesson 3's pane, tool calls as their arguments form.
 
 Views never parse: they render what `event_table` and the later stations
 computed, and they escape every piece of model text.
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 from .panes import Pane, RawBytesPane, TablePane, default_labeller
 from .player import Player
+from .slot_view import SlotPane, show_slots, slot_labeller
 from .timeline_plot import timeline_figure, timeline_text
+from .tool_card import ToolCardPane, show_tool_calls, tool_call_labeller
 
-__all__ = ["Pane", "Player", "RawBytesPane", "TablePane", "default_labeller",
-           "timeline_figure", "timeline_text"]
+__all__ = ["Pane", "Player", "RawBytesPane", "SlotPane", "TablePane", "ToolCardPane",
+           "default_labeller", "show_slots", "show_tool_calls", "slot_labeller",
+           "timeline_figure", "timeline_text", "tool_call_labeller"]
