@@ -97,9 +97,14 @@ class SSEDecoder:
         if self._bom_checked and not self._skip_lf and not self._finished \
                 and b"\r" not in chunk:
             # The common case, kept lean: no BOM question, no CR to pair with an LF.
-            out: list[ServerSentEvent] = []
             base = self._pos
             self._pos += len(chunk)
+            if b"\n" not in chunk:  # the middle of a long line: nothing can complete
+                if not self._pending:
+                    self._line_start = base
+                self._pending += chunk
+                return []
+            out: list[ServerSentEvent] = []
             i = self._feed_lf_only(chunk, 0, base, t, out)
             if i < len(chunk):
                 if not self._pending:
