@@ -16,13 +16,22 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from capture_assertions import (
+    assert_committed_as_built,
+    assert_rebuilt_identically,
+    assert_sdk_does_what_the_sidecar_says,
+    assert_sdk_outcome_independent_of_chunking,
+    assert_sidecar_provenance,
+    assert_sidecar_request,
+    build_corpus,
+    events,
+)
 from openai.types.chat import ChatCompletionChunk
 
 from lesson_lib import captures, replay
 from lesson_lib.construct import chat_corpus
 from lesson_lib.construct import weather_turn as weather
-from lesson_lib.construct.openai_sidecar import sdk_mismatches
-from lesson_lib.wire_events import DONE, WireEvent, parse_all
+from lesson_lib.wire_events import DONE
 
 WIRE = "openai-chat"
 NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools-interleaved",
@@ -36,14 +45,7 @@ OPENAI_DIALECT = NAMES - {"parallel-tools-interleaved", "index-reused-new-id",
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, captures.Capture]:
-    root = tmp_path_factory.mktemp("built")
-    paths = chat_corpus.build(root)
-    assert all(p.parent == root / WIRE for p in paths)
-    return {p.stem: captures.load(p) for p in paths}
-
-
-def events(cap: captures.Capture) -> list[WireEvent]:
-    return parse_all(cap.events)
+    return build_corpus(chat_corpus, tmp_path_factory.mktemp("built"), WIRE)
 
 
 def chunks(cap: captures.Capture) -> list[dict[str, Any]]:
@@ -79,29 +81,18 @@ def test_the_builder_writes_exactly_the_named_captures(built):
 
 
 def test_rebuilding_gives_identical_bytes(built, tmp_path):
-    chat_corpus.build(tmp_path)
-    for name, cap in built.items():
-        again = tmp_path / WIRE / f"{name}.sse"
-        assert again.read_bytes() == cap.body, name
-        assert again.with_suffix(".json").read_bytes() == cap.path.with_suffix(".json").read_bytes()
+    assert_rebuilt_identically(chat_corpus, built, tmp_path, WIRE)
 
 
 def test_committed_captures_are_what_the_builder_writes(built):
-    folder = captures.CAPTURES_DIR / WIRE
-    assert {p.stem for p in folder.glob("*.sse")} == NAMES, "run the builder into captures/"
-    for name, cap in built.items():
-        assert (folder / f"{name}.sse").read_bytes() == cap.body, f"{name}.sse is stale"
-        assert ((folder / f"{name}.json").read_bytes()
-                == cap.path.with_suffix(".json").read_bytes()), f"{name}.json is stale"
+    assert_committed_as_built(built, NAMES, WIRE)
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_sidecar_says_what_produced_the_capture(built, name):
     cap = built[name]
     side = cap.sidecar
-    assert side["wire"] == WIRE and cap.wire == WIRE
-    assert side["demonstrates"] and "\n" not in side["demonstrates"]
-    assert side["request"]["model"] and side["request"]["stream"] is True
+    assert_sidecar_request(cap, WIRE)
     assert side["response"]["status"] == 200
     headers = side["response"]["headers"]
     assert headers["content-type"].startswith("text/event-stream")
@@ -109,14 +100,7 @@ def test_sidecar_says_what_produced_the_capture(built, name):
     if name in OPENAI_DIALECT:
         assert headers["x-request-id"].startswith("req_")
         assert side["request"]["stream_options"] == {"include_usage": True}
-    assert side["provenance"]["kind"] == "constructed"
-    assert side["provenance"]["timing"] == "synthetic" and side["provenance"]["based_on"]
-    ends, times = side["chunks"]["ends"], side["chunks"]["t_ms"]
-    assert len(ends) == len(times) and ends[-1] == len(cap.body)
-    assert all(a < b for a, b in zip(ends, ends[1:], strict=False))
-    assert all(a <= b for a, b in zip(times, times[1:], strict=False))
-    assert side["sdk"]["helper"] == "chat.completions.stream + get_final_completion()"
-    assert side["sdk"]["note"]
+    assert_sidecar_provenance(cap, "chat.completions.stream + get_final_completion()")
 
 
 # -- the Chat rules ---------------------------------------------------------------------
@@ -335,16 +319,9 @@ def test_weather_turn_matches_the_shared_story(built):
 
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_the_sdk_does_what_the_sidecar_says(built, name):
-    cap = built[name]
-    outcome = replay.run_sdk(cap)
-    final = outcome.final.model_dump() if outcome.final is not None else None
-    problems = sdk_mismatches(cap.sidecar["sdk"], raised=outcome.raised,
-                              error=str(outcome.error or ""), text=outcome.text, final=final)
-    assert problems == []
+    assert_sdk_does_what_the_sidecar_says(built[name])
 
 
 @pytest.mark.parametrize("name", ["text-usage", "finish-length", "cut-in-arguments"])
 def test_the_sdk_outcome_does_not_depend_on_chunking(built, name):
-    cap = built[name]
-    recorded, tiny = replay.run_sdk(cap), replay.run_sdk(cap, chunk_size=5)
-    assert (recorded.raised, recorded.text) == (tiny.raised, tiny.text)
+    assert_sdk_outcome_independent_of_chunking(built[name], chunk_size=5)

@@ -18,13 +18,22 @@ from typing import Any
 
 import pydantic
 import pytest
+from capture_assertions import (
+    assert_committed_as_built,
+    assert_rebuilt_identically,
+    assert_sdk_does_what_the_sidecar_says,
+    assert_sdk_outcome_independent_of_chunking,
+    assert_sidecar_provenance,
+    assert_sidecar_request,
+    build_corpus,
+    events,
+)
 from openai.types.responses import ResponseStreamEvent
 
 from lesson_lib import captures, replay
 from lesson_lib.construct import responses_corpus
 from lesson_lib.construct import weather_turn as weather
 from lesson_lib.construct.openai_sidecar import sdk_mismatches
-from lesson_lib.wire_events import WireEvent, parse_all
 
 WIRE = "openai-responses"
 NAMES = {"text", "function-call", "parallel-function-calls", "reasoning-summary", "refusal",
@@ -36,14 +45,7 @@ TERMINALS = {"response.completed", "response.incomplete", "response.failed"}
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, captures.Capture]:
-    root = tmp_path_factory.mktemp("built")
-    paths = responses_corpus.build(root)
-    assert all(p.parent == root / WIRE for p in paths)
-    return {p.stem: captures.load(p) for p in paths}
-
-
-def events(cap: captures.Capture) -> list[WireEvent]:
-    return parse_all(cap.events)
+    return build_corpus(responses_corpus, tmp_path_factory.mktemp("built"), WIRE)
 
 
 def of_type(cap: captures.Capture, kind: str) -> list[dict[str, Any]]:
@@ -58,40 +60,22 @@ def test_the_builder_writes_exactly_the_named_captures(built):
 
 
 def test_rebuilding_gives_identical_bytes(built, tmp_path):
-    responses_corpus.build(tmp_path)
-    for name, cap in built.items():
-        again = tmp_path / WIRE / f"{name}.sse"
-        assert again.read_bytes() == cap.body, name
-        assert again.with_suffix(".json").read_bytes() == cap.path.with_suffix(".json").read_bytes()
+    assert_rebuilt_identically(responses_corpus, built, tmp_path, WIRE)
 
 
 def test_committed_captures_are_what_the_builder_writes(built):
-    folder = captures.CAPTURES_DIR / WIRE
-    assert {p.stem for p in folder.glob("*.sse")} == NAMES, "run the builder into captures/"
-    for name, cap in built.items():
-        assert (folder / f"{name}.sse").read_bytes() == cap.body, f"{name}.sse is stale"
-        assert ((folder / f"{name}.json").read_bytes()
-                == cap.path.with_suffix(".json").read_bytes()), f"{name}.json is stale"
+    assert_committed_as_built(built, NAMES, WIRE)
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_sidecar_says_what_produced_the_capture(built, name):
     cap = built[name]
     side = cap.sidecar
-    assert side["wire"] == WIRE and cap.wire == WIRE
-    assert side["demonstrates"] and "\n" not in side["demonstrates"]
-    assert side["request"]["model"] and side["request"]["stream"] is True
+    assert_sidecar_request(cap, WIRE)
     headers = side["response"]["headers"]
     assert headers["x-request-id"].startswith("req_") and len(headers["x-request-id"]) == 36
     assert not any("key" in h.lower() or "auth" in h.lower() for h in headers)
-    assert side["provenance"]["kind"] == "constructed"
-    assert side["provenance"]["timing"] == "synthetic" and side["provenance"]["based_on"]
-    ends, times = side["chunks"]["ends"], side["chunks"]["t_ms"]
-    assert len(ends) == len(times) and ends[-1] == len(cap.body)
-    assert all(a < b for a, b in zip(ends, ends[1:], strict=False))
-    assert all(a <= b for a, b in zip(times, times[1:], strict=False))
-    assert side["sdk"]["helper"] == "responses.stream + get_final_response()"
-    assert side["sdk"]["note"]
+    assert_sidecar_provenance(cap, "responses.stream + get_final_response()")
 
 
 # -- the Responses rules ------------------------------------------------------------
@@ -359,19 +343,12 @@ def test_weather_turn_matches_the_shared_story(built):
 
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_the_sdk_does_what_the_sidecar_says(built, name):
-    cap = built[name]
-    outcome = replay.run_sdk(cap)
-    final = outcome.final.model_dump() if outcome.final is not None else None
-    problems = sdk_mismatches(cap.sidecar["sdk"], raised=outcome.raised,
-                              error=str(outcome.error or ""), text=outcome.text, final=final)
-    assert problems == []
+    assert_sdk_does_what_the_sidecar_says(built[name])
 
 
 @pytest.mark.parametrize("name", ["text", "incomplete", "error-then-failed"])
 def test_the_sdk_outcome_does_not_depend_on_chunking(built, name):
-    cap = built[name]
-    recorded, tiny = replay.run_sdk(cap), replay.run_sdk(cap, chunk_size=7)
-    assert (recorded.raised, recorded.text) == (tiny.raised, tiny.text)
+    assert_sdk_outcome_independent_of_chunking(built[name], chunk_size=7)
 
 
 def test_sdk_check_catches_a_wrong_expectation(built):

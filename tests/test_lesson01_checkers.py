@@ -4,6 +4,7 @@ and says "not attempted" for a starter that still raises NotImplementedError."""
 from __future__ import annotations
 
 import pytest
+from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import check
 from lesson_lib.captures import CaptureError, load
@@ -21,19 +22,9 @@ def _corpus_ready() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(not _corpus_ready(),
-                                reason="the constructed captures the checkers use are not built")
-
-
-def starter(*args):
-    raise NotImplementedError
-
-
-@pytest.fixture(autouse=True)
-def _fresh_progress():
-    check.reset()
-    yield
-    check.reset()
+pytestmark = [FRESH_PROGRESS,
+              pytest.mark.skipif(not _corpus_ready(),
+                                 reason="the constructed captures the checkers use are not built")]
 
 
 # -- exercise 1: split a stream into events -----------------------------------------------

@@ -6,23 +6,14 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import check
 from lesson_lib.check import lesson02 as checks
 from lesson_lib.naive_handler import Executed, execute, naive_loop
 from lesson_lib.solutions import lesson02 as solutions
 
-
-def starter(*args):
-    raise NotImplementedError
-
-
-@pytest.fixture(autouse=True)
-def _fresh_progress():
-    check.reset()
-    yield
-    check.reset()
+pytestmark = FRESH_PROGRESS
 
 
 # -- exercise 1: Anthropic content by index ------------------------------------------------

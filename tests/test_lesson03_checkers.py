@@ -7,23 +7,14 @@ from __future__ import annotations
 import json
 
 import jiter
-import pytest
+from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import check
 from lesson_lib.check import lesson03 as checks
 from lesson_lib.partial_json import PartialJSON
 from lesson_lib.solutions import lesson03 as solutions
 
-
-def starter(*args):
-    raise NotImplementedError
-
-
-@pytest.fixture(autouse=True)
-def _fresh_progress():
-    check.reset()
-    yield
-    check.reset()
+pytestmark = FRESH_PROGRESS
 
 
 # -- exercise 1: settled keys -------------------------------------------------------------------

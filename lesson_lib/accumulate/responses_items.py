@@ -49,6 +49,18 @@ MAIN_FIELD: dict[str, tuple] = {
 PART_TEXT_KEY = {"output_text": "text", "refusal": "refusal",
                  "reasoning_text": "text", "summary_text": "text"}
 
+# Item types that hold parts of each type (anything else is a mismatch).
+PART_HOSTS = {"output_text": ("message",), "refusal": ("message",),
+              "reasoning_text": ("reasoning",), "summary_text": ("reasoning",)}
+# A part met through its deltas before its announcement starts as this.
+ASSUMED_PARTS: dict[str, dict] = {
+    "output_text": {"type": "output_text", "annotations": [], "text": ""},
+    "refusal": {"type": "refusal", "refusal": ""},
+    "reasoning_text": {"type": "reasoning_text", "text": ""},
+    "summary_text": {"type": "summary_text", "text": ""},
+}
+
+
 class _Absent:
     """The marker for "no such key or index" (shown as ``<absent>`` in diagnostics)."""
 
@@ -214,6 +226,11 @@ class Part:
         """Replace what the deltas built with the server's statement of the text."""
         self.frags = Fragments(text)
 
+    def adopt_logprobs(self, logprobs: Any) -> None:
+        """Take the server's logprobs when it states some (an empty list is no statement)."""
+        if isinstance(logprobs, list) and logprobs:
+            self.logprobs = list(logprobs)
+
     def build(self) -> dict:
         """The part as the non-streaming API returns it."""
         out = clone(self.data)
@@ -325,3 +342,26 @@ class Item:
     def label(self) -> str:
         name = self.name
         return f"[{self.index}] {self.type}" + (f" {name}" if name else "")
+
+    def shown_text(self, built: dict) -> str:
+        """The text a slot shows for an item without parts (`built` is its `build`)."""
+        path = MAIN_FIELD.get(self.type)
+        if path is not None:
+            text = get_path(built, path)
+            return text if isinstance(text, str) else ""
+        if self.type == "shell_call":
+            commands = get_path(built, ("action", "commands"))
+            if isinstance(commands, list):
+                return "\n".join(c for c in commands if isinstance(c, str))
+        if self.type == "image_generation_call":
+            result = built.get("result")
+            if isinstance(result, str) and result:
+                return f"image: {len(result)} base64 characters"
+            if self.partial_images:
+                n, b64 = self.partial_images[-1]
+                return f"partial image {n}: {len(b64)} base64 characters"
+        if self.type == "web_search_call":
+            query = get_path(built, ("action", "query"))
+            if isinstance(query, str):
+                return query
+        return ""

@@ -1,0 +1,137 @@
+"""What the deltas built, checked against the server's own objects.
+
+Every ``*.done`` event, ``response.output_item.done`` and the terminal
+event's `Response` are the server's statement of what the stream built.
+Where ours and theirs disagree, a ``server_object_differs`` diagnostic says
+where (the path, and the slot it belongs to) with both whole values, and
+the server's value is kept. The fields only the terminal `Response` knows
+(opaque ``encrypted_content``, the status of an item never done) are taken
+from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..wire_events import WireEvent
+from .responses_items import (
+    ABSENT,
+    OPAQUE_FIELDS,
+    Item,
+    clone,
+    differences,
+    format_path,
+    get_path,
+    preview,
+)
+
+# At most this many server_object_differs per terminal event (then one summary).
+DIFF_LIMIT = 20
+
+
+def both(ours: Any, theirs: Any) -> dict[str, Any]:
+    """The two sides of a difference for a diagnostic's extra: whole values (JSON copies).
+
+    A side that has no such key or index is ``"<absent>"``, and ``absent`` names it.
+    """
+    out = {"ours": preview(ours, 0) if ours is ABSENT else clone(ours),
+           "theirs": preview(theirs, 0) if theirs is ABSENT else clone(theirs)}
+    if ours is ABSENT or theirs is ABSENT:
+        out["absent"] = "ours" if ours is ABSENT else "theirs"
+    return out
+
+
+def say(value: Any) -> str:
+    """A value in a diagnostic's message: a string by its length and start."""
+    if value is ABSENT:
+        return "nothing"
+    if isinstance(value, str):
+        return f"{len(value)} characters {preview(value, 40)!r}"
+    return repr(preview(value, 60))
+
+
+def slot_of(path: tuple) -> tuple | None:
+    """The slot address of a path inside ``output``."""
+    if len(path) < 2 or path[0] != "output" or not isinstance(path[1], int):
+        return None
+    if len(path) >= 4 and path[2] in ("content", "summary") and isinstance(path[3], int):
+        return (path[1], path[3]) if path[2] == "content" else (path[1], "summary", path[3])
+    return (path[1],)
+
+
+class ServerComparison:
+    """The accumulator's checks against the server's objects (a mixin).
+
+    Uses the accumulator's ``note``, its items by output_index and the
+    latest lifecycle event's response.
+    """
+
+    note: Callable[..., Any]
+    _items: dict[int, Item]
+    _response: dict | None
+
+    def _differs(self, ev: WireEvent, path: tuple, ours: Any, theirs: Any) -> None:
+        """A ``*.done`` event states another value than the deltas built (path in output)."""
+        where = format_path(("output", *path))
+        self.note("server_object_differs",
+                  f"{where}: the deltas built {say(ours)}, but {ev.type} says {say(theirs)}; "
+                  "the server's value is kept", severity="warning", event=ev,
+                  slot=slot_of(("output", *path)), path=where, against=ev.type,
+                  **both(ours, theirs))
+
+    def _check_streamed(self, ev: WireEvent, item: Item, done: dict) -> None:
+        """What the deltas built against the server's item at its end."""
+        for path, ours in item.streamed():
+            theirs = get_path(done, path)
+            if ours != theirs:
+                self._differs(ev, (item.index, *path), ours, theirs)
+
+    def _compare_with_server(self, ev: WireEvent, resp: dict) -> None:
+        """Check our output items against the server's own, in the terminal event."""
+        for key in ("model", "created_at"):
+            ours = (self._response or {}).get(key)
+            theirs = resp.get(key)
+            if ours is not None and theirs is not None and ours != theirs:
+                self.note("server_object_differs", f"{key}: ours {ours!r}, the server's "
+                          f"{theirs!r}", severity="warning", event=ev, path=key,
+                          ours=ours, theirs=theirs)
+        theirs_out = resp.get("output")
+        if not isinstance(theirs_out, list):      # newer servers may leave it out
+            return
+        ours_out = [self._items[i].build() for i in sorted(self._items)]
+        self._fill_from(resp, ours_out)
+        shown = 0
+        for path, a, b in differences(ours_out, theirs_out, ("output",)):
+            if shown == DIFF_LIMIT:
+                self.note("server_object_differs", f"more differences from {ev.type}'s response "
+                          "not listed", severity="warning", event=ev)
+                break
+            shown += 1
+            where = format_path(path)
+            self.note("server_object_differs", f"{where}: ours is {say(a)}, the server's "
+                      f"{ev.type} says {say(b)}", severity="warning", event=ev,
+                      slot=slot_of(path), path=where, against=ev.type, **both(a, b))
+
+    def _fill_from(self, terminal: dict, output: list[dict]) -> None:
+        """What only the terminal `Response` knows about our items, taken from it.
+
+        Opaque fields (``encrypted_content``, re-issued at the end) for every
+        item; the ``status`` of an item that never got its ``output_item.done``
+        (the server says how it ended: ``incomplete``, as a rule).
+        """
+        theirs = terminal.get("output")
+        if not isinstance(theirs, list):
+            return
+        by_id = {t["id"]: t for t in theirs if isinstance(t, dict) and isinstance(t.get("id"), str)}
+        undone = {it.id for it in self._items.values() if it.done is None}
+        for item in output:
+            iid = item.get("id")
+            match = by_id.get(iid) if isinstance(iid, str) else None
+            if match is None:
+                continue
+            for key in OPAQUE_FIELDS:
+                if key in match:
+                    item[key] = clone(match[key])
+            if iid in undone and "status" in match and "status" in item:
+                item["status"] = match["status"]

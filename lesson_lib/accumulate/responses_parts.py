@@ -1,0 +1,238 @@
+"""The events that build the parts of an item: content parts and reasoning summary parts.
+
+A message or reasoning item holds parts by ``content_index``
+(``output_text``, ``refusal``, ``reasoning_text``), and a reasoning item
+summary parts by ``summary_index``. Each part is announced
+(``*_part.added``), streamed into (``*.delta``), stated whole (``*.done``)
+and closed (``*_part.done``); the done statements are compared with what
+the deltas built, and the server's value is kept. A part met first through
+its deltas is assumed (``event_before_start``), and announced later if the
+announcement comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..tool_calls import ToolCall
+from ..wire_events import WireEvent
+from .responses_events import (
+    PART_DELTAS,
+    PART_DONES,
+    Malformed,
+    index_of,
+    is_index,
+    string_delta,
+)
+from .responses_items import ASSUMED_PARTS, PART_HOSTS, Item, Part
+
+
+class PartEvents:
+    """The accumulator's handlers for parts and summary parts (a mixin).
+
+    Uses the accumulator's ``note`` and ``_once_note``, its item lookups
+    (``_item_for``, ``_open_item``), ``_differs`` and ``_structured_call``.
+    """
+
+    note: Callable[..., Any]
+    _once_note: Callable[..., None]
+    _item_for: Callable[[WireEvent, dict, str], Item]
+    _open_item: Callable[[WireEvent, dict, str], Item]
+    _differs: Callable[[WireEvent, tuple, Any, Any], None]
+    _structured_call: Callable[..., ToolCall | None]
+    _structured: str | None
+
+    # -- parts (content_index) ---------------------------------------------
+
+    def _part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
+        """The part an event addresses (slow path): checked, or assumed."""
+        ci = index_of(p, "content_index")
+        part = item.parts.get(ci)
+        address = (item.index, ci)
+        if part is None:
+            if item.type not in PART_HOSTS.get(kind, (item.type,)):
+                self._once_note(("host", address), "delta_mismatch",
+                                f"{ev.type}: a {item.type} item has no {kind} parts; kept as its "
+                                f"content[{ci}]", event=ev, slot=address)
+            part = item.parts[ci] = Part(dict(ASSUMED_PARTS[kind]), assumed=True)
+            self.note("event_before_start", f"{ev.type} for content_index {ci} of "
+                      f"{item.label()}, never announced by content_part.added: assumed an "
+                      f"empty {kind} part", severity="warning", event=ev, slot=address)
+        elif part.state != "open":
+            if item.state == "open":              # else said once for the whole item
+                self._once_note(("late", address), "delta_after_stop",
+                                f"{ev.type} after part {address} was done: accumulated "
+                                "anyway", severity="warning", event=ev, slot=address)
+        elif part.type != kind:
+            self._once_note(("kind", address, kind), "delta_mismatch",
+                            f"{ev.type} addresses a {part.type} part at {address}; "
+                            "accumulated anyway", event=ev, slot=address)
+        return part
+
+    def _part_event(self, ev: WireEvent, p: dict) -> tuple[Item, int, dict]:
+        """A content_part.added or .done: its item, content_index and part object."""
+        data, ci = p.get("part"), p.get("content_index")
+        if not isinstance(data, dict) or not is_index(ci):
+            raise Malformed("needs a content_index and a part object")
+        kind = data.get("type")
+        item = self._item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
+        return item, ci, data
+
+    def _on_part_added(self, ev: WireEvent, p: dict) -> None:
+        item, ci, data = self._part_event(ev, p)
+        part = item.parts.get(ci)
+        if part is None:
+            part = item.parts[ci] = Part(data)
+            self._structured_call(ev, item, ci, part)
+        elif part.assumed:
+            part.announce(data)
+        else:
+            self.note("duplicate_start", f"content_index {ci} of {item.label()} announced "
+                      "again; the first announcement is kept", severity="warning", event=ev,
+                      slot=(item.index, ci))
+
+    def _on_part_done(self, ev: WireEvent, p: dict) -> None:
+        item, ci, data = self._part_event(ev, p)
+        part = item.parts.get(ci)
+        if part is None:
+            self.note("event_before_start", f"content_part.done for content_index {ci} of "
+                      f"{item.label()}, never announced: the server's part is taken",
+                      severity="warning", event=ev, slot=(item.index, ci))
+            part = item.parts[ci] = Part(data)
+        else:
+            self._settle_part(ev, item, ("content", ci), part, data)
+        if part.call is not None:
+            part.call.end(part.text, t=ev.t, event=ev.index)
+        part.state = "closed"
+
+    def _settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
+                     data: dict) -> None:
+        """A part's done statement: compare what the deltas built, keep the server's."""
+        if part.key is None:                      # a part of an unknown type: kept raw
+            part.data = data
+            return
+        theirs = data.get(part.key)
+        if isinstance(theirs, str):
+            if theirs != part.text:
+                self._differs(ev, (item.index, *path, part.key), part.text, theirs)
+            part.adopt_text(theirs)
+        ann = data.get("annotations")
+        if isinstance(ann, list):
+            if part.annotations is not None and ann != part.annotations:
+                self._differs(ev, (item.index, *path, "annotations"), part.annotations, ann)
+            part.annotations = list(ann)
+        part.adopt_logprobs(data.get("logprobs"))  # the recorded part.done says [] at times
+
+    def _on_part_delta(self, ev: WireEvent, p: dict) -> None:
+        # The hot path: a dict lookup for the item, one for the part, an append.
+        kind, host = PART_DELTAS[ev.type]
+        item = self._open_item(ev, p, host)
+        part = item.parts.get(p.get("content_index"))
+        if part is None or part.state != "open" or part.type != kind:
+            part = self._part_for(ev, p, item, kind)
+        delta = string_delta(p)
+        part.frags.append(delta)
+        call = part.call
+        if call is None and self._structured is not None:
+            call = self._structured_call(ev, item, p.get("content_index"), part, delta)
+        if call is not None:
+            call.feed(delta, t=ev.t, event=ev.index)
+        logprobs = p.get("logprobs")
+        if logprobs:
+            if part.logprobs is None:
+                part.logprobs = []
+            part.logprobs.extend(logprobs)
+
+    def _on_part_text_done(self, ev: WireEvent, p: dict) -> None:
+        kind, host, field = PART_DONES[ev.type]
+        item = self._item_for(ev, p, host)
+        part = self._part_for(ev, p, item, kind)
+        theirs = p.get(field)
+        if not isinstance(theirs, str):
+            raise Malformed(f"{field} is not a string")
+        if theirs != part.text:
+            pos = sorted(item.parts).index(p["content_index"])
+            self._differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
+        part.adopt_text(theirs)
+        call = part.call
+        if call is None and self._structured is not None:
+            call = self._structured_call(ev, item, p["content_index"], part)
+        if call is not None:
+            call.end(theirs, t=ev.t, event=ev.index)
+        part.adopt_logprobs(p.get("logprobs"))
+
+    def _on_annotation(self, ev: WireEvent, p: dict) -> None:
+        item = self._item_for(ev, p, "message")
+        part = self._part_for(ev, p, item, "output_text")
+        annotation, n = p.get("annotation"), p.get("annotation_index")
+        if part.annotations is None:
+            part.annotations = []
+        if is_index(n) and n < len(part.annotations):
+            self.note("duplicate_start", f"annotation_index {n} of part "
+                      f"({item.index}, {p['content_index']}) again; replaced",
+                      severity="warning", event=ev, slot=(item.index, p["content_index"]))
+            part.annotations[n] = annotation
+        else:
+            part.annotations.append(annotation)
+
+    # -- reasoning summaries (summary_index) -------------------------------
+
+    def _summary_for(self, ev: WireEvent, p: dict, item: Item) -> Part:
+        si = index_of(p, "summary_index")
+        part = item.summary.get(si)
+        address = (item.index, "summary", si)
+        if part is None:
+            part = item.summary[si] = Part(dict(ASSUMED_PARTS["summary_text"]), assumed=True)
+            self.note("event_before_start", f"{ev.type} for summary_index {si} of "
+                      f"{item.label()}, never announced by reasoning_summary_part.added: "
+                      "assumed an empty summary_text part", severity="warning", event=ev,
+                      slot=address)
+        elif part.state != "open" and item.state == "open":
+            self._once_note(("late", address), "delta_after_stop",
+                            f"{ev.type} after summary part {si} of {item.label()} was done: "
+                            "accumulated anyway", severity="warning", event=ev, slot=address)
+        return part
+
+    def _on_summary_part_added(self, ev: WireEvent, p: dict) -> None:
+        data, si = p.get("part"), p.get("summary_index")
+        if not isinstance(data, dict) or not is_index(si):
+            raise Malformed("needs a summary_index and a part object")
+        item = self._item_for(ev, p, "reasoning")
+        part = item.summary.get(si)
+        if part is None:
+            item.summary[si] = Part(data)
+        elif part.assumed:
+            part.announce(data)
+        else:
+            self.note("duplicate_start", f"summary_index {si} of {item.label()} announced "
+                      "again; the first announcement is kept", severity="warning", event=ev,
+                      slot=(item.index, "summary", si))
+
+    def _on_summary_delta(self, ev: WireEvent, p: dict) -> None:
+        item = self._open_item(ev, p, "reasoning")
+        part = item.summary.get(p.get("summary_index"))
+        if part is None or part.state != "open":
+            part = self._summary_for(ev, p, item)
+        part.frags.append(string_delta(p))
+
+    def _on_summary_text_done(self, ev: WireEvent, p: dict) -> None:
+        item = self._item_for(ev, p, "reasoning")
+        part = self._summary_for(ev, p, item)
+        theirs = p.get("text")
+        if not isinstance(theirs, str):
+            raise Malformed("text is not a string")
+        if theirs != part.text:
+            pos = sorted(item.summary).index(p["summary_index"])
+            self._differs(ev, (item.index, "summary", pos, "text"), part.text, theirs)
+        part.adopt_text(theirs)
+
+    def _on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
+        data = p.get("part")
+        if not isinstance(data, dict):
+            raise Malformed("no part object")
+        item = self._item_for(ev, p, "reasoning")
+        part = self._summary_for(ev, p, item)
+        pos = sorted(item.summary).index(p["summary_index"])
+        self._settle_part(ev, item, ("summary", pos), part, data)
+        part.state = "closed"

@@ -1,0 +1,72 @@
+"""The events of tools the server runs itself: progress, partial images, shell, audio.
+
+A web search, file search, code interpreter, image generation or MCP call
+reports its progress (``in_progress``, ``searching``, ``completed``...),
+which becomes the item's status until the item is done; image generation
+streams partial images; a shell call streams its commands and their
+output. Audio events address no output item and add nothing to the
+`Response`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..wire_events import WireEvent
+from .base import Fragments
+from .responses_events import STATUS_EVENTS, Malformed, index_of, string_delta
+from .responses_items import Item
+
+
+class ServerToolEvents:
+    """The accumulator's handlers for server-side tools and audio (a mixin).
+
+    Uses the accumulator's ``_item_for`` and ``_differs``.
+    """
+
+    _item_for: Callable[[WireEvent, dict, str], Item]
+    _differs: Callable[[WireEvent, tuple, Any, Any], None]
+
+    def _on_status(self, ev: WireEvent, p: dict) -> None:
+        kind, status = STATUS_EVENTS[ev.type]
+        item = self._item_for(ev, p, kind)
+        if status is not None and "status" in item.data and item.state == "open":
+            item.status = status
+
+    def _on_partial_image(self, ev: WireEvent, p: dict) -> None:
+        item = self._item_for(ev, p, "image_generation_call")
+        b64 = p.get("partial_image_b64")
+        if not isinstance(b64, str):
+            raise Malformed("partial_image_b64 is not a string")
+        item.partial_images.append((p.get("partial_image_index"), b64))
+
+    def _on_shell_command(self, ev: WireEvent, p: dict) -> None:
+        item = self._item_for(ev, p, "shell_call")
+        n = index_of(p, "command_index")
+        path = ("action", "commands", n)
+        if ev.type.endswith(".delta"):
+            item.text_field(path).append(string_delta(p))
+            return
+        command = p.get("command")
+        if not isinstance(command, str):
+            raise Malformed("command is not a string")
+        frags = item.texts.get(path)
+        if ev.type.endswith(".done") and frags is not None and frags.text != command:
+            self._differs(ev, (item.index, *path), frags.text, command)
+        item.texts[path] = Fragments(command)
+
+    def _on_shell_output(self, ev: WireEvent, p: dict) -> None:
+        item = self._item_for(ev, p, "shell_call_output")
+        n = index_of(p, "command_index")
+        if ev.type.endswith(".delta"):
+            delta = p.get("delta")
+            if not isinstance(delta, dict):
+                raise Malformed("delta is not an object")
+            for stream in ("stdout", "stderr"):
+                if isinstance(delta.get(stream), str):
+                    item.text_field(("output", n, stream)).append(delta[stream])
+        # .done states the outputs whole; output_item.done carries them in the item
+
+    def _on_unaddressed(self, ev: WireEvent, p: dict) -> None:
+        """Audio events: no output item, nothing in the `Response`."""

@@ -1,0 +1,15 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_lib import check
+
+
+@pytest.fixture
+def fresh_progress():
+    """The checkers' progress record, empty before the test and after it."""
+    check.reset()
+    yield
+    check.reset()
