@@ -40,6 +40,26 @@ Cost: `feed` costs the parser's work on the fragment plus an append. A
 `view` (what `Accumulator.tool_calls()` returns) is an immutable snapshot
 that copies only the containers still open (settled values never change, so
 they are shared), never the whole value.
+
+Sharing
+-------
+
+A value that can no longer change is shared, never copied: by views, by
+`copy.deepcopy` of a call (a timeline checkpoint), by the accumulators'
+`final()` and `slots()`. This holds because nothing writes to it again:
+
+- the parser writes only to the containers on its stack (the open chain)
+  and to the open string's slot; a container leaves the stack when it
+  closes, and a settled string, number or literal is an immutable object;
+- an ended call's value (`value` after `end` or `cut`, `_final`) is what
+  the parser had built; the parser is dropped then, and neither the call
+  nor an accumulator writes to it (they hand it out as ``input``);
+- a `Change`'s value is a fresh empty container (``set``), text
+  (``append``) or a settled value (``settle``).
+
+Readers must treat shared values as read-only too. Copies of what still
+changes are made without recursion (`copy_parser`, `_copy_open_chain`), so
+a value 10,000 levels deep can be copied, viewed and checkpointed.
 """
 
 from __future__ import annotations
@@ -50,10 +70,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from .partial_json import NOTHING, Change, PartialJSON, PartialJSONError
+from .partial_json import NOTHING, Change, PartialJSON, PartialJSONError, SettledPaths
 
-__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "open_path_of",
-           "partial_value", "reparse_scan_counts"]
+__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "copy_parser",
+           "open_path_of", "partial_value", "reparse_scan_counts"]
 
 ToolCallState = Literal["forming", "complete", "invalid", "cut"]
 
@@ -287,23 +307,21 @@ class ToolCall:
             _parts=self._parts, _count=len(self._parts))
 
     def __deepcopy__(self, memo: dict) -> ToolCall:
-        """A copy for a timeline checkpoint, made without recursion.
+        """A copy for a timeline checkpoint, made without recursion, however deep the value.
 
-        A forming call's parser is rebuilt by feeding it the same fragments
-        (cost: the raw text, however deep the value nests); an ended call's
-        value never changes again, so the copy shares it.
+        What can no longer change is shared, not copied: an ended call's value
+        (`value` after `end` or `cut`: nothing writes to it again, see "Sharing"
+        in the module), the value the start gave, and the `Change` objects of the
+        last fragment. A forming call's parser is copied by `copy_parser`: only
+        the containers still open, one level each. The fragment list is copied
+        (one pointer per fragment); views taken earlier keep the original list.
         """
         twin = copy.copy(self)
         memo[id(self)] = twin
         twin._parts = list(self._parts)
+        twin._changes = list(self._changes)
         if self._parser is not None:
-            twin._parser = PartialJSON()
-            changes: list[Change] = []
-            for piece in self._parts:
-                changes = twin._parser.feed(piece)
-            twin._changes = changes
-        else:
-            twin._changes = list(self._changes)
+            twin._parser = copy_parser(self._parser, self._parts)
         return twin
 
     def __repr__(self) -> str:
@@ -455,6 +473,58 @@ def open_path_of(value: Any, settled: Any) -> tuple | None:
         else:
             low = middle
     return tuple(chain[:low])
+
+
+# The parser's fields, as `copy_parser` knows them: the open containers (`_stack`, `_root`,
+# `_slot`), lists it appends to, the settled-paths view bound to it, and the rest
+# (numbers, strings, tuples, scalars: immutable, shared).
+_PARSER_LISTS = ("_pending", "_name_parts", "_num_parts")
+_PARSER_FIELDS = frozenset({
+    "_stack", "_root", "_slot", "_settled", *_PARSER_LISTS,
+    "_state", "_offset", "_present", "_leaf", "_leaf_value", "_name", "_in_name", "_text",
+    "_slot_key", "_string_at", "_escape_at", "_hex_n", "_hex_v", "_high", "_num_state",
+    "_num_at", "_lit_word", "_lit_value", "_lit_n", "_error", "_finished"})
+
+
+def copy_parser(parser: PartialJSON, fragments: Iterable[str] = ()) -> PartialJSON:
+    """A parser that goes on independently from where `parser` is; no recursion.
+
+    Only the open containers can still change (a container is written to
+    only while it is on the parser's stack; a closed one, like a finished
+    string, number or literal, is never touched again), and they form one
+    chain from the root: the stack. So the copy copies each of them one level
+    (sharing their settled children), links each copy to the next, and shares
+    everything else. Cost: the open containers' sizes plus the stack's depth,
+    not the text so far. Should the parser have fields this copy does not
+    know, it falls back to a new parser fed the same `fragments` (the cost
+    of the text; `test_copy_parser_knows_every_parser_field` says to update
+    `_PARSER_FIELDS`).
+    """
+    state = vars(parser)
+    if state.keys() != _PARSER_FIELDS or parser._error is not None:
+        twin = PartialJSON()
+        for piece in fragments:
+            twin.feed(piece)
+        return twin
+    twin = PartialJSON.__new__(PartialJSON)
+    twin.__dict__.update(state)
+    mine: dict[int, Any] = {}            # id of an open container -> its copy
+    stack = []
+    above: Any = None
+    for container, place, is_dict, at in parser._stack:
+        own = dict(container) if is_dict else list(container)
+        mine[id(container)] = own
+        if above is not None:
+            above[place[1]] = own        # the open child is the last one: key place[1]
+        stack.append((own, place, is_dict, at))
+        above = own
+    twin._stack = stack
+    twin._root = mine.get(id(parser._root), parser._root)
+    twin._slot = None if parser._slot is None else mine[id(parser._slot)]
+    for name in _PARSER_LISTS:
+        setattr(twin, name, list(state[name]))
+    twin._settled = SettledPaths(twin)
+    return twin
 
 
 def _copy_open_chain(value: Any, open_path: tuple | None) -> Any:

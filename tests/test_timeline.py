@@ -9,7 +9,7 @@ import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.accumulate.timeline import Timeline
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.captures import Capture, corpus, from_bytes, reference_corpus
 from lesson_lib.wire_events import parse_all
 
 
@@ -137,3 +137,169 @@ def test_http_error_capture_has_one_empty_state():
     assert len(timeline) == 0
     snap = timeline.end()
     assert snap.final is None and [d.code for d in snap.diagnostics] == ["http_error"]
+
+
+# -- deep tool inputs and tool calls in snapshots -------------------------------------------
+
+DEPTH = 5_000
+
+
+def _deep_capture(wire: str, *, depth: int = DEPTH, size: int = 20) -> Capture:
+    """A tool call whose arguments are ``[[[...]]]`` `depth` deep, in `size`-character
+    fragments, ended properly (Anthropic: block stop, message_delta, message_stop; Chat:
+    finish_reason and [DONE])."""
+    text = "[" * depth + "]" * depth
+    fragments = [text[i:i + size] for i in range(0, len(text), size)]
+    if wire == "anthropic-messages":
+        payloads = [{"type": "message_start", "message": {
+            "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+            "usage": {"input_tokens": 1, "output_tokens": 1}}},
+            {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "tool_use", "id": "toolu_deep", "name": "nest", "input": {}}}]
+        payloads += [{"type": "content_block_delta", "index": 0,
+                      "delta": {"type": "input_json_delta", "partial_json": f}}
+                     for f in fragments]
+        payloads += [{"type": "content_block_stop", "index": 0},
+                     {"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+                      "usage": {"output_tokens": 9}},
+                     {"type": "message_stop"}]
+        body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    else:
+        def chunk(delta: dict, finish: str | None = None) -> str:
+            return "data: " + json.dumps({
+                "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "x",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+        chunks = [chunk({"role": "assistant", "tool_calls": [{
+            "index": 0, "id": "call_deep", "type": "function",
+            "function": {"name": "nest", "arguments": ""}}]})]
+        chunks += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": f}}]})
+                   for f in fragments]
+        chunks += [chunk({}, "tool_calls"), "data: [DONE]\n\n"]
+        body = "".join(chunks)
+    return from_bytes(body.encode(), name=f"deep-{wire}", sidecar={"wire": wire})
+
+
+def _same(a, b) -> bool:
+    """Deep equality with an explicit stack (``==`` on 5,000 levels would recurse)."""
+    todo = [(a, b)]
+    while todo:
+        x, y = todo.pop()
+        if x is y:
+            continue
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if list(x) != list(y):
+                return False
+            todo += [(x[k], y[k]) for k in x]
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            todo += list(zip(x, y, strict=True))
+        elif x != y:
+            return False
+    return True
+
+
+def _depth(value) -> int:
+    """How many lists nest in ``[[[...]]]`` (0 for anything else)."""
+    n = 0
+    while type(value) is list:
+        n += 1
+        value = value[0] if value else None
+    return n
+
+
+@pytest.mark.parametrize("wire", ["anthropic-messages", "openai-chat"])
+def test_deep_tool_input_works_at_any_index(wire):
+    capture = _deep_capture(wire)
+    truth = accumulate(capture)
+    assert truth.complete and not truth.diagnostics
+    timeline = Timeline(capture, every=64)
+    n = len(timeline)
+    sample = sorted({0, 1, 2, n - 3, n - 2, n - 1, n, *range(0, n + 1, 37)})
+    order = sample + sample[::-1] + random.Random(5).sample(sample, len(sample))
+    # Events before the first fragment; the event count once the call has ended.
+    start, ends = (2, n - 2) if wire == "anthropic-messages" else (1, n - 1)
+    for k in order:                   # forward, backward (from checkpoints), and jumps
+        snap = timeline.at(k)
+        assert snap.index == k and len(snap.tool_calls) == (k >= start)
+        if k < start:
+            continue
+        view = snap.tool_calls[0]
+        chars = min((k - start) * 20, 2 * DEPTH)
+        opened, closed = min(chars, DEPTH), max(0, chars - DEPTH)
+        assert view.raw_length == chars and _depth(view.value) == opened
+        if chars == 2 * DEPTH:
+            assert view.open_path is None
+        elif opened:
+            assert len(view.open_path) == opened - 1 - closed
+        assert view.state == ("complete" if k >= ends else "forming")
+    end = timeline.end()
+    assert _same(end.final, truth.final) and end.complete and end.diagnostics == []
+    [call] = end.tool_calls
+    assert call.state == "complete" and _depth(call.value) == DEPTH
+    if wire == "anthropic-messages":
+        assert _same(call.value, truth.final["content"][0]["input"])
+    else:
+        args = truth.final["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+        assert args == "[" * DEPTH + "]" * DEPTH and call.raw == args
+    # Checkpoints stayed cheap: one copy per `every` events walked, plus the jumps.
+    assert timeline.copies <= n // 64 + 1 + len(order) + 1
+
+
+def test_deep_checkpoints_share_the_ended_input():
+    capture = _deep_capture("anthropic-messages", depth=2_000)
+    timeline = Timeline(capture, every=1)       # a checkpoint at every index
+    n = len(timeline)
+    first = timeline.at(n).final["content"][0]["input"]
+    timeline.at(n - 2)                          # back to a checkpoint after the block stop
+    again = timeline.at(n).final["content"][0]["input"]
+    assert again is first and _depth(first) == 2_000     # shared, never copied
+    assert timeline.end().tool_calls[0].value is first
+
+
+def _call_signature(views) -> list:
+    """Everything a view says (the value compared without recursion into == limits)."""
+    return [(v.name, v.call_id, v.kind, v.address, v.state, json.dumps(v.value, default=repr),
+             v.open_path, [(c.path, c.op, c.value) for c in v.changes], v.raw, v.raw_length,
+             v.fragments, v.error, v.structured, v.was_cut, v.ended, v.start_t, v.start_event,
+             v.last_t, v.last_event, v.end_event, sorted(map(repr, v.settled)))
+            for v in views]
+
+
+def _fresh_calls(capture, k: int, ended: bool = False) -> list:
+    acc = accumulator_for(capture.wire)
+    for event in parse_all(capture.events)[:k]:
+        acc.feed(event)
+    if ended:
+        acc.finish(capture.sse_diagnostics if k == len(capture.events) else ())
+    return _call_signature(acc.tool_calls())
+
+
+@pytest.mark.parametrize("name", ["anthropic-messages/text-then-tool",
+                                  "openai-chat/parallel-tools-interleaved",
+                                  "openai-responses/parallel-function-calls"])
+def test_snapshot_tool_calls_equal_a_fresh_accumulation(name):
+    from lesson_lib.captures import load
+    capture = load(name, search_reference=False)
+    timeline = Timeline(capture, every=4)
+    n = len(timeline)
+    kept = {}
+    order = list(range(n + 1))
+    random.Random(11).shuffle(order)
+    for k in order + list(range(n + 1)):
+        snap = timeline.at(k)
+        kept[k] = snap.tool_calls
+        assert _call_signature(snap.tool_calls) == _fresh_calls(capture, k), k
+    for k, views in kept.items():           # views taken earlier are still right afterwards
+        assert _call_signature(views) == _fresh_calls(capture, k), k
+    end = timeline.end()
+    assert _call_signature(end.tool_calls) == _fresh_calls(capture, n, ended=True)
+    assert any(v.state == "complete" for v in end.tool_calls)
+    assert all(v.ended for v in end.tool_calls)
+    assert end.final == accumulate(capture).final
+    # The ended state is made once: asking again copies nothing.
+    copies = timeline.copies
+    assert _call_signature(timeline.end().tool_calls) == _call_signature(end.tool_calls)
+    assert timeline.copies == copies

@@ -497,3 +497,78 @@ def test_a_copied_call_goes_on_like_the_original():
     call.end()
     twin.end()
     assert twin.value == call.value == {"a": [1, {"b": "xy"}], "c": 2}
+
+
+# -- copies for timeline checkpoints: shared where settled, no recursion -----------------------
+
+
+def test_copy_parser_knows_every_parser_field():
+    # A new parser field needs a decision in copy_parser (share it, or copy it); until
+    # then copies fall back to feeding the text again (correct, but costs the text).
+    from lesson_lib.partial_json import PartialJSON
+    from lesson_lib.tool_calls import _PARSER_FIELDS
+    assert set(vars(PartialJSON())) == _PARSER_FIELDS
+
+
+COPY_TEXTS = ['{"a": [1, {"b": "x\\u00e9y"}, true, null, -1.5e3], "c": {"d": []}, "e": "\\ud83d'
+              '\\ude00"}', '[[[[1,2],[3]],"s"],{"k":{"k2":[{"z":"a long string"}]}}]',
+              '"top"', "12345", "{}", '{"a":1}{"b":2}', '{"a": tru', "[1, 2", '{"x": "ab\\',
+              '  {"n": 0.5 , "m": [ ] }  ', '{"k": 1, "k": 2}']
+
+
+@pytest.mark.parametrize("text", COPY_TEXTS)
+def test_a_copy_taken_anywhere_goes_on_like_the_original(text):
+    rng = random.Random(text)
+    for _ in range(12):
+        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randrange(1, 6))))
+        fragments = [text[i:j] for i, j in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        for at in range(len(fragments) + 1):
+            calls = [ToolCall("f"), ToolCall("f")]
+            for piece in fragments[:at]:
+                calls[0].feed(piece)
+                calls[1].feed(piece)
+            before = _signature([calls[1].view()])
+            twin = copy.deepcopy(calls[1])
+            assert _signature([twin.view()]) == before
+            outcome = []
+            for call in (calls[0], twin):
+                changes = [call.feed(piece) for piece in fragments[at:]]
+                call.end()
+                outcome.append((changes, _signature([call.view()])))
+            assert outcome[0] == outcome[1], (fragments, at)
+            assert _signature([calls[1].view()]) == before     # the original did not move
+
+
+def test_a_copy_shares_what_is_settled_and_copies_only_the_open_chain():
+    call = ToolCall("f")
+    call.feed('{"done": {"x": [1, 2]}, "open": [{"y": 1}, [')
+    twin = copy.deepcopy(call)
+    value, copied = call.value, twin.value
+    assert copied == value and copied is not value
+    assert copied["done"] is value["done"]               # settled: shared
+    assert copied["open"][0] is value["open"][0]
+    assert copied["open"] is not value["open"] and copied["open"][1] is not value["open"][1]
+    twin.feed('3]]}')
+    assert value == {"done": {"x": [1, 2]}, "open": [{"y": 1}, []]}
+    ended = ToolCall("f")
+    ended.feed("[" * 10_000 + "]" * 10_000)
+    ended.end()
+    assert copy.deepcopy(ended).value is ended.value     # ended: shared, never walked
+
+
+def test_checkpoint_copy_feeds_nothing_again(monkeypatch):
+    from lesson_lib.partial_json import PartialJSON
+    call = ToolCall("f")
+    call.feed('{"items": [' + ", ".join(f'{{"n": {i}}}' for i in range(20_000)) + ', {"s": "ab')
+
+    def refuse(self, fragment):
+        raise AssertionError("the copy fed the text again")
+
+    monkeypatch.setattr(PartialJSON, "feed", refuse)
+    twin = copy.deepcopy(call)
+    monkeypatch.undo()
+    assert twin.value["items"] is not call.value["items"]
+    assert twin.value["items"][0] is call.value["items"][0]
+    twin.feed('c"}]}')
+    call.feed('d"}]}')
+    assert twin.value["items"][-1] == {"s": "abc"} and call.value["items"][-1] == {"s": "abd"}

@@ -251,3 +251,42 @@ def test_card_html_is_a_labelled_group():
     html = card_html(call.view())
     assert 'role="group" aria-label="tool call get_weather, forming…"' in html
     assert "border:3px dashed" in html           # the state's border style, not colour alone
+
+
+def test_the_end_comes_from_the_timelines_ended_snapshot():
+    from lesson_lib.accumulate import accumulate
+    capture = cap("anthropic-messages/text-then-tool")
+    n = len(capture.events)
+    state = tool_calls_at(capture, None)
+    timeline = timeline_for(capture)
+    assert state.ended and state.index == n - 1
+    assert [(v.name, v.state, v.value) for v in state.calls] == [
+        (v.name, v.state, v.value) for v in timeline.end().tool_calls]
+    final_inputs = [b["input"] for b in accumulate(capture).final["content"]
+                    if b["type"] == "tool_use"]
+    assert [v.value for v in state.calls] == final_inputs
+    copies = timeline.copies
+    for _ in range(3):                          # the ended state is made once
+        tool_calls_at(capture, n - 1)
+        tool_call_labeller(capture, n - 1)
+    assert timeline.copies == copies
+
+
+def test_a_card_for_arguments_5000_levels_deep():
+    text = "[" * 5_000 + "]" * 5_000
+    payloads = [{"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+        "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "tool_use", "id": "toolu_deep", "name": "nest", "input": {}}}]
+    payloads += [{"type": "content_block_delta", "index": 0,
+                  "delta": {"type": "input_json_delta", "partial_json": text[i:i + 20]}}
+                 for i in range(0, len(text), 20)]
+    payloads += [{"type": "content_block_stop", "index": 0}, {"type": "message_stop"}]
+    capture = anthropic(payloads, name="deep-card")
+    n = len(capture.events)
+    for index in (n // 4, n // 2, n - 3, 10, n - 1):      # forward, back, to the end
+        state = tool_calls_at(capture, index)
+        assert state.calls[0].name == "nest"
+        assert "entries" in state.text() and 'class="rtw-tool-card"' in state.html()
+    assert state.calls[0].state == "complete"

@@ -86,8 +86,9 @@ class _Block:
             return self.input
         call = self.call
         if call is not None and call.raw_length:
-            value = call.value                 # the parser's live value: copied
-            return copy.deepcopy(value) if value is not NOTHING else {}
+            # The parser's live value, its open containers copied (settled parts shared).
+            value = call.view().value
+            return value if value is not NOTHING else {}
         start = self.data.get("input")
         return start if start is not None else {}
 

@@ -114,8 +114,12 @@ class Fragments:
 
     def __deepcopy__(self, memo: dict) -> Fragments:
         twin = Fragments.__new__(Fragments)
-        # Through the memo, so a copied holder of `parts` gets the twin's list.
-        twin._parts = copy.deepcopy(self._parts, memo)
+        # Through the memo, so a copied holder of `parts` gets the twin's list; the
+        # fragments are strings, so one shallow copy of the list will do.
+        parts = memo.get(id(self._parts))
+        if parts is None:
+            parts = memo[id(self._parts)] = list(self._parts)
+        twin._parts = parts
         return twin
 
 
@@ -224,6 +228,26 @@ class Accumulator(ABC):
                       "input is the partial value, the raw text is kept",
                       event=event, slot=slot, raw=call.raw)
         return call.input
+
+    def __deepcopy__(self, memo: dict) -> Accumulator:
+        """An independent copy (a timeline checkpoint) that shares what can no longer change.
+
+        An ended call's value (the ``input`` a holder keeps too) is never
+        written to again (see "Sharing" in `lesson_lib.tool_calls`), so it is
+        entered in the memo as its own copy: shared, and never walked, which
+        matters because it may nest deeper than recursion can follow. Its
+        `ToolCall` copies itself without recursion. Everything else is a JSON
+        payload of the wire (as deep as ``json.loads`` allows) or the
+        accumulator's own bookkeeping, copied as usual.
+        """
+        for call in self.live_tool_calls():
+            if call.ended:
+                value = call.value
+                memo.setdefault(id(value), value)
+        twin = self.__class__.__new__(self.__class__)
+        memo[id(self)] = twin
+        twin.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return twin
 
     def live_tool_calls(self) -> list[ToolCall]:
         """The accumulator's own `ToolCall` objects, in address order (read, don't feed)."""

@@ -4,13 +4,21 @@ The player's slider asks for "the state after event k" in any order. Copying
 the whole state at every event would cost time proportional to everything
 so far at each step, so the timeline keeps:
 
-- checkpoints: a deep copy of the accumulator after every `every`-th event,
+- checkpoints: a copy of the accumulator after every `every`-th event,
   taken the first time the walk passes that index;
-- a cursor: the live accumulator at the last index reached.
+- a cursor: the live accumulator at the last index reached;
+- the ended accumulator (a copy of the last state, `finish`ed), made once.
 
 Reaching k feeds forward from the cursor when k is ahead of it, otherwise
 from a copy of the nearest checkpoint at or before k. Stepping forward by
 one costs one `feed`; any jump costs at most one copy plus `every` feeds.
+
+A copy (`Accumulator.__deepcopy__`) shares what can no longer change: an
+ended tool call's value, the settled parts of a forming one (see "Sharing"
+in `lesson_lib.tool_calls`). What still changes is copied without recursion,
+a forming call's parser one level per open container, so a checkpoint costs
+the state's bookkeeping plus the open containers, however deep the arguments
+nest (a tool input 10,000 levels deep is fine), never a walk of every value.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import Any
 
 from ..captures import Capture
 from ..diagnostics import Diagnostic
+from ..tool_calls import ToolCallView
 from ..wire_events import WireEvent, parse_all
 from . import accumulator_for, http_error
 from .base import Accumulator, Slot
@@ -29,7 +38,10 @@ from .base import Accumulator, Slot
 @dataclass(frozen=True)
 class Snapshot:
     """The accumulator's state after the first `index` events (`ended`: after
-    the end of the stream too). `event` is the last event fed, if any."""
+    the end of the stream too). `event` is the last event fed, if any.
+    `tool_calls` are the calls at that index as immutable views (what
+    `Accumulator.tool_calls()` gives; ended: what `accumulate` ends with).
+    Values that can no longer change are shared: read, don't modify."""
 
     index: int
     ended: bool
@@ -38,6 +50,7 @@ class Snapshot:
     final: dict | None
     diagnostics: list[Diagnostic]
     complete: bool
+    tool_calls: tuple[ToolCallView, ...] = ()
 
 
 class Timeline:
@@ -63,6 +76,7 @@ class Timeline:
         self._cursor: Accumulator | None = None
         self._cursor_at = 0
         self._checkpoints: dict[int, Accumulator] = {}
+        self._ended: Accumulator | None = None   # after the whole stream and its end
         if self.http_error is None:
             self._cursor = accumulator_for(capture.wire)
             self._checkpoints[0] = self._copy(self._cursor)
@@ -101,13 +115,26 @@ class Timeline:
             if k != 0:
                 raise IndexError(f"event index {k} outside 0..0")
             return Snapshot(0, ended, None, [], None, [self.http_error], False)
-        acc = self.accumulator_at(k)
-        if ended:
-            acc = self._copy(acc)
-            acc.finish(self.sse_diagnostics if k == len(self.events) else ())
+        if ended and k == len(self.events):
+            acc = self.ended_accumulator()
+        else:
+            acc = self.accumulator_at(k)
+            if ended:
+                acc = self._copy(acc)
+                acc.finish(())
         event = self.events[k - 1] if k else None
         return Snapshot(k, ended, event, acc.slots(), acc.final(), list(acc.diagnostics),
-                        acc.complete)
+                        acc.complete, tuple(acc.tool_calls()))
+
+    def ended_accumulator(self) -> Accumulator:
+        """The accumulator after the whole stream and its end (made once; read, don't feed)."""
+        if self._ended is None:
+            if self._cursor is None:
+                raise ValueError(f"{self.capture.key}: no events (the request failed)")
+            acc = self._copy(self.accumulator_at(len(self.events)))
+            acc.finish(self.sse_diagnostics)
+            self._ended = acc
+        return self._ended
 
     def end(self) -> Snapshot:
         """The state after the whole stream and its end."""

@@ -30,13 +30,11 @@ block [1] tool_use get_weather · input_json_delta · 3 fields settled``);
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..accumulate.base import Accumulator
 from ..accumulate.timeline import Timeline
 from ..captures import Capture
 from ..partial_json import NOTHING
@@ -394,47 +392,39 @@ class ToolCallsAt:
 
 
 _KEPT = 16
-_TIMELINES: OrderedDict[tuple[int, int], tuple[Capture, Timeline, list]] = OrderedDict()
+_TIMELINES: OrderedDict[tuple[int, int], tuple[Capture, Timeline]] = OrderedDict()
 
 
 def timeline_for(capture: Capture, every: int = 64) -> Timeline:
     """The capture's timeline, shared by the pane and the labeller (the last few kept)."""
-    return _entry(capture, every)[1]
-
-
-def _entry(capture: Capture, every: int) -> tuple[Capture, Timeline, list]:
     key = (id(capture), every)
     hit = _TIMELINES.get(key)
     if hit is not None and hit[0] is capture:
         _TIMELINES.move_to_end(key)
-        return hit
-    entry = (capture, Timeline(capture, every=every), [])
-    _TIMELINES[key] = entry
+        return hit[1]
+    timeline = Timeline(capture, every=every)
+    _TIMELINES[key] = (capture, timeline)
     while len(_TIMELINES) > _KEPT:
         _TIMELINES.popitem(last=False)
-    return entry
-
-
-def _ended(capture: Capture, every: int) -> Accumulator:
-    """The accumulator after the whole stream and its end (computed once per capture)."""
-    _, timeline, cache = _entry(capture, every)
-    if not cache:
-        acc = copy.deepcopy(timeline.accumulator_at(len(timeline)))
-        acc.finish(timeline.sse_diagnostics)
-        cache.append(acc)
-    return cache[0]
+    return timeline
 
 
 def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
                   pause_ms: float = PAUSE_MS) -> ToolCallsAt:
-    """The tool calls after event `index` (None or the last index: after the end too)."""
+    """The tool calls after event `index` (None or the last index: after the end too).
+
+    The last index shows the timeline's ended snapshot (what `accumulate`
+    ends with); any other index the live accumulator's views, so a step
+    costs one ``feed`` and views of the calls, not the whole message.
+    """
     n = len(capture.events)
     if n == 0 or capture.status >= 300:
         return ToolCallsAt(capture.key, -1, 0, True, [], [], [])
     i = n - 1 if index is None else max(0, min(int(index), n - 1))
     ended = i == n - 1
-    acc = _ended(capture, every) if ended else timeline_for(capture, every).accumulator_at(i + 1)
-    calls = acc.tool_calls()
+    timeline = timeline_for(capture, every)
+    calls = list(timeline.end().tool_calls if ended else
+                 timeline.accumulator_at(i + 1).tool_calls())
     next_t = capture.events[i + 1].t if i + 1 < n else None
     pauses = [pause_of(v, next_t, pause_ms) for v in calls]
     current = [i in (v.start_event, v.last_event, v.end_event) for v in calls]
