@@ -71,6 +71,17 @@ def request_kwargs(capture: Capture) -> dict[str, Any]:
     return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
 
 
+def strict_tools(capture: Capture) -> list[dict[str, Any]]:
+    """The request's function tools marked ``strict: true`` (Chat wire).
+
+    With strict tools, the Chat streaming helper parses each call's arguments
+    itself, so its idea of when a call is done is put to the test.
+    """
+    tools = capture.request.get("tools") or []
+    return [dict(t, function=dict(t["function"], strict=True)) for t in tools
+            if t.get("type") == "function" and "function" in t]
+
+
 @dataclass
 class SDKOutcome:
     """What the SDK's streaming helper did with a capture."""

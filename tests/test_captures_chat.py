@@ -325,3 +325,26 @@ def test_the_sdk_does_what_the_sidecar_says(built, name):
 @pytest.mark.parametrize("name", ["text-usage", "finish-length", "cut-in-arguments"])
 def test_the_sdk_outcome_does_not_depend_on_chunking(built, name):
     assert_sdk_outcome_independent_of_chunking(built[name], chunk_size=5)
+
+
+def test_the_chat_helper_crashes_on_interleaved_calls_with_strict_tools():
+    """With strict tools the helper parses the arguments at its premature `done`:
+    on interleaved parallel calls that is unfinished JSON, and the stream raises."""
+    cap = captures.load("openai-chat/parallel-tools-interleaved")
+    tools = replay.strict_tools(cap)
+    assert tools and all(t["function"]["strict"] for t in tools)
+    client = replay.openai_client(cap)
+    with pytest.raises(json.JSONDecodeError):
+        with client.chat.completions.stream(tools=tools, **replay.request_kwargs(cap)) as s:
+            for _ in s:
+                pass
+
+
+def test_strict_tools_are_fine_when_calls_arrive_one_after_another():
+    cap = captures.load("openai-chat/parallel-tools-sequential")
+    client = replay.openai_client(cap)
+    with client.chat.completions.stream(tools=replay.strict_tools(cap),
+                                        **replay.request_kwargs(cap)) as s:
+        final = s.get_final_completion()
+    calls = final.choices[0].message.tool_calls
+    assert len(calls) == 2 and all(c.function.parsed_arguments for c in calls)
