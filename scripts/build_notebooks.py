@@ -14,8 +14,8 @@ For each notebook:
 3. ``metadata.widgets`` and per-cell execution timestamps are removed; outputs
    and execution counts stay, so nbval has something to compare.
 
-Then the learner copies (no solutions, no outputs) are written to
-``notebooks/learner/``.
+Then the learner copies (the same notebooks without their solution cells)
+are written to ``notebooks/learner/``.
 """
 
 from __future__ import annotations
@@ -78,17 +78,15 @@ def execute(nb: nbformat.NotebookNode) -> None:
 
 
 def learner_copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook without solutions or outputs, for handing out."""
+    """The notebook without its solution cells, for handing out.
+
+    Outputs stay: they are the same as the source's (solutions are markdown,
+    so no code cell changes), and a learner opening the copy on GitHub sees
+    a complete lesson with the exercises still to do.
+    """
     copy = nbformat.from_dict(nb)
-    cells = []
-    for cell in copy.cells:
-        if cell.cell_type == "markdown" and cell.metadata.get("solution"):
-            continue
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-        cells.append(cell)
-    copy.cells = cells
+    copy.cells = [cell for cell in copy.cells
+                  if not (cell.cell_type == "markdown" and cell.metadata.get("solution"))]
     return copy
 
 

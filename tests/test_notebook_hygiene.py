@@ -85,9 +85,11 @@ def test_learner_copy_is_in_step_and_has_no_solutions(path):
     assert learner.exists(), "learner copy missing: run `make notebooks`"
     expected = build_notebooks.write_learner(path, path.read_text(encoding="utf-8"))
     assert learner.read_text(encoding="utf-8") == expected, "learner copy is stale"
-    nb = load(learner)
+    nb, source = load(learner), load(path)
     assert not any(c.get("metadata", {}).get("solution") for c in nb["cells"])
-    assert not any(c.get("outputs") for c in nb["cells"] if c["cell_type"] == "code")
+    assert not any("Solution" in "".join(c["source"]) and "<details>" in "".join(c["source"])
+                   for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert code_cells(nb) == code_cells(source), "code cells must be the source's, outputs too"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
