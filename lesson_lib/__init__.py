@@ -3,10 +3,15 @@
 The package follows the data, one station per module:
 
 capture bytes (`captures`) -> SSE events (`sse`) -> wire events
-(`wire_events`) -> event table (`event_table`) -> slots and final objects
-(`accumulate`) -> partial JSON (`partial_json`) -> views (`views`).
-Side rooms: `replay` (the official SDKs, offline), `check` (exercise
-checkers), `construct` (builds the constructed capture corpus).
+(`wire_events`) -> how the stream ended (`stream_end`) and the event table
+(`event_table`) -> slots and final objects (`accumulate`) -> partial JSON
+(`partial_json`) and tool calls as they form (`tool_calls`) -> views
+(`views`: the replay player and its panes).
+
+Side rooms: `replay` (the official SDKs, offline), `validate` (what
+``lesson-lib check`` runs), `check` (exercise checkers) and `solutions`,
+`naive_handler` (lesson 2's deliberately flawed handler), `construct` (builds
+the constructed capture corpus), `cli` (the command line).
 """
 
 from __future__ import annotations
