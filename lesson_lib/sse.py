@@ -81,6 +81,8 @@ class SSEDecoder:
         self._last_id = ""
         self._retry: int | None = None
         self._finished = False
+        # True when the next chunk needs none of the BOM / CR-LF / finished checks.
+        self._plain = False
         # A blank line ended by a CR that closed a chunk: its event is held
         # until the next byte shows whether an LF belongs to that line end,
         # so that `end` does not depend on the chunking.
@@ -94,8 +96,7 @@ class SSEDecoder:
         """Consume one network chunk; return the events it completed."""
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        if self._bom_checked and not self._skip_lf and not self._finished \
-                and b"\r" not in chunk:
+        if self._plain and b"\r" not in chunk:
             # The common case, kept lean: no BOM question, no CR to pair with an LF.
             base = self._pos
             self._pos += len(chunk)
@@ -152,6 +153,7 @@ class SSEDecoder:
             if not self._pending:
                 self._line_start = base + i
             self._pending += data[i:]
+        self._plain = self._bom_checked and not self._skip_lf
         return out
 
     def _feed_lf_only(self, data: bytes, i: int, base: int, t: float | None,
@@ -160,16 +162,14 @@ class SSEDecoder:
         frequent lines (``data: ``, ``event: ``, blank) inline."""
         lines = data[i:].split(b"\n") if i else data.split(b"\n")
         lines.pop()  # the bytes after the last LF: an unfinished line (maybe empty)
-        pending = self._pending
-        joined = False
+        if self._pending and lines:
+            # The first line began in the bytes just before this chunk: count from there.
+            i -= len(self._pending)
+            lines[0] = bytes(self._pending + lines[0])
+            self._pending.clear()
         for raw in lines:
             line_start = i
             i += len(raw) + 1
-            if pending:
-                pending += raw
-                raw = bytes(pending)
-                pending.clear()
-                joined = True
             if not raw:
                 if self._has_data:
                     out.append(ServerSentEvent(
@@ -180,11 +180,9 @@ class SSEDecoder:
                 self._type = None
                 self._retry = None
                 self._event_start = None
-                joined = False
                 continue
             if self._event_start is None:
-                self._event_start = self._line_start if joined else base + line_start
-            joined = False
+                self._event_start = base + line_start
             if raw.startswith(b"data: "):
                 self._data.append(raw[6:].decode("utf-8", "replace"))
                 self._has_data = True
@@ -289,6 +287,7 @@ class SSEDecoder:
         if self._finished:
             return []
         self._finished = True
+        self._plain = False
         out = [self._release_held(extra=False)] if self._held is not None else []
         self.diagnostics.extend(self._undispatched())
         return out
