@@ -37,7 +37,7 @@ WIRE = "openai-chat"
 NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools-interleaved",
          "n2-choices", "refusal", "finish-length", "content-filter", "cut-in-arguments",
          "error-mid-stream", "index-reused-new-id", "reasoning-content", "weather-turn-step1",
-         "weather-turn-step2"}
+         "weather-turn-step2", "structured-output"}
 UNFINISHED = {"cut-in-arguments", "error-mid-stream"}
 OPENAI_DIALECT = NAMES - {"parallel-tools-interleaved", "index-reused-new-id",
                           "reasoning-content"}

@@ -20,17 +20,34 @@ from ..wire_events import parse_all
 from .base import Accumulated, Accumulator, Fragments, Slot, parse_tool_input, partial_value
 
 __all__ = ["Accumulated", "Accumulator", "Fragments", "Slot", "accumulate",
-           "accumulator_for", "http_error", "parse_tool_input", "partial_value"]
+           "accumulator_for", "http_error", "parse_tool_input", "partial_value",
+           "structured_output"]
 
 
-def accumulator_for(wire: str | None) -> Accumulator:
-    """A fresh accumulator for `wire` (``ValueError`` for an unknown wire)."""
+def structured_output(request: dict | None) -> str | None:
+    """The schema name of a Chat request's ``response_format`` json_schema (structured
+    output), else None."""
+    fmt = request.get("response_format") if isinstance(request, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        schema = fmt.get("json_schema")
+        name = schema.get("name") if isinstance(schema, dict) else None
+        return name if isinstance(name, str) and name else "structured output"
+    return None
+
+
+def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulator:
+    """A fresh accumulator for `wire` (``ValueError`` for an unknown wire).
+
+    `request` is the request as data (a capture's sidecar ``request``): on the
+    Chat wire a ``response_format`` json_schema makes each choice's content a
+    structured-output tool call. (Responses reads its format from the stream.)
+    """
     if wire == "anthropic-messages":
         from .anthropic import AnthropicAccumulator
         return AnthropicAccumulator()
     if wire == "openai-chat":
         from .chat import ChatAccumulator
-        return ChatAccumulator()
+        return ChatAccumulator(structured_output(request))
     if wire == "openai-responses":
         try:
             from .responses import ResponsesAccumulator
@@ -68,7 +85,7 @@ def accumulate(capture: Capture, chunk_size: int | None = None) -> Accumulated:
         events, sse_diags = capture.events, capture.sse_diagnostics
     else:
         events, sse_diags = capture.decode(chunk_size)
-    acc = accumulator_for(capture.wire)
+    acc = accumulator_for(capture.wire, capture.request)
     for event in parse_all(events):
         acc.feed(event)
     acc.finish(sse_diags)

@@ -12,7 +12,11 @@ at its ``index``.
 Nothing says "this call is done" except the choice's ``finish_reason`` (or,
 for a choice that never got one, ``data: [DONE]``): only then are the
 arguments checked. Each call's `ToolCall` (lesson 3) is fed every argument
-fragment as it arrives. A usage chunk (``choices: []``) may come
+fragment as it arrives. Given the name of a ``response_format`` json_schema
+(structured output), each choice's ``content`` is a pseudo `ToolCall` too,
+named after the schema: fed every content fragment, ended at the choice's
+``finish_reason``, cut when the stream ends first (``final()`` is unchanged:
+the content stays the JSON text). A usage chunk (``choices: []``) may come
 last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
 is an in-band error. The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
@@ -94,7 +98,7 @@ class _Choice:
     """One choice: its message's text fields, tool calls, finish reason and logprobs."""
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "finish_reason",
-                 "logprobs", "extra", "extra_text", "fields", "function_call")
+                 "logprobs", "extra", "extra_text", "fields", "function_call", "structured")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -109,6 +113,7 @@ class _Choice:
         self.extra_text: dict[str, Fragments] = {}  # unknown string fields, concatenated
         self.fields: dict[str, Any] = {}            # unknown choice-level fields
         self.function_call: _Call | None = None     # the legacy single function call
+        self.structured: ToolCall | None = None     # structured output: content as a call
 
     def message(self, calls_as: Any) -> dict:
         msg: dict[str, Any] = {"role": self.role or "assistant", "content": None,
@@ -130,8 +135,9 @@ class ChatAccumulator(Accumulator):
 
     wire = "openai-chat"
 
-    def __init__(self) -> None:
+    def __init__(self, structured_output: str | None = None) -> None:
         super().__init__()
+        self._structured = structured_output   # response_format json_schema: its name
         self.head: dict[str, Any] = {}      # id, created, model, ... from the chunks
         self.choices: dict[int, _Choice] = {}
         self.usage: dict | None = None
@@ -233,6 +239,7 @@ class ChatAccumulator(Accumulator):
         reason = data.get("finish_reason")
         if reason is not None:
             choice.finish_reason = reason
+            self._end_structured(choice, event)
             for call in self._calls_of(choice):
                 self._end_call(choice, call, cut=False, event=event)
 
@@ -250,6 +257,8 @@ class ChatAccumulator(Accumulator):
                 if frags is None:
                     frags = choice.texts[key] = Fragments()
                 frags.append(value)
+                if key == "content" and self._structured is not None:
+                    self._feed_structured(choice, value, event)
             elif key == "role":
                 choice.role = value
             elif key == "tool_calls" and isinstance(value, list):
@@ -270,6 +279,26 @@ class ChatAccumulator(Accumulator):
             else:
                 self._unknown_key(key, event)
                 choice.extra[key] = copy.deepcopy(value)
+
+    def _feed_structured(self, choice: _Choice, fragment: str, event: WireEvent) -> None:
+        """Structured output: the choice's content (from its first string, even "")
+        feeds a pseudo tool call named after the schema."""
+        call = choice.structured
+        if call is None:
+            call = choice.structured = ToolCall(self._structured, self.head.get("id"),
+                                                kind="structured output",
+                                                address=(choice.index, "content"),
+                                                structured=True, t=event.t, event=event.index)
+        if fragment:
+            call.feed(fragment, t=event.t, event=event.index)
+
+    @staticmethod
+    def _end_structured(choice: _Choice, event: WireEvent) -> None:
+        """The choice's finish_reason (or [DONE]) ends its structured-output call."""
+        if choice.structured is not None:
+            frags = choice.texts.get("content")
+            choice.structured.end(frags.text if frags is not None else None, t=event.t,
+                                  event=event.index)
 
     def _unknown_key(self, key: str, event: WireEvent) -> None:
         if key not in self._unknown_keys:
@@ -331,6 +360,7 @@ class ChatAccumulator(Accumulator):
         never got a finish_reason (checked strictly; the choice is still reported)."""
         for choice in self.choices.values():
             if choice.finish_reason is None:
+                self._end_structured(choice, event)
                 for call in self._calls_of(choice):
                     self._end_call(choice, call, cut=False, event=event)
 
@@ -358,6 +388,8 @@ class ChatAccumulator(Accumulator):
                 continue
             self.note("block_never_stopped", f"choice {index} never got a finish_reason",
                       slot=index, severity="error")
+            if choice.structured is not None:
+                choice.structured.cut()
             for call in self._calls_of(choice):
                 self._end_call(choice, call, cut=True, event=None)
         if not self.done and not self.errored:
@@ -388,10 +420,14 @@ class ChatAccumulator(Accumulator):
         return out
 
     def live_tool_calls(self) -> list[ToolCall]:
-        """Per choice (in index order): its tool calls in arrival order, then a legacy
-        function call."""
-        return [call.call for _, choice in sorted(self.choices.items())
-                for call in self._calls_of(choice)]
+        """Per choice (in index order): its structured output (with a json_schema
+        response_format), its tool calls in arrival order, then a legacy function call."""
+        out: list[ToolCall] = []
+        for _, choice in sorted(self.choices.items()):
+            if choice.structured is not None:
+                out.append(choice.structured)
+            out += [call.call for call in self._calls_of(choice)]
+        return out
 
     def slots(self) -> list[Slot]:
         """Per choice: its text fields, then its tool calls, in arrival order."""

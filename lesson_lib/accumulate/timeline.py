@@ -78,7 +78,7 @@ class Timeline:
         self._checkpoints: dict[int, Accumulator] = {}
         self._ended: Accumulator | None = None   # after the whole stream and its end
         if self.http_error is None:
-            self._cursor = accumulator_for(capture.wire)
+            self._cursor = accumulator_for(capture.wire, capture.request)
             self._checkpoints[0] = self._copy(self._cursor)
 
     def __len__(self) -> int:

@@ -2,8 +2,8 @@
 
 Each function below writes one capture into ``captures/openai-chat/`` with
 `ChatStream` and returns its path (the irregular streams are in
-`openai_chat_irregular`); `build` writes them all. Seeds are
-fixed, so rebuilding gives the same bytes. The envelope follows the
+`openai_chat_irregular`, structured output in `openai_chat_structured`);
+`build` writes them all. Seeds are fixed, so rebuilding gives the same bytes. The envelope follows the
 recorded Chat streams in the shared reference captures plus what newer
 streams add (``service_tier``, ``obfuscation``, ``usage: null`` on every
 chunk); the compatible-server captures follow those servers' habits, and
@@ -25,6 +25,7 @@ from .openai_chat_irregular import (
     reasoning_content,
 )
 from .openai_chat_stream import ChatStream
+from .openai_chat_structured import structured_output
 from .openai_ids import call_id
 from .openai_sidecar import sdk_expectation, write
 
@@ -260,4 +261,4 @@ def build(root: Path) -> list[Path]:
     paths += [refusal(root), finish_length(root), content_filter(root)]
     paths += [cut_in_arguments(root), error_mid_stream(root), index_reused_new_id(root),
               reasoning_content(root)]
-    return paths + weather_turn(root)
+    return paths + weather_turn(root) + [structured_output(root)]

@@ -191,7 +191,9 @@ def settled_phrase(view: ToolCallView) -> str:
 
 def end_event(view: ToolCallView) -> str:
     """The wire's event that ends this call."""
-    if isinstance(view.address, tuple) and view.address[1:] == ("function_call",):
+    # Chat's legacy function_call and its structured-output content end at the
+    # choice's finish_reason, like its tool calls.
+    if isinstance(view.address, tuple) and view.address[1:] in (("function_call",), ("content",)):
         return "finish_reason"
     return END_EVENTS.get(view.kind, "the end of the call")
 
