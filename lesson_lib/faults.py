@@ -1,0 +1,269 @@
+"""Faults: broken streams derived from good captures, for tests and lesson 5.
+
+Each function takes a `Capture` and returns a new one, leaving the original
+alone. The new capture has a new body and a sidecar adjusted to match:
+
+- ``chunks``: chunk ends beyond the new body are dropped or trimmed, ends
+  after an edit move with it, and each chunk keeps its arrival time;
+- ``fault``: ``{"kind": ..., "at": ...}``, what was broken and where (a byte
+  offset, or an event index);
+- ``demonstrates``: one line saying what was broken, and in what;
+- ``sdk`` (what the official SDK did with the good bytes) is dropped when
+  the bytes change, since it no longer describes them.
+
+The faults imitate what really happens to streams in transit:
+
+=====================  ======================================================
+`cut_at`               the connection dies at a byte offset
+`inject_error`         the provider reports an in-band error mid-stream
+`drop_terminal`        the stream stops just before its terminal event
+`split_character`      a network chunk ends inside a multi-byte character
+`corrupt_json`         one event's JSON payload arrives damaged
+=====================  ======================================================
+
+They are pure: bytes and dicts in, a `Capture` out; no file is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from typing import Any
+
+from .captures import Capture, from_bytes
+from .stream_end import TERMINALS
+from .wire_events import DONE, WireEvent, parse_all
+
+__all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_terminal",
+           "inject_error", "split_character"]
+
+# The in-band error each wire sends, in its own shape (Responses also gets a
+# ``sequence_number`` that continues the stream's own numbering).
+ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
+    "anthropic-messages": {"type": "error",
+                           "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    "openai-responses": {"type": "error",
+                         "error": {"type": "server_error", "code": "server_error",
+                                   "message": "The server had an error while processing "
+                                              "your request. Sorry about that!",
+                                   "param": None}},
+    "openai-chat": {"error": {"message": "The server had an error while processing your "
+                                         "request. Sorry about that!",
+                              "type": "server_error", "param": None, "code": None}},
+}
+
+
+class FaultError(ValueError):
+    """The fault cannot be applied to this capture (no such event, nothing to break)."""
+
+
+# -- the faults ----------------------------------------------------------------
+
+
+def cut_at(capture: Capture, offset: int) -> Capture:
+    """The connection dies after `offset` bytes of the body.
+
+    Imitates a dropped TCP connection, a proxy or load balancer timing out,
+    or a client closing the stream: the body simply stops, wherever that
+    falls (inside an event, a line, a JSON string or a UTF-8 character).
+    An offset at or past the end leaves the body whole.
+    """
+    if offset < 0:
+        raise FaultError(f"offset must be at least 0, not {offset}")
+    offset = min(offset, len(capture.body))
+    return _splice(capture, offset, len(capture.body), b"", kind="cut_at", at=offset,
+                   what=f"the connection dies after byte {offset} of {len(capture.body)}")
+
+
+def inject_error(capture: Capture, after_event: int,
+                 payload: dict[str, Any] | None = None) -> Capture:
+    """An in-band error event arrives after event `after_event`; nothing follows it.
+
+    Imitates a provider failing mid-stream after HTTP 200 (Anthropic's
+    ``overloaded_error``, an OpenAI ``server_error``): the error comes in the
+    wire's own shape (Anthropic ``event: error``; Responses ``event: error``
+    with a nested ``error`` object; Chat a ``data:`` payload with a
+    top-level ``"error"``) and the server then closes the stream, so every
+    byte after the error is gone. `payload` replaces the default error.
+    """
+    events = _events(capture)
+    ev = _event(events, after_event)
+    wire = capture.wire or ""
+    if payload is None:
+        if wire not in ERROR_PAYLOADS:
+            raise FaultError(f"no in-band error shape for wire {wire!r}")
+        payload = copy.deepcopy(ERROR_PAYLOADS[wire])
+        if wire == "openai-responses":
+            numbers = [e.payload.get("sequence_number") for e in events[:after_event + 1]
+                       if isinstance(e.payload, dict)]
+            numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
+            if numbers:
+                payload["sequence_number"] = max(numbers) + 1
+    nl = _newline(capture.body, ev)
+    data = json.dumps(payload, ensure_ascii=False,
+                      separators=(", ", ": ") if wire == "openai-chat" else (",", ":"))
+    lines = [] if wire == "openai-chat" else [b"event: error"]
+    lines.append(b"data: " + data.encode("utf-8"))
+    block = nl.join(lines) + nl + nl
+    start = ev.sse.end
+    return _splice(capture, start, len(capture.body), block, kind="inject_error",
+                   at=after_event,
+                   what=f"an in-band error after event {after_event}, then the stream ends")
+
+
+def drop_terminal(capture: Capture) -> Capture:
+    """The stream loses its terminal event (``message_stop``,
+    ``response.completed`` / ``response.incomplete``, ``[DONE]``).
+
+    Imitates a stream cut exactly between events, just before the end: the
+    text may look finished and every block closed, but the wire never said
+    it was done, so it must be treated as cut.
+    """
+    events = _events(capture)
+    terminals = TERMINALS.get(capture.wire or "")
+    if terminals is None:
+        raise FaultError(f"no terminal event is known for wire {capture.wire!r}")
+    found = [e for e in events if e.type in terminals]
+    if not found:
+        raise FaultError(f"{capture.key}: has no terminal event to drop")
+    result = capture
+    # Remove from the last one back, so earlier offsets stay valid.
+    for ev in reversed(found):
+        result = _splice(result, ev.sse.start, ev.sse.end, b"", kind="drop_terminal",
+                         at=ev.index, what=f"the terminal event {ev.type} (event {ev.index}) "
+                                            "is missing", original=capture)
+    if len(found) > 1:
+        result.sidecar["fault"]["at"] = [e.index for e in found]
+    return result
+
+
+def split_character(capture: Capture, occurrence: int = 0) -> Capture:
+    """Re-chunk so one network chunk ends inside a multi-byte UTF-8 character.
+
+    Imitates TCP and HTTP chunking, which cut bytes, not characters: an
+    emoji or accented letter arrives half in one read and half in the next.
+    Only the chunking changes; the body is the same bytes, so a correct
+    decoder gives the same events and the same final object. `occurrence`
+    picks which multi-byte character (0: the first) is split, after its
+    first byte.
+    """
+    body = capture.body
+    # The lead bytes of multi-byte sequences (0b11xxxxxx), in order.
+    leads = (pos for pos, byte in enumerate(body) if byte >= 0xC0)
+    pos = next(itertools.islice(leads, occurrence, None), None) if occurrence >= 0 else None
+    if pos is None:
+        raise FaultError(f"{capture.key}: no multi-byte UTF-8 character "
+                         f"number {occurrence} to split")
+    split = pos + 1
+    ends, times = _chunking(capture)
+    if split not in ends:
+        i = next(i for i, e in enumerate(ends) if e > split)
+        ends.insert(i, split)
+        times.insert(i, times[i])   # the first half arrives with the chunk it was part of
+    sidecar = _sidecar(capture, ends, times, kind="split_character", at=split,
+                       what=f"a network chunk ends inside the character at byte {pos}")
+    return from_bytes(body, name=_name(capture, "split-character"), sidecar=sidecar)
+
+
+def corrupt_json(capture: Capture, event_index: int) -> Capture:
+    """Event `event_index`'s JSON payload loses its final closing brace.
+
+    Imitates a payload damaged on its way: a buggy proxy or gateway that
+    truncates a long line, a server that writes malformed JSON. The event
+    is still framed (it dispatches) but its data no longer parses.
+    """
+    events = _events(capture)
+    ev = _event(events, event_index)
+    if ev.parse_error is not None or ev.type == DONE or ev.payload is None:
+        raise FaultError(f"event {event_index} has no JSON payload to corrupt")
+    raw = capture.body[ev.sse.start:ev.sse.end]
+    close = raw.rfind(b"}")
+    if close < 0:
+        raise FaultError(f"event {event_index}'s payload is not a JSON object")
+    at = ev.sse.start + close
+    return _splice(capture, at, at + 1, b"", kind="corrupt_json", at=event_index,
+                   what=f"event {event_index}'s JSON payload lost its closing brace "
+                        f"(byte {at})")
+
+
+# -- the shared plumbing -----------------------------------------------------------
+
+
+def _events(capture: Capture) -> list[WireEvent]:
+    if capture.status >= 300:
+        raise FaultError(f"{capture.key}: HTTP {capture.status}, there are no events to break")
+    return parse_all(capture.events)
+
+
+def _event(events: list[WireEvent], index: int) -> WireEvent:
+    if not 0 <= index < len(events):
+        raise FaultError(f"no event {index}: the stream has {len(events)} events")
+    return events[index]
+
+
+def _newline(body: bytes, ev: WireEvent) -> bytes:
+    raw = body[ev.sse.start:ev.sse.end]
+    if b"\r\n" in raw:
+        return b"\r\n"
+    if b"\r" in raw:
+        return b"\r"
+    return b"\n"
+
+
+def _chunking(capture: Capture) -> tuple[list[int], list[float | None]]:
+    return list(capture.chunk_ends), list(capture.chunk_times)
+
+
+def _splice(capture: Capture, start: int, stop: int, new: bytes, *, kind: str, at: Any,
+            what: str, original: Capture | None = None) -> Capture:
+    """Replace ``body[start:stop]`` by `new`, moving the chunk ends with the edit.
+
+    An end before the edit stays; an end after it shifts by the change in
+    length; an end inside it moves to the end of the new bytes. When several
+    ends land on one offset, the first keeps its time (the chunk that held
+    the first changed byte arrived then).
+    """
+    body = capture.body[:start] + new + capture.body[stop:]
+    shift = len(new) - (stop - start)
+    ends: list[int] = []
+    times: list[float | None] = []
+    for end, t in zip(*_chunking(capture), strict=True):
+        if end <= start:
+            moved = end
+        elif end >= stop:
+            moved = end + shift
+        else:
+            moved = start + len(new)
+        if moved <= 0 or (ends and moved <= ends[-1]):
+            continue
+        ends.append(moved)
+        times.append(t)
+    if body and (not ends or ends[-1] < len(body)):
+        ends.append(len(body))
+        times.append(times[-1] if times else None)
+    sidecar = _sidecar(original or capture, ends, times, kind=kind, at=at, what=what)
+    return from_bytes(body, name=_name(original or capture, kind.replace("_", "-")),
+                      sidecar=sidecar)
+
+
+def _sidecar(capture: Capture, ends: list[int], times: list[float | None], *, kind: str,
+             at: Any, what: str) -> dict[str, Any]:
+    sidecar = copy.deepcopy(capture.sidecar)
+    if capture.wire and not sidecar.get("wire"):
+        sidecar["wire"] = capture.wire
+    chunks = dict(sidecar.get("chunks") or {})
+    chunks["ends"] = ends
+    if "t_ms" in chunks or any(t is not None for t in times):
+        chunks["t_ms"] = times
+    sidecar["chunks"] = chunks
+    if kind != "split_character":
+        # The SDK's verdict was on the good bytes; it says nothing about these.
+        sidecar.pop("sdk", None)
+    sidecar["fault"] = {"kind": kind, "at": at}
+    sidecar["demonstrates"] = f"Broken on purpose ({kind}): {what}, in {capture.key}."
+    return sidecar
+
+
+def _name(capture: Capture, suffix: str) -> str:
+    return f"{capture.name}.{suffix}"
