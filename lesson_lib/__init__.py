@@ -10,7 +10,8 @@ capture bytes (`captures`) -> SSE events (`sse`) -> wire events
 
 Side rooms: `replay` (the official SDKs, offline), `validate` (what
 ``lesson-lib check`` runs), `check` (exercise checkers) and `solutions`,
-`naive_handler` (lesson 2's deliberately flawed handler), `construct` (builds
+`naive_handler` (lesson 2's deliberately flawed handler), `faults` (broken
+streams derived from good captures), `construct` (builds
 the constructed capture corpus), `cli` (the command line).
 """
 
