@@ -98,20 +98,22 @@ def sdk_claim_problems(claims: dict[str, Any] | None, outcome: SDKOutcome) -> li
     if claims.get("final") and outcome.final is not None:
         dumped = outcome.final.model_dump(mode="json")
         for path, expected in claims["final"].items():
-            got = dig(dumped, path)
+            try:
+                got = lookup(dumped, path)
+            except (KeyError, IndexError, ValueError, TypeError):
+                problems.append(f"SDK final has no {path}, sidecar says {expected!r}")
+                continue
             if got != expected:
                 problems.append(f"SDK final {path} is {got!r}, sidecar says {expected!r}")
     return problems
 
 
-def dig(value: Any, dotted: str) -> Any:
-    """Follow a dotted path (``content.1.input``) into dicts and lists; None if absent."""
+def lookup(value: Any, dotted: str) -> Any:
+    """Follow a dotted path (``content.1.input``) into dicts and lists.
+
+    A missing step raises (KeyError, IndexError, ValueError or TypeError), so
+    an absent field never passes for a claimed ``null``.
+    """
     for part in dotted.split("."):
-        if isinstance(value, list) and part.lstrip("-").isdigit():
-            idx = int(part)
-            value = value[idx] if -len(value) <= idx < len(value) else None
-        elif isinstance(value, dict):
-            value = value.get(part)
-        else:
-            return None
+        value = value[int(part)] if isinstance(value, list) else value[part]
     return value

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 from lesson_lib import captures, replay
-from lesson_lib.construct.openai_sidecar import sdk_mismatches
+from lesson_lib.validate import sdk_claim_problems
 from lesson_lib.wire_events import WireEvent, parse_all
 
 
@@ -70,11 +70,7 @@ def assert_sidecar_provenance(cap: captures.Capture, helper: str) -> None:
 
 
 def assert_sdk_does_what_the_sidecar_says(cap: captures.Capture) -> None:
-    outcome = replay.run_sdk(cap)
-    final = outcome.final.model_dump() if outcome.final is not None else None
-    problems = sdk_mismatches(cap.sidecar["sdk"], raised=outcome.raised,
-                              error=str(outcome.error or ""), text=outcome.text, final=final)
-    assert problems == []
+    assert sdk_claim_problems(cap.sidecar["sdk"], replay.run_sdk(cap)) == []
 
 
 def assert_sdk_outcome_independent_of_chunking(cap: captures.Capture, chunk_size: int) -> None:

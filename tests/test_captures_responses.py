@@ -33,7 +33,7 @@ from openai.types.responses import ResponseStreamEvent
 from lesson_lib import captures, replay
 from lesson_lib.construct import responses_corpus
 from lesson_lib.construct import weather_turn as weather
-from lesson_lib.construct.openai_sidecar import sdk_mismatches
+from lesson_lib.validate import sdk_claim_problems
 
 WIRE = "openai-responses"
 NAMES = {"text", "function-call", "parallel-function-calls", "reasoning-summary", "refusal",
@@ -356,7 +356,6 @@ def test_sdk_check_catches_a_wrong_expectation(built):
     cap = built["text"]
     outcome = replay.run_sdk(cap)
     wrong = {**cap.sidecar["sdk"], "raises": "RuntimeError", "final": {"status": "failed"}}
-    problems = sdk_mismatches(wrong, raised=outcome.raised, error="", text=outcome.text,
-                              final=outcome.final.model_dump())
+    problems = sdk_claim_problems(wrong, outcome)
     assert len(problems) == 2
 

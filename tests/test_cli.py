@@ -228,3 +228,14 @@ def test_final_on_an_in_band_error_exits_3_and_prints_what_arrived(capsys):
     completion = json.loads(out)
     assert code == 3 and completion["object"] == "chat.completion"
     assert completion["choices"][0]["message"]["content"] and "in_band_error" in err
+
+
+def test_a_claimed_field_the_sdk_does_not_have_is_a_problem_not_a_null():
+    from lesson_lib import replay
+    from lesson_lib.validate import sdk_claim_problems
+
+    cap = captures.load("anthropic-messages/hello")
+    outcome = replay.run_sdk(cap)
+    assert sdk_claim_problems({"raises": None, "final": {"no_such_field": None}}, outcome)
+    assert sdk_claim_problems({"raises": None, "final": {"stop_reason": "end_turn"}},
+                              outcome) == []
