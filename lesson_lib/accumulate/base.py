@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..diagnostics import Diagnostic, Severity
-from ..tool_calls import ToolCall, ToolCallView
-from ..tool_calls import partial_value as _partial_value
+from ..tool_calls import ToolCall, ToolCallView, partial_value
 from ..wire_events import WireEvent
 
 SlotState = Literal["open", "closed", "never closed"]
@@ -126,17 +125,6 @@ class Fragments:
 # -- tool input ---------------------------------------------------------------
 
 
-def partial_value(raw: str) -> Any:
-    """The value the raw argument text of a cut call had formed so far.
-
-    Empty text is ``{}``; text with no usable prefix is ``None``. Built on
-    the incremental parser (`lesson_lib.tool_calls.partial_value`): strings
-    as far as they arrived, a number whose digits all arrived, nothing after
-    the first character that can never be JSON.
-    """
-    return _partial_value(raw)
-
-
 def parse_tool_input(raw: str) -> tuple[Any, str | None]:
     """Parse a finished call's raw arguments strictly: ``(value, error)``.
 
@@ -192,13 +180,6 @@ class Accumulator(ABC):
                           slot=slot, raw=raw, extra=extra)
         self.diagnostics.append(diag)
         return diag
-
-    def tool_input(self, raw: str, *, cut: bool, slot: Any = None,
-                   event: WireEvent | None = None, what: str = "tool call") -> Any:
-        """The input of a tool call whose whole raw text is known here (see `end_tool_call`)."""
-        call = ToolCall()
-        call.feed(raw)
-        return self.end_tool_call(call, cut=cut, slot=slot, event=event, what=what)
 
     def end_tool_call(self, call: ToolCall, *, cut: bool, slot: Any = None,
                       event: WireEvent | None = None, what: str = "tool call",
