@@ -202,7 +202,7 @@ def test_trusted_at_passes_the_solution():
 
 
 def test_trusted_at_expected_values_come_from_the_stream():
-    got = {key: checks.expected_trusted_at(checks._capture(key))
+    got = {key: checks.expected_trusted_at(checks.corpus_capture(key))
            for key in checks.TRUSTED_CAPTURES}
     assert got["openai-chat/weather-turn-step1"] == 27
     assert got["openai-chat/parallel-tools-interleaved"] == 37

@@ -14,8 +14,10 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from ..captures import Capture, load
 from .compare import first_difference
 
 
@@ -110,6 +112,12 @@ def _learner_line(exc: BaseException) -> str:
 def _is_library(filename: str) -> bool:
     return ("site-packages" in filename or "/lib/python3" in filename
             or filename.startswith(__file__.rsplit("/check/", 1)[0]))
+
+
+@cache
+def corpus_capture(key: str) -> Capture:
+    """A capture of the project's own corpus, loaded once for all checkers."""
+    return load(key, search_reference=False)
 
 
 def _record(verdict: Verdict) -> Verdict:

@@ -21,9 +21,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..captures import Capture, from_bytes, load
+from ..captures import Capture, from_bytes
 from ..event_table import TEXT_DELTAS, VOCABULARY, event_table, time_to_first_token
-from . import Case, Verdict, exercise, grade
+from . import Case, Verdict, corpus_capture, exercise, grade
 
 SPLIT = exercise("01", 1, "Split a stream into events",
                  solution="lesson_lib.solutions.lesson01:split_events")
@@ -94,7 +94,7 @@ def check_split_events(fn) -> Verdict:
     cases = [Case(label, (text,), expected_events(from_bytes(text.encode())), _explain_split)
              for label, text in HANDMADE.items()]
     for key in SPLIT_CAPTURES:
-        cap = _capture(key)
+        cap = corpus_capture(key)
         cases.append(Case(key, (cap.body.decode("utf-8"),), expected_events(cap),
                           _explain_split))
     return grade(SPLIT, fn, cases)
@@ -185,7 +185,7 @@ def check_where_it_died(fn) -> Verdict:
     cases = []
     for key in DIED_CAPTURES:
         table = _table(key)
-        answer, reason = where_it_died_answer(table, _capture(key).wire)
+        answer, reason = where_it_died_answer(table, corpus_capture(key).wire)
         cases.append(Case(key, (table.copy(),), answer, _explain_died(reason)))
     return grade(DIED, fn, cases)
 
@@ -193,14 +193,10 @@ def check_where_it_died(fn) -> Verdict:
 # -- shared -----------------------------------------------------------------------------
 
 
-@cache
-def _capture(key: str) -> Capture:
-    return load(key)
-
 
 @cache
 def _table(key: str) -> pd.DataFrame:
-    return event_table(_capture(key))
+    return event_table(corpus_capture(key))
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -21,11 +21,11 @@ from typing import Any
 
 from ..accumulate import accumulate
 from ..accumulate.timeline import Timeline
-from ..captures import Capture, load
+from ..captures import Capture
 from ..naive_handler import interleave_tool_blocks, normalise, slot_calls
 from ..views.slot_view import labels_for
 from ..wire_events import DONE, parse_all
-from . import Case, Verdict, exercise, grade
+from . import Case, Verdict, corpus_capture, exercise, grade
 
 CONTENT = exercise("02", 1, "Accumulate Anthropic content blocks by index",
                    solution="lesson_lib.solutions.lesson02:accumulate_content")
@@ -34,10 +34,6 @@ KEYED = exercise("02", 2, "Fix the pending-tools loop",
 TRUSTED = exercise("02", 3, "When can a Chat tool call be trusted?",
                    solution="lesson_lib.solutions.lesson02:trusted_at")
 
-
-@cache
-def _capture(key: str) -> Capture:
-    return load(key, search_reference=False)
 
 
 # A hand-made case for exercises 1 and 2: parallel-tools with its two tool blocks'
@@ -50,13 +46,13 @@ HAND_MADE_LABEL = "hand-made: parallel-tools with its two tool blocks interleave
 @cache
 def hand_made() -> Capture:
     """The hand-made interleaved stream the checkers add to the corpus cases."""
-    return interleave_tool_blocks(_capture(HAND_MADE_FROM))
+    return interleave_tool_blocks(corpus_capture(HAND_MADE_FROM))
 
 
 def payloads(capture: Capture | str) -> list:
     """A stream's events as the exercises take them: each payload parsed from JSON,
     in order (pings included); Chat's end sentinel is the string ``"[DONE]"``."""
-    cap = _capture(capture) if isinstance(capture, str) else capture
+    cap = corpus_capture(capture) if isinstance(capture, str) else capture
     return [DONE if ev.type == DONE else ev.payload for ev in parse_all(cap.events)]
 
 
@@ -154,7 +150,7 @@ def _explain_content(stream: list) -> Callable[[list, Any], str | None]:
 def check_anthropic_content(fn) -> Verdict:
     """Grade ``fn(payloads) -> content list`` on Anthropic captures with text and tool_use."""
     cases = []
-    for label, cap in [(key, _capture(key)) for key in CONTENT_CAPTURES] + [
+    for label, cap in [(key, corpus_capture(key)) for key in CONTENT_CAPTURES] + [
             (HAND_MADE_LABEL, hand_made())]:
         stream = payloads(cap)
         cases.append(Case(label, (payloads(cap),), expected_content(cap),
@@ -223,7 +219,7 @@ def _explain_calls(expected: list, got: Any) -> str | None:
 
 def check_keyed_loop(fn) -> Verdict:
     """Grade ``fn(events: list[StreamEvent]) -> list[Executed]`` on parallel tool calls."""
-    pairs = [(key, _capture(key)) for key in KEYED_CAPTURES] + [(HAND_MADE_LABEL, hand_made())]
+    pairs = [(key, corpus_capture(key)) for key in KEYED_CAPTURES] + [(HAND_MADE_LABEL, hand_made())]
     cases = [Case(label, (normalise(cap),), slot_calls(cap), _explain_calls)
              for label, cap in pairs]
     return grade(KEYED, fn, cases)
@@ -297,7 +293,7 @@ def check_trusted_at(fn) -> Verdict:
     """Grade ``fn(payloads) -> int | None`` on Chat captures that end in every way."""
     cases = []
     for key in TRUSTED_CAPTURES:
-        cap = _capture(key)
+        cap = corpus_capture(key)
         cases.append(Case(key, (payloads(cap),), expected_trusted_at(cap),
                           _explain_trusted(cap)))
     return grade(TRUSTED, fn, cases)

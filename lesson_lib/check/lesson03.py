@@ -24,11 +24,10 @@ from functools import cache
 from typing import Any
 
 from ..accumulate import accumulator_for
-from ..captures import Capture, load
 from ..partial_json import PartialJSON, PartialJSONError
 from ..tool_calls import ToolCall, ToolCallView
 from ..wire_events import parse_all
-from . import Case, Verdict, exercise, grade
+from . import Case, Verdict, corpus_capture, exercise, grade
 
 SETTLED = exercise("03", 1, "Which keys are settled?",
                    solution="lesson_lib.solutions.lesson03:settled_keys")
@@ -38,14 +37,10 @@ STATE = exercise("03", 3, "Complete, invalid or cut?",
                  solution="lesson_lib.solutions.lesson03:call_state")
 
 
-@cache
-def _capture(key: str) -> Capture:
-    return load(key, search_reference=False)
-
 
 @cache
 def _calls(key: str) -> tuple[ToolCallView, ...]:
-    capture = _capture(key)
+    capture = corpus_capture(key)
     acc = accumulator_for(capture.wire)
     for event in parse_all(capture.events):
         acc.feed(event)
