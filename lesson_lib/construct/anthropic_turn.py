@@ -21,8 +21,7 @@ from .anthropic_writer import BASE58, HELPER, AnthropicWriter, Scenario, token_e
 
 STEP1_TEXT = "I'll check the weather in both cities at once."
 
-TOOL = {"name": weather.TOOL_NAME, "description": weather.TOOL_DESCRIPTION,
-        "input_schema": weather.TOOL_PARAMETERS}
+TOOL = weather.anthropic_tool()
 
 
 def turn_tool_ids() -> tuple[str, str]:

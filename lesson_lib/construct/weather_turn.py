@@ -3,7 +3,8 @@
 Step 1: the user asks about Paris and Tokyo; the model calls
 ``get_weather`` twice in parallel. Step 2: the tool results go back and the
 model answers. The Anthropic captures tell the same story with the same
-tool, arguments and results, so a lesson can put the wires side by side.
+tool (``lesson_lib.tools.weather``), arguments and results, so a lesson can
+put the wires side by side.
 """
 
 from __future__ import annotations
@@ -11,33 +12,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# The tool itself lives in lesson_lib (an agent loop runs it at replay time);
+# the builders read it through this module with the rest of the story.
+from lesson_lib.tools.weather import (  # noqa: F401
+    RESULTS,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    TOOL_PARAMETERS,
+    anthropic_tool,
+    chat_tool,
+    responses_tool,
+    result_text,
+)
+
 TURN_NAME = "weather-two-cities"
 QUESTION = "What's the weather like in Paris and Tokyo right now?"
-
-TOOL_NAME = "get_weather"
-TOOL_DESCRIPTION = "Get the current weather for a city."
-TOOL_PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "location": {"type": "string",
-                     "description": "City and country, e.g. \"Paris, France\""},
-        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
-                 "description": "Temperature unit"},
-    },
-    "required": ["location", "unit"],
-    "additionalProperties": False,
-}
 
 CALLS: list[dict[str, Any]] = [
     {"location": "Paris, France", "unit": "celsius"},
     {"location": "Tokyo, Japan", "unit": "celsius"},
-]
-
-RESULTS: list[dict[str, Any]] = [
-    {"location": "Paris, France", "temperature": 18, "unit": "celsius",
-     "conditions": "light rain"},
-    {"location": "Tokyo, Japan", "temperature": 24, "unit": "celsius",
-     "conditions": "clear"},
 ]
 
 ANSWER = (
@@ -51,21 +44,3 @@ ANSWER = (
 def arguments_text(call: dict[str, Any]) -> str:
     """A call's arguments as the model writes them (compact JSON)."""
     return json.dumps(call, ensure_ascii=False, separators=(",", ":"))
-
-
-def result_text(result: dict[str, Any]) -> str:
-    """A tool result as the application sends it back (JSON text)."""
-    return json.dumps(result, ensure_ascii=False)
-
-
-def responses_tool() -> dict[str, Any]:
-    """``get_weather`` as a Responses API function tool."""
-    return {"type": "function", "name": TOOL_NAME, "description": TOOL_DESCRIPTION,
-            "parameters": TOOL_PARAMETERS, "strict": True}
-
-
-def chat_tool() -> dict[str, Any]:
-    """``get_weather`` as a Chat Completions function tool."""
-    return {"type": "function",
-            "function": {"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
-                         "parameters": TOOL_PARAMETERS, "strict": True}}
