@@ -11,8 +11,9 @@ capture bytes (`captures`) -> SSE events (`sse`) -> wire events
 Side rooms: `replay` (the official SDKs, offline), `validate` (what
 ``lesson-lib check`` runs), `check` (exercise checkers) and `solutions`,
 `naive_handler` (lesson 2's deliberately flawed handler), `faults` (broken
-streams derived from good captures), `construct` (builds
-the constructed capture corpus), `cli` (the command line).
+streams derived from good captures), `tools` (the fake tools a turn
+calls), `cli` (the command line). The builders of the constructed capture
+corpus are not part of the package: they live in `scripts/corpus/`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from lesson_lib.construct import build_all
+from corpus import build_all  # scripts/ is on the path when this file runs
 
 ROOT = Path(__file__).resolve().parent.parent
 

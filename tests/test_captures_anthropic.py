@@ -17,10 +17,10 @@ import pytest
 from anthropic.types import RawMessageStreamEvent, RefusalStopDetails
 from anthropic.types.shared.error_response import ErrorResponse
 
+from corpus import anthropic_corpus, anthropic_turn, weather_turn
+from corpus.anthropic_requests import MUSEUM_GUIDE
+from corpus.anthropic_writer import AnthropicWriter, tool_json
 from lesson_lib import captures, replay
-from lesson_lib.construct import anthropic_corpus, anthropic_turn, weather_turn
-from lesson_lib.construct.anthropic_requests import MUSEUM_GUIDE
-from lesson_lib.construct.anthropic_writer import AnthropicWriter, tool_json
 from lesson_lib.validate import sdk_claim_problems
 from lesson_lib.wire_events import parse_all
 

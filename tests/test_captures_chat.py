@@ -28,9 +28,9 @@ from capture_assertions import (
 )
 from openai.types.chat import ChatCompletionChunk
 
+from corpus import chat_corpus
+from corpus import weather_turn as weather
 from lesson_lib import captures, replay
-from lesson_lib.construct import chat_corpus
-from lesson_lib.construct import weather_turn as weather
 from lesson_lib.wire_events import DONE
 
 WIRE = "openai-chat"

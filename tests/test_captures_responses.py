@@ -30,9 +30,9 @@ from capture_assertions import (
 )
 from openai.types.responses import ResponseStreamEvent
 
+from corpus import responses_corpus
+from corpus import weather_turn as weather
 from lesson_lib import captures, replay
-from lesson_lib.construct import responses_corpus
-from lesson_lib.construct import weather_turn as weather
 from lesson_lib.validate import sdk_claim_problems
 
 WIRE = "openai-responses"

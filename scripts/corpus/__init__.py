@@ -1,10 +1,12 @@
-"""Construct: the builders that write the project's own capture corpus.
+"""The corpus builders: they write the project's own capture corpus.
 
 Each wire's builder writes realistic, messy streams (padding, pings,
 unstable key order, extra fields, synthetic but realistic timing) with a
 sidecar that says what the capture demonstrates and what the official SDK
 does with it. `build_all` writes the whole corpus; rebuilding gives the
-same bytes.
+same bytes. The builders live outside ``lesson_lib``: a learner's
+notebook never needs them, and ``scripts/build_captures.py`` and the tests
+import them as ``corpus``.
 """
 
 from __future__ import annotations
