@@ -45,7 +45,7 @@ Sharing
 -------
 
 A value that can no longer change is shared, never copied: by views, by
-`copy.deepcopy` of a call (a timeline checkpoint), by the accumulators'
+`copy.deepcopy` of a call (a history checkpoint), by the accumulators'
 `final()` and `slots()`. This holds because nothing writes to it again:
 
 - the parser writes only to the containers on its stack (the open chain)
@@ -307,7 +307,7 @@ class ToolCall:
             _parts=self._parts, _count=len(self._parts))
 
     def __deepcopy__(self, memo: dict) -> ToolCall:
-        """A copy for a timeline checkpoint, made without recursion, however deep the value.
+        """A copy for a history checkpoint, made without recursion, however deep the value.
 
         What can no longer change is shared, not copied: an ended call's value
         (`value` after `end` or `cut`: nothing writes to it again, see "Sharing"

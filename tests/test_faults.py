@@ -5,7 +5,7 @@ Unit tests pin the body and sidecar each fault produces. Property tests
 is present) and check the "nothing silently lost" rule: whatever the fault,
 `accumulate` never raises, says the stream is not complete, names the problem
 in its diagnostics and keeps everything that arrived before the fault; the
-event table and the timeline build; the CLI exits 3 (2 only when, by
+event table and the history build; the CLI exits 3 (2 only when, by
 contract, no event at all could be dispatched), never with a traceback.
 """
 
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from lesson_lib import cli, faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.accumulate.timeline import Timeline
+from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.event_table import event_table
 from lesson_lib.stream_end import TERMINALS
@@ -97,15 +97,15 @@ def _assert_kept(before: dict | None, broken: dict | None, original: dict | None
 
 
 def _check_views(cap: Capture) -> None:
-    """The event table builds and the timeline answers a few indices, ended or not."""
+    """The event table builds and the history answers a few indices, ended or not."""
     table = event_table(cap)
     assert len(table) == len(cap.events)
-    timeline = Timeline(cap)
-    n = len(timeline)
+    history = History(cap)
+    n = len(history)
     for k in sorted({0, n // 2, n}):
-        snap = timeline.at(k)
+        snap = history.at(k)
         assert snap.index == k
-    end = timeline.end()
+    end = history.end()
     assert end.complete == accumulate(cap).complete
 
 
@@ -278,7 +278,7 @@ def _cut_property(cap: Capture, offset: int) -> None:
         assert _codes(result) & (CUT_CODES | {"in_band_error"}), _codes(result)
     arrived = sum(1 for e in cap.events if e.end <= offset)
     assert len(broken.events) == arrived
-    before = Timeline(cap).at(arrived).final
+    before = History(cap).at(arrived).final
     _assert_kept(before, result.final, original.final)
 
 
@@ -287,7 +287,7 @@ def _inject_property(cap: Capture, k: int) -> None:
     result = accumulate(broken)
     assert not result.complete
     assert "in_band_error" in _codes(result)
-    _assert_kept(Timeline(cap).at(k + 1).final, result.final, accumulate(cap).final)
+    _assert_kept(History(cap).at(k + 1).final, result.final, accumulate(cap).final)
     assert event_table(broken)["error"].iloc[-1]
 
 
@@ -297,7 +297,7 @@ def _drop_property(cap: Capture) -> None:
     assert not result.complete
     assert "no_terminal" in _codes(result)
     k = min(e.index for e in parse_all(cap.events) if e.type in TERMINALS[cap.wire])
-    _assert_kept(Timeline(cap).at(k).final, result.final, accumulate(cap).final)
+    _assert_kept(History(cap).at(k).final, result.final, accumulate(cap).final)
 
 
 def _corrupt_property(cap: Capture, i: int) -> None:
@@ -313,7 +313,7 @@ def _corrupt_property(cap: Capture, i: int) -> None:
     assert table["parse_error"].iloc[i] is not None
     # A damaged start event leaves its block out, so later blocks move up a place:
     # only what arrived before the damage is compared by path.
-    _assert_kept(Timeline(cap).at(i).final, result.final, original.final,
+    _assert_kept(History(cap).at(i).final, result.final, original.final,
                  prefix_of_original=False)
 
 

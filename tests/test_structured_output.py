@@ -1,7 +1,7 @@
 """Structured output on the Chat wire: a ``response_format`` json_schema makes the content a
 pseudo tool call, as the Responses wire does with ``text.format``.
 
-The request is data: `accumulate` and the timeline read the schema's name from
+The request is data: `accumulate` and the history read the schema's name from
 the capture's sidecar ``request``; the bare accumulator takes it as an argument.
 """
 
@@ -11,7 +11,7 @@ import json
 
 from lesson_lib.accumulate import accumulate, accumulator_for, structured_output
 from lesson_lib.accumulate.chat import ChatAccumulator
-from lesson_lib.accumulate.timeline import Timeline
+from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, from_bytes, load
 from lesson_lib.partial_json import NOTHING
 from lesson_lib.views.tool_card import ToolCardPane, card_text, end_event, show_tool_calls
@@ -115,14 +115,14 @@ def test_a_cut_stream_cuts_the_call():
     assert "block_never_stopped" in {d.code for d in result.diagnostics}
 
 
-def test_the_timeline_gives_the_pseudo_call():
+def test_the_history_gives_the_pseudo_call():
     capture = cap()
-    timeline = Timeline(capture, every=8)
+    history = History(capture, every=8)
     truth = [[(v.state, v.raw) for v in views] for _, views in walk(capture)][:-1]
     for k in (len(truth), 1, len(truth) // 2, 5, len(truth) - 3):
-        got = [(v.state, v.raw) for v in timeline.accumulator_at(k).tool_calls()]
+        got = [(v.state, v.raw) for v in history.accumulator_at(k).tool_calls()]
         assert got == truth[k - 1], k
-    (end,) = timeline.end().tool_calls
+    (end,) = history.end().tool_calls
     assert end.state == "complete" and end.name == "flight_search"
 
 
@@ -135,7 +135,7 @@ def test_the_tool_card_renders_it():
     assert "flight_search" in middle
     html = ToolCardPane()(capture, n // 2)
     assert "flight_search" in html
-    (view,) = Timeline(cut_copy(capture)).end().tool_calls
+    (view,) = History(cut_copy(capture)).end().tool_calls
     assert "flight_search" in card_text(view)
 
 

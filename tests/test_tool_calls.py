@@ -17,7 +17,7 @@ import pytest
 
 from lesson_lib.accumulate import accumulator_for
 from lesson_lib.accumulate.base import partial_value
-from lesson_lib.accumulate.timeline import Timeline
+from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.partial_json import NOTHING
 from lesson_lib.tool_calls import ToolCall, open_path_of, reparse_scan_counts
@@ -252,7 +252,7 @@ def test_text_that_stops_short_at_an_explicit_end_is_invalid_at_the_end():
     assert call.value == {} and call.input == {}
 
 
-def test_an_invalid_call_can_be_copied_for_the_timeline():
+def test_an_invalid_call_can_be_copied_for_a_history_checkpoint():
     call = ToolCall("f")
     call.feed('{"a":1}}')
     twin = copy.deepcopy(call)
@@ -362,15 +362,15 @@ def _signature(views) -> list:
                                   "openai-chat/parallel-tools-interleaved",
                                   "openai-responses/structured-output",
                                   "anthropic-messages/max-tokens-in-tool-json"])
-def test_timeline_gives_the_right_calls_at_any_index(name):
+def test_history_gives_the_right_calls_at_any_index(name):
     capture = cap(name)
     truth = {k: _signature(views) for k, views in walk(capture) if k != "end"}
-    timeline = Timeline(capture, every=16)
+    history = History(capture, every=16)
     order = list(truth)
     random.Random(3).shuffle(order)
     kept = {}
     for k in order[:60] + [1, len(order)]:
-        views = timeline.accumulator_at(k).tool_calls()
+        views = history.accumulator_at(k).tool_calls()
         kept[k] = views
         assert _signature(views) == truth[k], k
     for k, views in kept.items():        # views taken earlier are still right afterwards
@@ -499,7 +499,7 @@ def test_a_copied_call_goes_on_like_the_original():
     assert twin.value == call.value == {"a": [1, {"b": "xy"}], "c": 2}
 
 
-# -- copies for timeline checkpoints: shared where settled, no recursion -----------------------
+# -- copies for history checkpoints: shared where settled, no recursion -----------------------
 
 
 def test_copy_parser_knows_every_parser_field():

@@ -6,7 +6,7 @@
 ('Hello!', True)
 
 `accumulate` runs a whole capture; `accumulator_for` gives the bare
-accumulator to feed event by event; `timeline.Timeline` gives its state
+accumulator to feed event by event; `history.History` gives its state
 after any event index.
 """
 

@@ -211,7 +211,7 @@ class Accumulator(ABC):
         return call.input
 
     def __deepcopy__(self, memo: dict) -> Accumulator:
-        """An independent copy (a timeline checkpoint) that shares what can no longer change.
+        """An independent copy (a history checkpoint) that shares what can no longer change.
 
         An ended call's value (the ``input`` a holder keeps too) is never
         written to again (see "Sharing" in `lesson_lib.tool_calls`), so it is

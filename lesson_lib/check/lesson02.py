@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from ..accumulate import accumulate
-from ..accumulate.timeline import Timeline
+from ..accumulate.history import History
 from ..captures import Capture
 from ..naive_handler import interleave_tool_blocks, normalise, slot_calls
 from ..views.slot_view import labels_for
@@ -243,9 +243,9 @@ TRUSTED_CAPTURES = (
 def expected_trusted_at(capture: Capture) -> int | None:
     """From the accumulator's states: the first event after which choice 0 has
     finished with ``tool_calls`` (None when it never does)."""
-    timeline = Timeline(capture)
-    for k in range(1, len(timeline) + 1):
-        choices = timeline.accumulator_at(k).final()["choices"]
+    history = History(capture)
+    for k in range(1, len(history) + 1):
+        choices = history.accumulator_at(k).final()["choices"]
         if choices and choices[0]["finish_reason"] == "tool_calls":
             return k - 1
     return None

@@ -24,7 +24,7 @@ Pieces:
   whole stream) as an object a notebook displays (HTML, with a plain-text
   fallback);
 - `SlotPane`: the same as a pane for the replay `Player`, reading the state
-  from a `Timeline`, so stepping costs one ``feed``;
+  from a `History`, so stepping costs one ``feed``;
 - `slot_labeller`: the player's counter, ``event 12 / 48 · block [1]
   tool_use · input_json_delta``.
 """
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..accumulate.base import Slot
-from ..accumulate.timeline import Timeline
+from ..accumulate.history import History
 from ..captures import Capture
 from ..diagnostics import Diagnostic
 from ..wire_events import DONE, WireEvent, parse_all
@@ -298,7 +298,7 @@ class SlotsAt:
                           diagnostics=self.diagnostics)
 
 
-def state_at(timeline: Timeline, index: int | None) -> SlotsAt:
+def state_at(timeline: History, index: int | None) -> SlotsAt:
     """The slots after event `index` (the player's 0-based index); None or the last
     index: after the end of the stream too (so a block never closed shows as such)."""
     n = len(timeline)
@@ -337,7 +337,7 @@ class SlotsView:
 
 def show_slots(capture: Capture, at: int | None = None, *, tail: int = TAIL) -> SlotsView:
     """The slots of `capture` after event `at` (None: after the whole stream)."""
-    return SlotsView(state_at(Timeline(capture), at), tail)
+    return SlotsView(state_at(History(capture), at), tail)
 
 
 # -- the pane for the player ---------------------------------------------------------------
@@ -348,7 +348,7 @@ _KEPT = 16
 class SlotPane:
     """The slot view as a player pane: ``pane(capture, index) -> HTML`` and ``text``.
 
-    One `Timeline` per capture is kept (the last `_KEPT` captures), so stepping
+    One `History` per capture is kept (the last `_KEPT` captures), so stepping
     forward costs one ``feed`` and a jump at most `every` feeds plus a copy.
     """
 
@@ -356,16 +356,16 @@ class SlotPane:
         self.tail = tail
         self.name = name
         self.every = every
-        self._timelines: OrderedDict[int, tuple[Capture, Timeline]] = OrderedDict()
+        self._timelines: OrderedDict[int, tuple[Capture, History]] = OrderedDict()
 
-    def timeline(self, capture: Capture) -> Timeline:
+    def timeline(self, capture: Capture) -> History:
         """The capture's timeline, built once."""
         key = id(capture)
         hit = self._timelines.get(key)
         if hit is not None and hit[0] is capture:
             self._timelines.move_to_end(key)
             return hit[1]
-        timeline = Timeline(capture, every=self.every)
+        timeline = History(capture, every=self.every)
         self._timelines[key] = (capture, timeline)
         while len(self._timelines) > _KEPT:
             self._timelines.popitem(last=False)

@@ -22,7 +22,7 @@ in), drawn from the `ToolCallView`s an accumulator keeps:
   the raw text with a caret; for a cut call, what arrived.
 
 Pieces: `card_text` / `card_html` render one view; `ToolCardPane` is a pane
-for the replay `Player` (one `Timeline` per capture, so a step costs one
+for the replay `Player` (one `History` per capture, so a step costs one
 ``feed``); `tool_call_labeller` is the player's counter (``event 12 / 48 ·
 block [1] tool_use get_weather · input_json_delta · 3 fields settled``);
 `show_tool_calls(capture, at)` is the same state for a notebook to print.
@@ -35,7 +35,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..accumulate.timeline import Timeline
+from ..accumulate.history import History
 from ..captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
@@ -394,17 +394,17 @@ class ToolCallsAt:
 
 
 _KEPT = 16
-_TIMELINES: OrderedDict[tuple[int, int], tuple[Capture, Timeline]] = OrderedDict()
+_TIMELINES: OrderedDict[tuple[int, int], tuple[Capture, History]] = OrderedDict()
 
 
-def timeline_for(capture: Capture, every: int = 64) -> Timeline:
+def timeline_for(capture: Capture, every: int = 64) -> History:
     """The capture's timeline, shared by the pane and the labeller (the last few kept)."""
     key = (id(capture), every)
     hit = _TIMELINES.get(key)
     if hit is not None and hit[0] is capture:
         _TIMELINES.move_to_end(key)
         return hit[1]
-    timeline = Timeline(capture, every=every)
+    timeline = History(capture, every=every)
     _TIMELINES[key] = (capture, timeline)
     while len(_TIMELINES) > _KEPT:
         _TIMELINES.popitem(last=False)

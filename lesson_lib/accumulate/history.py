@@ -2,7 +2,7 @@
 
 The player's slider asks for "the state after event k" in any order. Copying
 the whole state at every event would cost time proportional to everything
-so far at each step, so the timeline keeps:
+so far at each step, so the history keeps:
 
 - checkpoints: a copy of the accumulator after every `every`-th event,
   taken the first time the walk passes that index;
@@ -53,7 +53,7 @@ class Snapshot:
     tool_calls: tuple[ToolCallView, ...] = ()
 
 
-class Timeline:
+class History:
     """The states of one capture's accumulator, reachable at any event index."""
 
     def __init__(self, capture: Capture, *, every: int = 64,

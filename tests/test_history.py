@@ -1,4 +1,4 @@
-"""The timeline: the accumulator's state after any event index, cheaply."""
+"""The history: the accumulator's state after any event index, cheaply."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
-from lesson_lib.accumulate.timeline import Timeline
+from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, reference_corpus
 from lesson_lib.wire_events import parse_all
 
@@ -72,70 +72,70 @@ def _straight_states(capture) -> list[tuple]:
 
 @pytest.mark.parametrize("capture", CASES, ids=[c.key for c in CASES])
 def test_state_at_every_index_equals_a_fresh_accumulation(capture):
-    timeline = Timeline(capture, every=8)
-    n = len(timeline)
+    history = History(capture, every=8)
+    n = len(history)
     expected = _straight_states(capture)
     for k in {k for k in (0, 1, n // 3, n // 2, n - 1, n) if k >= 0}:  # truly fresh, a few k
         assert expected[k] == _fresh(capture, k)
     order = list(range(n + 1))
     random.Random(7).shuffle(order)
     for k in order + list(range(n + 1)):   # random jumps, then stepping forward
-        snap = timeline.at(k)
+        snap = history.at(k)
         assert (snap.final, snap.slots, [d.as_dict() for d in snap.diagnostics],
                 snap.complete) == expected[k], k
-        assert snap.event is (timeline.events[k - 1] if k else None)
-    end = timeline.end()
+        assert snap.event is (history.events[k - 1] if k else None)
+    end = history.end()
     assert (end.final, end.slots, [d.as_dict() for d in end.diagnostics],
             end.complete) == _fresh(capture, n, ended=True)
     assert end.final == accumulate(capture).final
 
 
 def test_stepping_forward_costs_one_feed_per_step():
-    timeline = Timeline(_long_capture(), every=16)
-    timeline.at(0)
-    for k in range(1, len(timeline) + 1):
-        before = timeline.feeds
-        timeline.at(k)
-        assert timeline.feeds - before == 1
-    assert timeline.feeds == len(timeline)
+    history = History(_long_capture(), every=16)
+    history.at(0)
+    for k in range(1, len(history) + 1):
+        before = history.feeds
+        history.at(k)
+        assert history.feeds - before == 1
+    assert history.feeds == len(history)
 
 
 def test_any_jump_costs_at_most_one_checkpoint_interval_of_feeds():
-    timeline = Timeline(_long_capture(), every=16)
-    timeline.at(len(timeline))                      # walk once: checkpoints exist
+    history = History(_long_capture(), every=16)
+    history.at(len(history))                      # walk once: checkpoints exist
     rng = random.Random(3)
     for _ in range(200):
-        k = rng.randrange(len(timeline) + 1)
-        feeds, copies = timeline.feeds, timeline.copies
-        timeline.at(k)
-        assert timeline.feeds - feeds < 16
-        assert timeline.copies - copies <= 1
+        k = rng.randrange(len(history) + 1)
+        feeds, copies = history.feeds, history.copies
+        history.at(k)
+        assert history.feeds - feeds < 16
+        assert history.copies - copies <= 1
 
 
 def test_checkpoints_are_not_changed_by_later_feeds():
     capture = _long_capture()
-    timeline = Timeline(capture, every=4)
-    early = timeline.at(5).final
-    timeline.at(len(timeline))
-    assert timeline.at(5).final == early == _fresh(capture, 5)[0]
+    history = History(capture, every=4)
+    early = history.at(5).final
+    history.at(len(history))
+    assert history.at(5).final == early == _fresh(capture, 5)[0]
 
 
 def test_ended_snapshot_does_not_finish_the_live_accumulator():
     capture = _long_capture()
-    timeline = Timeline(capture)
-    n = len(timeline)
-    assert "no_terminal" in [d.code for d in timeline.end().diagnostics]
-    assert "no_terminal" not in [d.code for d in timeline.at(n).diagnostics]
+    history = History(capture)
+    n = len(history)
+    assert "no_terminal" in [d.code for d in history.end().diagnostics]
+    assert "no_terminal" not in [d.code for d in history.at(n).diagnostics]
     with pytest.raises(IndexError):
-        timeline.at(n + 1)
+        history.at(n + 1)
 
 
 def test_http_error_capture_has_one_empty_state():
     cap = from_bytes(b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
                      sidecar={"wire": "anthropic-messages", "response": {"status": 529}})
-    timeline = Timeline(cap)
-    assert len(timeline) == 0
-    snap = timeline.end()
+    history = History(cap)
+    assert len(history) == 0
+    snap = history.end()
     assert snap.final is None and [d.code for d in snap.diagnostics] == ["http_error"]
 
 
@@ -215,14 +215,14 @@ def test_deep_tool_input_works_at_any_index(wire):
     capture = _deep_capture(wire)
     truth = accumulate(capture)
     assert truth.complete and not truth.diagnostics
-    timeline = Timeline(capture, every=64)
-    n = len(timeline)
+    history = History(capture, every=64)
+    n = len(history)
     sample = sorted({0, 1, 2, n - 3, n - 2, n - 1, n, *range(0, n + 1, 37)})
     order = sample + sample[::-1] + random.Random(5).sample(sample, len(sample))
     # Events before the first fragment; the event count once the call has ended.
     start, ends = (2, n - 2) if wire == "anthropic-messages" else (1, n - 1)
     for k in order:                   # forward, backward (from checkpoints), and jumps
-        snap = timeline.at(k)
+        snap = history.at(k)
         assert snap.index == k and len(snap.tool_calls) == (k >= start)
         if k < start:
             continue
@@ -235,7 +235,7 @@ def test_deep_tool_input_works_at_any_index(wire):
         elif opened:
             assert len(view.open_path) == opened - 1 - closed
         assert view.state == ("complete" if k >= ends else "forming")
-    end = timeline.end()
+    end = history.end()
     assert _same(end.final, truth.final) and end.complete and end.diagnostics == []
     [call] = end.tool_calls
     assert call.state == "complete" and _depth(call.value) == DEPTH
@@ -245,18 +245,18 @@ def test_deep_tool_input_works_at_any_index(wire):
         args = truth.final["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
         assert args == "[" * DEPTH + "]" * DEPTH and call.raw == args
     # Checkpoints stayed cheap: one copy per `every` events walked, plus the jumps.
-    assert timeline.copies <= n // 64 + 1 + len(order) + 1
+    assert history.copies <= n // 64 + 1 + len(order) + 1
 
 
 def test_deep_checkpoints_share_the_ended_input():
     capture = _deep_capture("anthropic-messages", depth=2_000)
-    timeline = Timeline(capture, every=1)       # a checkpoint at every index
-    n = len(timeline)
-    first = timeline.at(n).final["content"][0]["input"]
-    timeline.at(n - 2)                          # back to a checkpoint after the block stop
-    again = timeline.at(n).final["content"][0]["input"]
+    history = History(capture, every=1)       # a checkpoint at every index
+    n = len(history)
+    first = history.at(n).final["content"][0]["input"]
+    history.at(n - 2)                          # back to a checkpoint after the block stop
+    again = history.at(n).final["content"][0]["input"]
     assert again is first and _depth(first) == 2_000     # shared, never copied
-    assert timeline.end().tool_calls[0].value is first
+    assert history.end().tool_calls[0].value is first
 
 
 def _call_signature(views) -> list:
@@ -283,23 +283,23 @@ def _fresh_calls(capture, k: int, ended: bool = False) -> list:
 def test_snapshot_tool_calls_equal_a_fresh_accumulation(name):
     from lesson_lib.captures import load
     capture = load(name, search_reference=False)
-    timeline = Timeline(capture, every=4)
-    n = len(timeline)
+    history = History(capture, every=4)
+    n = len(history)
     kept = {}
     order = list(range(n + 1))
     random.Random(11).shuffle(order)
     for k in order + list(range(n + 1)):
-        snap = timeline.at(k)
+        snap = history.at(k)
         kept[k] = snap.tool_calls
         assert _call_signature(snap.tool_calls) == _fresh_calls(capture, k), k
     for k, views in kept.items():           # views taken earlier are still right afterwards
         assert _call_signature(views) == _fresh_calls(capture, k), k
-    end = timeline.end()
+    end = history.end()
     assert _call_signature(end.tool_calls) == _fresh_calls(capture, n, ended=True)
     assert any(v.state == "complete" for v in end.tool_calls)
     assert all(v.ended for v in end.tool_calls)
     assert end.final == accumulate(capture).final
     # The ended state is made once: asking again copies nothing.
-    copies = timeline.copies
-    assert _call_signature(timeline.end().tool_calls) == _call_signature(end.tool_calls)
-    assert timeline.copies == copies
+    copies = history.copies
+    assert _call_signature(history.end().tool_calls) == _call_signature(end.tool_calls)
+    assert history.copies == copies
