@@ -9,7 +9,7 @@ capture bytes (`captures`) -> SSE events (`sse`) -> wire events
 (`views`: the replay player and its panes).
 
 Side rooms: `replay` (the official SDKs, offline), `validate` (what
-``lesson-lib check`` runs), `check` (exercise checkers) and `solutions`,
+``lesson-lib check`` runs), `exercises` (the exercise graders) and `solutions`,
 `naive_handler` (lesson 2's deliberately flawed handler), `faults` (broken
 streams derived from good captures), `tools` (the fake tools a turn
 calls), `cli` (the command line). The builders of the constructed capture

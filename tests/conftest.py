@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib import check
+from lesson_lib import exercises
 
 
 @pytest.fixture
 def fresh_progress():
     """The checkers' progress record, empty before the test and after it."""
-    check.reset()
+    exercises.reset()
     yield
-    check.reset()
+    exercises.reset()

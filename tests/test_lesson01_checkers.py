@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from checker_helpers import FRESH_PROGRESS, starter
 
-from lesson_lib import check
+from lesson_lib import exercises
 from lesson_lib.captures import CaptureError, load
-from lesson_lib.check import lesson01 as checks
+from lesson_lib.exercises import lesson01 as checks
 from lesson_lib.solutions import lesson01 as solutions
 
 
@@ -182,7 +182,7 @@ def test_where_it_died_not_attempted():
 
 
 def test_three_exercises_are_registered_with_their_solutions():
-    lesson = {num: ex for (les, num), ex in check.REGISTRY.items() if les == "01"}
+    lesson = {num: ex for (les, num), ex in exercises.REGISTRY.items() if les == "01"}
     assert sorted(lesson) == [1, 2, 3]
     for ex in lesson.values():
         module, _, name = ex.solution.partition(":")
@@ -192,7 +192,7 @@ def test_three_exercises_are_registered_with_their_solutions():
 def test_progress_reports_each_exercise():
     checks.check_split_events(solutions.split_events)
     checks.check_first_text_ms(starter)
-    lines = repr(check.progress("01")).splitlines()
+    lines = repr(exercises.progress("01")).splitlines()
     assert lines[0] == "Progress in 01:"
     assert lines[1:] == ["  Exercise 1 (Split a stream into events): passed",
                          "  Exercise 2 (Time to the first text fragment): not attempted",

@@ -8,8 +8,8 @@ import json
 
 from checker_helpers import FRESH_PROGRESS, starter
 
-from lesson_lib import check
-from lesson_lib.check import lesson02 as checks
+from lesson_lib import exercises
+from lesson_lib.exercises import lesson02 as checks
 from lesson_lib.naive_handler import Executed, execute, naive_loop
 from lesson_lib.solutions import lesson02 as solutions
 
@@ -261,7 +261,7 @@ def test_trusted_at_not_attempted_and_wrong_type():
 def test_progress_lists_the_three_exercises():
     checks.check_anthropic_content(solutions.accumulate_content)
     checks.check_keyed_loop(naive_loop)
-    lines = repr(check.progress("02")).splitlines()
+    lines = repr(exercises.progress("02")).splitlines()
     assert lines == ["Progress in 02:",
                      "  Exercise 1 (Accumulate Anthropic content blocks by index): passed",
                      "  Exercise 2 (Fix the pending-tools loop): failed",

@@ -9,8 +9,8 @@ import json
 import jiter
 from checker_helpers import FRESH_PROGRESS, starter
 
-from lesson_lib import check
-from lesson_lib.check import lesson03 as checks
+from lesson_lib import exercises
+from lesson_lib.exercises import lesson03 as checks
 from lesson_lib.partial_json import PartialJSON
 from lesson_lib.solutions import lesson03 as solutions
 
@@ -237,7 +237,7 @@ def test_call_state_not_attempted_and_wrong_type():
 def test_progress_lists_the_three_exercises():
     checks.check_settled_keys(solutions.settled_keys)
     checks.check_scan_string(lambda t, s: (0, "end"))
-    lines = repr(check.progress("03")).splitlines()
+    lines = repr(exercises.progress("03")).splitlines()
     assert lines == ["Progress in 03:",
                      "  Exercise 1 (Which keys are settled?): passed",
                      "  Exercise 2 (Scan a run of string text): failed",

@@ -1,6 +1,6 @@
 """Exercise checkers: grade a learner's function against captures, offline.
 
-Each lesson's checker module (``lesson_lib.check.lesson01`` ...) registers
+Each lesson's checker module (``lesson_lib.exercises.lesson01`` ...) registers
 its exercises with `exercise` and grades with `grade`: the learner's function
 runs on a list of `Case`s (built from captures, so no key or network is
 needed), and the first mismatch is explained in the learner's terms.
@@ -111,7 +111,7 @@ def _learner_line(exc: BaseException) -> str:
 
 def _is_library(filename: str) -> bool:
     return ("site-packages" in filename or "/lib/python3" in filename
-            or filename.startswith(__file__.rsplit("/check/", 1)[0]))
+            or filename.startswith(__file__.rsplit("/exercises/", 1)[0]))
 
 
 @cache
