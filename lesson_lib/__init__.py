@@ -20,6 +20,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .setup import setup  # noqa: E402
+from .environment import setup  # noqa: E402
 
 __all__ = ["setup", "__version__"]

@@ -1,4 +1,8 @@
-"""Notebook set-up: one call that pins display options and warns on drift."""
+"""The course environment: the pinned versions, and `setup()`, the one call a notebook makes first.
+
+`setup()` pins display options and warns when installed versions drift from
+the pins (exposed as ``lesson_lib.setup``).
+"""
 
 from __future__ import annotations
 
