@@ -49,10 +49,7 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
         from .chat import ChatAccumulator
         return ChatAccumulator(structured_output(request))
     if wire == "openai-responses":
-        try:
-            from .responses import ResponsesAccumulator
-        except ImportError as exc:
-            raise ValueError("the Responses accumulator is not available yet") from exc
+        from .responses import ResponsesAccumulator
         return ResponsesAccumulator()
     raise ValueError(f"no accumulator for wire {wire!r}")
 

@@ -56,7 +56,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..wire_events import WireEvent
 from .base import Accumulator, Slot
-from .responses_compare import DIFF_LIMIT, ServerComparison
+from .responses_compare import ServerComparison
 from .responses_events import (
     FIELD_DELTAS,
     FIELD_DONES,
@@ -70,16 +70,11 @@ from .responses_events import (
     Malformed,
     is_index,
 )
-from .responses_items import ASSUMED_PARTS, PART_HOSTS, Item, clone, get_path, preview
+from .responses_items import Item, clone, get_path, preview
 from .responses_parts import PartEvents
 from .responses_sequence import SequenceNumbers
 from .responses_server_tools import ServerToolEvents
 from .responses_tools import ToolCallEvents, structured_name
-
-# Names this module has always offered (they now live in the modules above).
-__all__ = ["ASSUMED_PARTS", "DIFF_LIMIT", "FIELD_DELTAS", "FIELD_DONES", "LIFECYCLE",
-           "PART_DELTAS", "PART_DONES", "PART_HOSTS", "STATUS_EVENTS", "TERMINALS",
-           "TOOL_ITEMS", "UNADDRESSED", "ResponsesAccumulator"]
 
 
 class ResponsesAccumulator(PartEvents, ToolCallEvents, ServerToolEvents, ServerComparison,
