@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Set
 from typing import TYPE_CHECKING, Any
 
-from .partial_json_types import NOTHING, path_of
+from .values import NOTHING, path_of
 
 if TYPE_CHECKING:
-    from .partial_json_scanner import PartialJSON
+    from .scanner import PartialJSON
 
 
 class SettledPaths(Set):

@@ -120,8 +120,8 @@ any prefix leniently, so it cannot say what is final, and:
 
 from __future__ import annotations
 
-from .partial_json_scanner import PartialJSON
-from .partial_json_settled import SettledPaths
-from .partial_json_types import NOTHING, Change, PartialJSONError
+from .scanner import PartialJSON
+from .settled import SettledPaths
+from .values import NOTHING, Change, PartialJSONError
 
 __all__ = ["NOTHING", "Change", "PartialJSON", "PartialJSONError", "SettledPaths"]

@@ -15,9 +15,9 @@ import re
 from json.decoder import scanstring as _scanstring
 from typing import Any
 
-from . import partial_json_messages as msg
-from .partial_json_settled import SettledPaths
-from .partial_json_types import NOTHING, Change, PartialJSONError, make_change
+from . import messages as msg
+from .settled import SettledPaths
+from .values import NOTHING, Change, PartialJSONError, make_change
 
 # The states between two characters.
 _VALUE = 0           # a value is due: at the start, after ':', after ',' in an array
