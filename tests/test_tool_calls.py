@@ -20,7 +20,7 @@ from lesson_lib.accumulate.base import partial_value
 from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.partial_json import NOTHING
-from lesson_lib.tool_calls import ToolCall, open_path_of, reparse_scan_counts
+from lesson_lib.tool_calls import ToolCall, open_path_of
 from lesson_lib.wire_events import parse_all
 
 ALL = [c for c in corpus() + reference_corpus() if c.status < 300 and c.wire]
@@ -459,12 +459,6 @@ def test_feeding_an_accumulator_stays_linear_with_tool_calls():
     assert ratio < 2.2, ratio
 
 
-def test_reparse_scan_counts_against_ours():
-    rows = reparse_scan_counts(['{"a": ', '"xy', 'z"}'])
-    assert rows == [(6, 6, 6), (9, 9, 3), (12, 12, 3)]
-    assert sum(r[1] for r in rows) == 27 and sum(r[2] for r in rows) == 12
-
-
 def test_open_path_follows_the_last_open_child():
     call = ToolCall("f")
     call.feed('{"a": [1, {"b": "x')
@@ -506,7 +500,7 @@ def test_copy_parser_knows_every_parser_field():
     # A new parser field needs a decision in copy_parser (share it, or copy it); until
     # then copies fall back to feeding the text again (correct, but costs the text).
     from lesson_lib.partial_json import PartialJSON
-    from lesson_lib.tool_calls import _PARSER_FIELDS
+    from lesson_lib.tool_calls.call import _PARSER_FIELDS
     assert set(vars(PartialJSON())) == _PARSER_FIELDS
 
 

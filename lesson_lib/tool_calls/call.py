@@ -1,93 +1,19 @@
-"""Tool calls as they form (lesson 3): one `ToolCall` per call, on every wire.
+"""`ToolCall`: one tool call as it forms, from its identity to its wire's end.
 
-A tool call's identity arrives first (Anthropic ``content_block_start``, a
-Responses ``output_item.added``, Chat's first ``tool_calls[]`` fragment): its
-name and call id. Its arguments follow as fragments of JSON text. Every
-accumulator keeps one `ToolCall` per call and feeds it each fragment as it
-arrives; the call owns a `PartialJSON` parser and the raw fragments::
-
-    call = ToolCall("get_weather", "toolu_1")
-    call.feed('{"city": "Par')     # [set () {}, set ('city',) '', append ...]
-    call.value, call.state         # ({'city': 'Par'}, 'forming')
-    call.feed('is"}')              # ... settle ('city',) 'Paris', settle () {...}
-    call.state                     # still 'forming': the wire has not said "end"
-    call.end()                     # content_block_stop, arguments.done, finish_reason
-    call.state, call.value         # ('complete', {'city': 'Paris'})
-
-States (`state`)
-----------------
-
-- ``forming``: arguments may still arrive.
-- ``complete``: the wire said the call ended, and its text is one valid JSON
-  value (checked strictly by `PartialJSON.finish`); empty text means ``{}``,
-  as the vendors do for a tool with no parameters.
-- ``invalid``: the text can never be the JSON value it should be. Said at
-  the first impossible character (``{"a":1}{"b":2}``, two calls' arguments
-  glued together, fails at the second ``{``), or at the wire's end when the
-  text stopped short. `error` holds the position and the message; the raw
-  text goes on being collected.
-- ``cut``: the stream ended before the wire ended the call; `value` is what
-  did arrive (a number whose digits had all arrived is shown, not settled).
-
-A call becomes final only at its wire's explicit end: Anthropic
-``content_block_stop``; Responses ``function_call_arguments.done`` or
-``output_item.done``; Chat the choice's ``finish_reason`` or ``data:
-[DONE]``. Never because the text so far happens to parse: ``{"n": 1}`` parses,
-and the next fragment may still make it ``{"n": 1}`` plus a second key, or
-turn it into two documents.
-
-Cost: `feed` costs the parser's work on the fragment plus an append. A
-`view` (what `Accumulator.tool_calls()` returns) is an immutable snapshot
-that copies only the containers still open (settled values never change, so
-they are shared), never the whole value.
-
-Sharing
--------
-
-A value that can no longer change is shared, never copied: by views, by
-`copy.deepcopy` of a call (a history checkpoint), by the accumulators'
-`final()` and `slots()`. This holds because nothing writes to it again:
-
-- the parser writes only to the containers on its stack (the open chain)
-  and to the open string's slot; a container leaves the stack when it
-  closes, and a settled string, number or literal is an immutable object;
-- an ended call's value (`value` after `end` or `cut`, `_final`) is what
-  the parser had built; the parser is dropped then, and neither the call
-  nor an accumulator writes to it (they hand it out as ``input``);
-- a `Change`'s value is a fresh empty container (``set``), text
-  (``append``) or a settled value (``settle``).
-
-Readers must treat shared values as read-only too. Copies of what still
-changes are made without recursion (`copy_parser`, `_copy_open_chain`), so
-a value 10,000 levels deep can be copied, viewed and checkpointed.
+See `lesson_lib.tool_calls` for the states and for what is shared between
+a call, its views and its copies.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any
 
-from .partial_json import NOTHING, Change, PartialJSON, PartialJSONError, SettledPaths
-
-__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "copy_parser",
-           "open_path_of", "partial_value", "reparse_scan_counts"]
-
-ToolCallState = Literal["forming", "complete", "invalid", "cut"]
-
-
-@dataclass(frozen=True)
-class CallError:
-    """Why a call's arguments are not JSON: the 0-based character `position`, and a
-    `message` that says what was expected there (from `PartialJSONError`)."""
-
-    position: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.message} (at character {self.position})"
+from ..partial_json import NOTHING, Change, PartialJSON, PartialJSONError, SettledPaths
+from .paths import copy_open_chain, open_path_of, settled_paths
+from .states import CallError, ToolCallState
+from .view import ToolCallView
 
 
 class ToolCall:
@@ -270,7 +196,7 @@ class ToolCall:
         """The paths whose values can no longer change (a live set view while forming)."""
         if self._parser is not None and self._state == "forming":
             return self._parser.settled
-        return frozenset(_settled_paths(self._final, self._final_open))
+        return frozenset(settled_paths(self._final, self._final_open))
 
     @property
     def changes(self) -> list[Change]:
@@ -291,7 +217,7 @@ class ToolCall:
         if self._parser is not None and self._state == "forming":
             live = self._parser.value
             open_path = open_path_of(live, self._parser.settled)
-            value = _copy_open_chain(live, open_path)
+            value = copy_open_chain(live, open_path)
         elif not self.json_arguments and self._state == "forming":
             value, open_path = self.value, ()
         else:
@@ -361,120 +287,6 @@ class ToolCall:
                 self._fail(error)
 
 
-# -- views ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class ToolCallView:
-    """A tool call at one moment, immutable: what `Accumulator.tool_calls()` returns.
-
-    `value` shares every settled part with the call (settled values never
-    change) and has its own copies of the containers that were still open;
-    treat it as read-only. `open_path` is the deepest path still open (None:
-    nothing open). `raw` is joined on demand from the fragments that had
-    arrived; `raw_length` and `raw_tail` cost nothing like that.
-    """
-
-    name: str
-    call_id: str | None
-    kind: str
-    address: Any
-    state: ToolCallState
-    value: Any
-    open_path: tuple | None
-    changes: tuple[Change, ...]
-    raw_length: int
-    fragments: int
-    error: CallError | None
-    structured: bool = False
-    was_cut: bool = False
-    ended: bool = False
-    start_t: float | None = None
-    start_event: int | None = None
-    last_t: float | None = None
-    last_event: int | None = None
-    end_event: int | None = None
-    _parts: list[str] = field(default_factory=list, repr=False)
-    _count: int = field(default=0, repr=False)
-
-    @property
-    def raw(self) -> str:
-        """The argument text that had arrived."""
-        return "".join(self._parts[:self._count])
-
-    def raw_fragments(self) -> list[str]:
-        """The argument fragments that had arrived, in order (a new list)."""
-        return self._parts[:self._count]
-
-    def raw_tail(self, limit: int) -> tuple[str, int]:
-        """The last `limit` characters of the raw text, and how many come before them."""
-        pieces, have = [], 0
-        for i in range(self._count - 1, -1, -1):
-            if have >= limit:
-                break
-            pieces.append(self._parts[i])
-            have += len(self._parts[i])
-        tail = "".join(reversed(pieces))
-        if len(tail) > limit:
-            tail = tail[-limit:]
-        return tail, self.raw_length - len(tail)
-
-    def is_settled(self, path: tuple) -> bool:
-        """Whether the value at `path` is present and can no longer change."""
-        if not _present(self.value, path):
-            return False
-        open_path = self.open_path
-        return open_path is None or path != open_path[:len(path)]
-
-    @cached_property
-    def settled(self) -> frozenset:
-        """Every settled path (computed once, by walking the value)."""
-        return frozenset(_settled_paths(self.value, self.open_path))
-
-    def settled_keys(self) -> list:
-        """The top-level keys (or indices) whose values are settled, in order."""
-        value = self.value
-        if type(value) is dict:
-            return [k for k in value if self.is_settled((k,))]
-        if type(value) is list:
-            return [i for i in range(len(value)) if self.is_settled((i,))]
-        return []
-
-
-# -- helpers ---------------------------------------------------------------------------
-
-
-def open_path_of(value: Any, settled: Any) -> tuple | None:
-    """The deepest path still open in a partial value, given its settled paths.
-
-    Only the last child of an open container can itself be open, so the
-    open paths are a prefix of the chain of last children; a binary search
-    along that chain finds where it ends. None when the whole value is
-    settled or none has begun.
-    """
-    if value is NOTHING or () in settled:
-        return None
-    chain: list = []                   # the keys of the last-children chain
-    node = value
-    while True:
-        if type(node) is dict and node:
-            key: Any = next(reversed(node))
-        elif type(node) is list and node:
-            key = len(node) - 1
-        else:
-            break
-        chain.append(key)
-        node = node[key]
-    low, high = 0, len(chain)          # chain[:low] is open; chain[:high + 1] is settled
-    while low < high:
-        middle = (low + high + 1) // 2
-        if tuple(chain[:middle]) in settled:
-            high = middle - 1
-        else:
-            low = middle
-    return tuple(chain[:low])
-
-
 # The parser's fields, as `copy_parser` knows them: the open containers (`_stack`, `_root`,
 # `_slot`), lists it appends to, the settled-paths view bound to it, and the rest
 # (numbers, strings, tuples, scalars: immutable, shared).
@@ -527,56 +339,6 @@ def copy_parser(parser: PartialJSON, fragments: Iterable[str] = ()) -> PartialJS
     return twin
 
 
-def _copy_open_chain(value: Any, open_path: tuple | None) -> Any:
-    """`value` with every container on the open chain copied (one level each)."""
-    if open_path is None or type(value) not in (dict, list):
-        return value
-    root = copy_one = dict(value) if type(value) is dict else list(value)
-    for key in open_path:
-        child = copy_one[key]
-        if type(child) is dict:
-            child = dict(child)
-        elif type(child) is list:
-            child = list(child)
-        else:
-            break
-        copy_one[key] = child
-        copy_one = child
-    return root
-
-
-def _present(value: Any, path: tuple) -> bool:
-    if value is NOTHING:
-        return False
-    node = value
-    for key in path:
-        if type(node) is dict and type(key) is str and key in node:
-            node = node[key]
-        elif type(node) is list and type(key) is int and 0 <= key < len(node):
-            node = node[key]
-        else:
-            return False
-    return True
-
-
-def _settled_paths(value: Any, open_path: tuple | None) -> Iterator[tuple]:
-    """Every path of `value` (document order) not on the open chain."""
-    if value is NOTHING:
-        return
-    todo: list[tuple[tuple, Any]] = [((), value)]
-    while todo:
-        path, node = todo.pop()
-        if open_path is None or path != open_path[:len(path)]:
-            yield path
-        if type(node) is dict:
-            children: Iterable = node.items()
-        elif type(node) is list:
-            children = enumerate(node)
-        else:
-            continue
-        todo.extend(((*path, k), v) for k, v in reversed(list(children)))
-
-
 def _with_trailing_number(parser: PartialJSON, parts: list[str]) -> Any:
     """The value of a cut text, with a number whose digits had all arrived.
 
@@ -613,20 +375,3 @@ def partial_value(raw: str) -> Any:
     call.feed(raw)
     call.cut()
     return call.input
-
-
-def reparse_scan_counts(fragments: Iterable[str]) -> list[tuple[int, int, int]]:
-    """Characters scanned per fragment: ``(size so far, re-parse, incremental)``.
-
-    Re-parsing the whole buffer after every fragment (what the SDKs do)
-    scans everything so far each time; an incremental parser scans only the
-    new fragment. A deterministic measure of cost, for a plot.
-    """
-    call = ToolCall()
-    out, size = [], 0
-    for fragment in fragments:
-        before = call.scanned
-        call.feed(fragment)
-        size += len(fragment)
-        out.append((size, size, call.scanned - before))
-    return out
