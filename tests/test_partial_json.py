@@ -442,7 +442,7 @@ def test_ten_thousand_levels_one_character_at_a_time() -> None:
         parser.feed(char)
         if char == "7":
             assert len(parser.settled) == 0
-            assert parser.settled._open_path() == ("k",) * (depth - 1)
+            assert parser.open_path == ("k",) * (depth - 1)
     assert depth_of(parser.finish()) == depth
     assert len(parser.settled) == depth + 1
 

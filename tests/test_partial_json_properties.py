@@ -574,3 +574,74 @@ def test_the_captures_include_the_cases_this_lesson_is_about() -> None:
     texts = ["".join(fragments) for _, fragments in CAPTURE_DOCUMENTS]
     assert any(expected_position(t) is None for t in texts)
     assert any(expected_position(t) is not None for t in texts)
+
+
+# -- copies and the open path ---------------------------------------------------------
+
+
+def _mutable_fields_shared(a: PartialJSON, b: PartialJSON) -> list[str]:
+    mine = vars(b)
+    return [name for name, value in vars(a).items()
+            if isinstance(value, (list, dict)) and mine[name] is value]
+
+
+@settings(deadline=None, max_examples=120, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(documents, st.sampled_from(STYLES), st.data())
+def test_a_copy_taken_after_any_fragment_goes_on_like_a_fresh_parser(
+        value: Any, style: str, pick: st.DataObject) -> None:
+    text = render(value, style, pick)
+    fragments = split(text, pick)
+    at = pick.draw(st.integers(0, len(fragments)), label="copy after")
+    original = PartialJSON()
+    for piece in fragments[:at]:
+        original.feed(piece)
+    before = (copy.deepcopy(original.value), set(original.settled), original.open_path)
+    twin = original.copy()
+    if original.open_path is not None:
+        # Whatever the parser may still write to is the twin's own: a field added
+        # later that holds a list or dict is caught here, not shared by accident.
+        assert _mutable_fields_shared(twin, original) == []
+    fresh = PartialJSON()
+    for piece in fragments[:at]:
+        fresh.feed(piece)
+    for piece in fragments[at:]:
+        expected = fresh.feed(piece)
+        got = twin.feed(piece)
+        assert [(c.op, c.path, c.value) for c in got] == [(c.op, c.path, c.value) for c in expected]
+        assert set(twin.settled) == set(fresh.settled)
+        assert twin.open_path == fresh.open_path
+    assert same(twin.finish(), json.loads(text))
+    # the original did not move
+    assert same(original.value, before[0]) and set(original.settled) == before[1]
+    assert original.open_path == before[2]
+
+
+@SETTINGS
+@given(documents, st.sampled_from(STYLES), st.data())
+def test_the_open_path_is_the_one_chain_not_settled(value: Any, style: str,
+                                                     pick: st.DataObject) -> None:
+    from lesson_lib.tool_calls import open_path_of
+    parser = PartialJSON()
+    for piece in split(render(value, style, pick), pick):
+        parser.feed(piece)
+        assert parser.open_path == open_path_of(parser.value, parser.settled)
+        assert parser.settled_count == len(set(parser.settled))
+    parser.finish()
+    assert parser.open_path is None
+    assert parser.settled_count == len(all_paths(parser.value))
+
+
+def test_a_failed_parser_copies_as_failed() -> None:
+    parser = PartialJSON()
+    parser.feed('{"a": [1, ')
+    with pytest.raises(PartialJSONError):
+        parser.feed("]")
+    twin = copy.deepcopy(parser)
+    assert twin is not parser and twin.value == parser.value
+    errors = []
+    for one in (parser, twin):
+        with pytest.raises(PartialJSONError) as again:
+            one.feed("2]}")
+        errors.append((again.value.position, again.value.message))
+    assert errors[0] == errors[1] and errors[0][0] == 10

@@ -39,7 +39,13 @@ What is final (`settled`): a path (a tuple of names and indices, ``()`` for
 the root) is settled once its value can no longer change: a string at its
 closing quote; a number, true, false or null at the delimiter after it
 (whitespace, ``,`` or a closing bracket; a top-level one at `finish`); an
-object or array when it closes. `settled` is a live, read-only set view.
+object or array when it closes. `settled` is a live, read-only set view;
+`open_path` names the deepest path that may still change (None when nothing
+is open), and `settled_count` is ``len(settled)``.
+
+Copying mid-stream: `copy()` (what ``copy.deepcopy`` calls) gives a parser
+that goes on independently from here, at the cost of the containers still
+open, not of the text so far.
 
 What each `feed` returns: a list of `Change` objects in the order things
 happened. ``set`` carries the first value (``""``, a fresh empty container,

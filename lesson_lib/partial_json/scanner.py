@@ -17,7 +17,7 @@ from typing import Any
 
 from . import messages as msg
 from .settled import SettledPaths
-from .values import NOTHING, Change, PartialJSONError, make_change
+from .values import NOTHING, Change, PartialJSONError, make_change, path_of
 
 # The states between two characters.
 _VALUE = 0           # a value is due: at the start, after ':', after ',' in an array
@@ -155,6 +155,58 @@ class PartialJSON:
     def settled(self) -> SettledPaths:
         """The paths whose values can no longer change (a live, read-only set view)."""
         return self._settled
+
+    @property
+    def open_path(self) -> tuple | None:
+        """The deepest path whose value may still change (its ancestors may too), or None
+        when nothing is open: before any value began, or after `finish`."""
+        place = self._open_place()
+        return None if place is None else path_of(place)
+
+    @property
+    def settled_count(self) -> int:
+        """How many values of `value` (the root and every descendant) can no longer change."""
+        if self._open_place() is None:
+            return self._present
+        return self._present - len(self._stack) - (self._leaf is not None)
+
+    def copy(self) -> PartialJSON:
+        """A parser that goes on independently from where this one is; no recursion.
+
+        Only the open containers can still change (a container is written to
+        only while it is on the stack; a closed one, like a finished string,
+        number or literal, is never touched again), and they form one chain
+        from the root: the stack. So the copy copies each of them one level
+        (sharing their settled children) and links each copy to the next; the
+        lists the parser appends to are copied, and everything else (numbers,
+        strings, tuples, the error) is immutable and shared. Cost: the open
+        containers' sizes plus the stack's depth, not the text so far.
+        """
+        twin = PartialJSON.__new__(PartialJSON)
+        twin.__dict__.update(vars(self))
+        mine: dict[int, Any] = {}            # id of an open container -> its copy
+        stack = []
+        above: Any = None
+        for container, place, is_dict, at in self._stack:
+            own = dict(container) if is_dict else list(container)
+            mine[id(container)] = own
+            if above is not None:
+                above[place[1]] = own        # the open child is the last one: key place[1]
+            stack.append((own, place, is_dict, at))
+            above = own
+        twin._stack = stack
+        twin._root = mine.get(id(self._root), self._root)
+        twin._slot = None if self._slot is None else mine[id(self._slot)]
+        twin._pending = list(self._pending)
+        twin._name_parts = list(self._name_parts)
+        twin._num_parts = list(self._num_parts)
+        twin._settled = SettledPaths(twin)
+        return twin
+
+    def __deepcopy__(self, memo: dict) -> PartialJSON:
+        twin = self.copy()
+        memo[id(self)] = twin
+        return twin
 
     def finish(self) -> Any:
         """The complete value, checked strictly (RFC 8259, unique names); idempotent."""

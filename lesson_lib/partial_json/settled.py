@@ -13,12 +13,22 @@ iterating walks the value once (in document order).
 from __future__ import annotations
 
 from collections.abc import Iterator, Set
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .values import NOTHING, path_of
+from .values import NOTHING
 
-if TYPE_CHECKING:
-    from .scanner import PartialJSON
+
+class OpenChain(Protocol):
+    """What a settled view reads from its parser (`PartialJSON` offers it)."""
+
+    @property
+    def value(self) -> Any: ...
+
+    @property
+    def open_path(self) -> tuple | None: ...
+
+    @property
+    def settled_count(self) -> int: ...
 
 
 class SettledPaths(Set):
@@ -31,23 +41,16 @@ class SettledPaths(Set):
 
     __slots__ = ("_parser",)
 
-    def __init__(self, parser: PartialJSON) -> None:
+    def __init__(self, parser: OpenChain) -> None:
         self._parser = parser
 
-    def _open_path(self) -> tuple | None:
-        place = self._parser._open_place()
-        return None if place is None else path_of(place)
-
     def __len__(self) -> int:
-        parser = self._parser
-        if parser._open_place() is None:
-            return parser._present
-        return parser._present - len(parser._stack) - (parser._leaf is not None)
+        return self._parser.settled_count
 
     def __contains__(self, path: object) -> bool:
         if not isinstance(path, tuple):
             return False
-        node = self._parser._root
+        node = self._parser.value
         if node is NOTHING:
             return False
         for key in path:
@@ -61,14 +64,14 @@ class SettledPaths(Set):
                 node = node[key]
             else:
                 return False
-        open_path = self._open_path()
+        open_path = self._parser.open_path
         return open_path is None or path != open_path[:len(path)]
 
     def __iter__(self) -> Iterator[tuple]:
-        root = self._parser._root
+        root = self._parser.value
         if root is NOTHING:
             return
-        open_path = self._open_path()
+        open_path = self._parser.open_path
         # (path, node, on the open chain?)
         todo: list[tuple[tuple, Any, bool]] = [((), root, open_path is not None)]
         while todo:

@@ -58,8 +58,9 @@ A value that can no longer change is shared, never copied: by views, by
   (``append``) or a settled value (``settle``).
 
 Readers must treat shared values as read-only too. Copies of what still
-changes are made without recursion (`copy_parser`, `paths.copy_open_chain`),
-so a value 10,000 levels deep can be copied, viewed and checkpointed.
+changes are made without recursion (`PartialJSON.copy`,
+`paths.copy_open_chain`), so a value 10,000 levels deep can be copied,
+viewed and checkpointed.
 
 The package: `call` (a `ToolCall` as it forms, and `partial_value`),
 `states` (what a call can be), `view` (`ToolCallView`, a call at one
@@ -68,10 +69,10 @@ moment) and `paths` (open and settled paths of a partial value).
 
 from __future__ import annotations
 
-from .call import ToolCall, copy_parser, partial_value
+from .call import ToolCall, partial_value
 from .paths import open_path_of
 from .states import CallError, ToolCallState
 from .view import ToolCallView
 
-__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "copy_parser",
-           "open_path_of", "partial_value"]
+__all__ = ["CallError", "ToolCall", "ToolCallState", "ToolCallView", "open_path_of",
+           "partial_value"]

@@ -7,10 +7,9 @@ a call, its views and its copies.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from typing import Any
 
-from ..partial_json import NOTHING, Change, PartialJSON, PartialJSONError, SettledPaths
+from ..partial_json import NOTHING, Change, PartialJSON, PartialJSONError
 from .paths import copy_open_chain, open_path_of, settled_paths
 from .states import CallError, ToolCallState
 from .view import ToolCallView
@@ -216,7 +215,7 @@ class ToolCall:
         """An immutable snapshot of the call now (what `tool_calls()` returns)."""
         if self._parser is not None and self._state == "forming":
             live = self._parser.value
-            open_path = open_path_of(live, self._parser.settled)
+            open_path = self._parser.open_path
             value = copy_open_chain(live, open_path)
         elif not self.json_arguments and self._state == "forming":
             value, open_path = self.value, ()
@@ -238,8 +237,8 @@ class ToolCall:
         What can no longer change is shared, not copied: an ended call's value
         (`value` after `end` or `cut`: nothing writes to it again, see "Sharing"
         in the module), the value the start gave, and the `Change` objects of the
-        last fragment. A forming call's parser is copied by `copy_parser`: only
-        the containers still open, one level each. The fragment list is copied
+        last fragment. A forming call's parser copies itself (`PartialJSON.copy`):
+        only the containers still open, one level each. The fragment list is copied
         (one pointer per fragment); views taken earlier keep the original list.
         """
         twin = copy.copy(self)
@@ -247,7 +246,7 @@ class ToolCall:
         twin._parts = list(self._parts)
         twin._changes = list(self._changes)
         if self._parser is not None:
-            twin._parser = copy_parser(self._parser, self._parts)
+            twin._parser = self._parser.copy()
         return twin
 
     def __repr__(self) -> str:
@@ -262,7 +261,7 @@ class ToolCall:
         value = parser.value
         self._error = CallError(error.position, error.message)
         # A failed parser stays failed; keep what it had built and drop it.
-        self._freeze("invalid", value, open_path_of(value, parser.settled))
+        self._freeze("invalid", value, parser.open_path)
 
     def _freeze(self, state: ToolCallState, value: Any, open_path: tuple | None) -> None:
         self._state = state
@@ -285,58 +284,6 @@ class ToolCall:
             except PartialJSONError as error:
                 self._changes = error.changes
                 self._fail(error)
-
-
-# The parser's fields, as `copy_parser` knows them: the open containers (`_stack`, `_root`,
-# `_slot`), lists it appends to, the settled-paths view bound to it, and the rest
-# (numbers, strings, tuples, scalars: immutable, shared).
-_PARSER_LISTS = ("_pending", "_name_parts", "_num_parts")
-_PARSER_FIELDS = frozenset({
-    "_stack", "_root", "_slot", "_settled", *_PARSER_LISTS,
-    "_state", "_offset", "_present", "_leaf", "_leaf_value", "_name", "_in_name", "_text",
-    "_slot_key", "_string_at", "_escape_at", "_hex_n", "_hex_v", "_high", "_num_state",
-    "_num_at", "_lit_word", "_lit_value", "_lit_n", "_error", "_finished"})
-
-
-def copy_parser(parser: PartialJSON, fragments: Iterable[str] = ()) -> PartialJSON:
-    """A parser that goes on independently from where `parser` is; no recursion.
-
-    Only the open containers can still change (a container is written to
-    only while it is on the parser's stack; a closed one, like a finished
-    string, number or literal, is never touched again), and they form one
-    chain from the root: the stack. So the copy copies each of them one level
-    (sharing their settled children), links each copy to the next, and shares
-    everything else. Cost: the open containers' sizes plus the stack's depth,
-    not the text so far. Should the parser have fields this copy does not
-    know, it falls back to a new parser fed the same `fragments` (the cost
-    of the text; `test_copy_parser_knows_every_parser_field` says to update
-    `_PARSER_FIELDS`).
-    """
-    state = vars(parser)
-    if state.keys() != _PARSER_FIELDS or parser._error is not None:
-        twin = PartialJSON()
-        for piece in fragments:
-            twin.feed(piece)
-        return twin
-    twin = PartialJSON.__new__(PartialJSON)
-    twin.__dict__.update(state)
-    mine: dict[int, Any] = {}            # id of an open container -> its copy
-    stack = []
-    above: Any = None
-    for container, place, is_dict, at in parser._stack:
-        own = dict(container) if is_dict else list(container)
-        mine[id(container)] = own
-        if above is not None:
-            above[place[1]] = own        # the open child is the last one: key place[1]
-        stack.append((own, place, is_dict, at))
-        above = own
-    twin._stack = stack
-    twin._root = mine.get(id(parser._root), parser._root)
-    twin._slot = None if parser._slot is None else mine[id(parser._slot)]
-    for name in _PARSER_LISTS:
-        setattr(twin, name, list(state[name]))
-    twin._settled = SettledPaths(twin)
-    return twin
 
 
 def _with_trailing_number(parser: PartialJSON, parts: list[str]) -> Any:
