@@ -1,0 +1,22 @@
+"""Lesson 4: the turn. One typed vocabulary for an agent turn, whatever the wire.
+
+Stations, downstream of the accumulators:
+
+- `events`: the union (frozen, slotted dataclasses with a `kind` and a `seq`);
+- `adapters`: one per wire, from the accumulators' changes, and `adapters.sdk`
+  from the official SDKs' stream events;
+- `outcome`: how a step's end becomes the turn's outcome (a cut stream is
+  ``truncated``), in one place;
+- `reduce`: `reduce(state, event) -> state` on a frozen `TurnState`;
+- `order`: the order checker (transition tables);
+- `run`: captures -> turn events, by either route;
+- `loop`: the agent loop (the only async module), with `tools`;
+- `next_request`: the next request of the turn, from a `TurnState`.
+"""
+
+from __future__ import annotations
+
+from .events import Event, TurnEvent
+from .reduce import TurnState, initial, reduce, reduce_all
+
+__all__ = ["Event", "TurnEvent", "TurnState", "initial", "reduce", "reduce_all"]

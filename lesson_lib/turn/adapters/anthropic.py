@@ -1,0 +1,39 @@
+"""The Anthropic Messages adapter: blocks by index, `stop_reason`, cumulative usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...accumulate import changes as ch
+from .. import _wire_facts
+from ..events import Finish
+from .base import WireAdapter
+
+# Provider-side tools: the call the server made, and what it got back.
+_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+class AnthropicAdapter(WireAdapter):
+    """Turn events from the Anthropic accumulator's changes."""
+
+    wire = "anthropic-messages"
+
+    def classify(self, opened: ch.SlotOpened):
+        kind = opened.slot_kind
+        if kind in _SERVER_CALLS:
+            return "tool_call", True, "text"
+        if kind == "redacted_thinking":
+            return "reasoning", False, "reasoning"
+        if kind.endswith("_tool_result"):
+            return "tool_result", True, "other"
+        return super().classify(opened)
+
+    def finish(self) -> Finish:
+        raw = self.response.get("stop_reason")
+        return Finish(_wire_facts.finish_reason(self.wire, raw), raw)
+
+    def merge_usage(self, old: Any, new: Any) -> Any:
+        # message_start carries the input counts, message_delta the output so far.
+        if isinstance(old, dict) and isinstance(new, dict):
+            return {**old, **{k: v for k, v in new.items() if v is not None}}
+        return new

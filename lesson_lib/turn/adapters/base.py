@@ -1,0 +1,346 @@
+"""From one step's accumulator changes to turn events: what every wire shares.
+
+A wire adapter reads the typed changes an accumulator's `feed` and `finish`
+return (`lesson_lib.accumulate.changes`) and says them in the turn's
+vocabulary. No payload is parsed again: the accumulator already did that.
+The wire modules only say what differs: which slot kinds are which blocks,
+which are provider-side tools, the finish reason, and the usage.
+
+Correlation is the accumulator's: a slot address names one call, whatever
+index the wire reused (Chat correlates by id first, then index). The
+adapter gives each slot a block id unique in the turn (``s1.b0``); an
+address that opens again after its block ended is a new block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...accumulate import changes as ch
+from ...tool_calls import partial_value
+from .. import _wire_facts
+from ..events import (
+    BlockDelta,
+    BlockEnded,
+    BlockKind,
+    BlockStarted,
+    Channel,
+    ErrorReported,
+    Finish,
+    Noted,
+    SignatureAdded,
+    SourceAdded,
+    StepFinished,
+    StepStarted,
+    ToolCallInvalid,
+    ToolCallReady,
+    TurnEvent,
+    Usage,
+    WireEventPassed,
+)
+from ..outcome import step_ending
+
+# Diagnostic codes that make a step fail, and with which scope.
+PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"})
+PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
+                            "duplicate_stop", "delta_after_stop", "delta_after_finish",
+                            "delta_mismatch", "event_after_terminal", "sequence_duplicate",
+                            "sequence_out_of_order", "sequence_gap"})
+# Reported by their own change (InBandError) or by the block's own end.
+_SAID_ELSEWHERE = frozenset({"in_band_error"})
+
+CONTAINER = "container"   # a slot that holds blocks but is not one (a Responses message)
+PARENT = "parent"         # a slot whose text belongs to its parent's block (a summary part)
+
+
+class Counter:
+    """The turn's sequence numbers, shared by every step's adapter."""
+
+    __slots__ = ("next",)
+
+    def __init__(self, start: int = 0) -> None:
+        self.next = start
+
+    def __call__(self) -> int:
+        n = self.next
+        self.next += 1
+        return n
+
+
+@dataclass(slots=True)
+class _Block:
+    id: str
+    kind: BlockKind
+    name: str | None = None
+    call_id: str | None = None
+    server_side: bool = False
+    channel: str = "text"
+    fragments: list[str] = field(default_factory=list)   # tool input, joined only at the end
+    ended: bool = False
+
+
+class WireAdapter:
+    """Turn events for one step (one model call) on one wire, from its changes.
+
+    `begin()` announces the step; `feed(changes)` takes what one wire event
+    (or `finish()`) changed and returns the turn events it means; the
+    `StreamEnded` change ends the step (`StepFinished`). `http_error` ends a
+    step whose request failed before any event.
+    """
+
+    wire = ""
+
+    def __init__(self, step: int = 1, seq: Counter | None = None, *, model: str | None = None,
+                 block_start: int = 0) -> None:
+        self.step = step
+        self.seq = seq if seq is not None else Counter()
+        self.model = model
+        self.response: dict[str, Any] = {}
+        self.choice_finish: dict[int, Any] = {}
+        self.blocks: dict[Any, _Block] = {}        # address -> its latest block
+        self.order: list[_Block] = []
+        self._next_block = block_start
+        self.output_seen = False
+        self.errors = 0
+        self.terminal: str | None = None
+        self.finished = False
+        self.usage_raw: Any = None
+
+    # -- what the wire modules say ---------------------------------------------
+
+    def classify(self, opened: ch.SlotOpened) -> tuple[BlockKind | str, bool, Channel]:
+        """(block kind or CONTAINER / PARENT, server-side, channel) of an opened slot."""
+        kind = opened.slot_kind or ""
+        if opened.takes_input:
+            return "tool_call", False, "text"
+        if "thinking" in kind or "reasoning" in kind:
+            return "reasoning", False, "reasoning"
+        if "refusal" in kind:
+            return "text", False, "refusal"
+        if kind in ("text", "content", "output_text"):
+            return "text", False, "text"
+        if kind.endswith("tool_result"):
+            return "tool_result", True, "other"
+        return "other", False, "other"
+
+    def parent(self, address: Any) -> Any:
+        """The address whose block a slot without its own block writes to."""
+        return None
+
+    def finish(self) -> Finish:
+        """The step's finish reason from what the response said."""
+        return Finish("other", None)
+
+    def merge_usage(self, old: Any, new: Any) -> Any:
+        """The step's usage after a change: the wire's usage is cumulative."""
+        return new
+
+    # -- the adapter ------------------------------------------------------------
+
+    def _ev(self, cls: type, **kw: Any) -> TurnEvent:
+        return cls(self.seq(), **kw)
+
+    def begin(self, *, t: float | None = None) -> list[TurnEvent]:
+        """The step's start: announce its number and wire."""
+        return [self._ev(StepStarted, step=self.step, wire=self.wire, model=self.model, t=t)]
+
+    def feed(self, changes: Iterable[Any] | None, *, t: float | None = None,
+             at: int | None = None) -> list[TurnEvent]:
+        """The turn events that these changes (of one wire event) mean."""
+        out: list[TurnEvent] = []
+        for change in changes or ():
+            handler = _HANDLERS.get(type(change)) or _HANDLERS.get(type(change).__mro__[1])
+            if handler is not None:
+                handler(self, change, out, t, change.event if change.event is not None else at)
+        return out
+
+    def http_error(self, status: int, message: str, raw: Any = None, *,
+                   error_type: str | None = None) -> list[TurnEvent]:
+        """A request that failed before any event: one provider error, then the step's end."""
+        out = [self._ev(ErrorReported, step=self.step, scope="provider", phase="before_output",
+                        retryable=_wire_facts.retryable(error_type, status), message=message,
+                        code="http_error", raw=raw)]
+        self.errors += 1
+        self.finished = True
+        out.append(self._ev(StepFinished, step=self.step, finish=Finish("error", status),
+                            usage=Usage(), ended="error"))
+        return out
+
+    def new_block_id(self) -> str:
+        """The next block id: step-qualified, so unique in the turn."""
+        bid = f"s{self.step}.b{self._next_block}"
+        self._next_block += 1
+        return bid
+
+    def _block(self, address: Any) -> _Block | None:
+        block = self.blocks.get(address)
+        if block is None:
+            up = self.parent(address)
+            if up is not None:
+                block = self.blocks.get(up)
+        return block
+
+    def _opened(self, c: ch.SlotOpened, out: list, t: float | None, at: int | None) -> None:
+        kind, server, channel = self.classify(c)
+        if kind == CONTAINER:
+            return
+        if kind == PARENT and self._block(c.address) is not None:
+            if c.content:
+                self._text(ch.TextAppended(c.event, c.address, channel, c.content), out, t, at)
+            return
+        if kind == PARENT:
+            kind = "reasoning" if channel == "reasoning" else "other"
+        block = _Block(self.new_block_id(), kind, c.name, c.call_id, server,  # type: ignore[arg-type]
+                       channel)
+        self.blocks[c.address] = block
+        self.order.append(block)
+        self.output_seen = True
+        out.append(self._ev(BlockStarted, block=block.id, step=self.step, block_kind=kind,
+                            wire_kind=c.slot_kind, choice=c.choice, channel=channel,
+                            name=c.name, call_id=c.call_id, item_id=c.item_id,
+                            server_side=server, content=c.content,
+                            data=c.data if c.whole else None, t=t, at=at))
+        if c.whole:
+            block.ended = True
+            out.append(self._ev(BlockEnded, block=block.id, reason="whole", t=t, at=at))
+
+    def _text(self, c: ch.TextAppended, out: list, t: float | None, at: int | None) -> None:
+        block = self._block(c.address)
+        if block is None or block.ended:
+            return          # the accumulator noted it (unknown slot, delta after stop)
+        out.append(self._ev(BlockDelta, block=block.id, fragment=c.fragment, channel=c.channel,
+                            t=t, at=at))
+
+    def _input(self, c: ch.ToolInputGrew, out: list, t: float | None, at: int | None) -> None:
+        block = self._block(c.address)
+        if block is None or block.ended:
+            return
+        block.fragments.append(c.fragment)
+        settled = tuple(j.path for j in c.json_changes if getattr(j, "op", None) == "settle")
+        out.append(self._ev(BlockDelta, block=block.id, fragment=c.fragment, channel="text",
+                            json_changes=tuple(c.json_changes), settled=settled, t=t, at=at))
+
+    def _signature(self, c: ch.SignatureAdded, out: list, t: float | None, at: int | None) -> None:
+        block = self._block(c.address)
+        if block is not None:
+            out.append(self._ev(SignatureAdded, block=block.id, signature=c.signature, t=t, at=at))
+
+    def _citation(self, c: ch.CitationAdded, out: list, t: float | None, at: int | None) -> None:
+        block = self._block(c.address)
+        if block is not None:
+            out.append(self._ev(SourceAdded, block=block.id, source=c.citation, t=t, at=at))
+
+    def _closed(self, c: ch.SlotClosed, out: list, t: float | None, at: int | None) -> None:
+        block = self.blocks.get(c.address)
+        if block is None or block.ended:
+            return
+        self._end(block, out, t, at, synthesised=c.synthesised,
+                  reason=c.reason or c.how, call_state=c.call_state, value=c.input,
+                  data=getattr(c, "data", None))
+
+    def _end(self, block: _Block, out: list, t: float | None, at: int | None, *,
+             synthesised: bool, reason: str | None, call_state: str | None = None,
+             value: Any = None, data: Any = None) -> None:
+        block.ended = True
+        if block.kind == "tool_call" and call_state is None:
+            call_state, value = self._strict(block, cut=synthesised)
+        if call_state == "cut" and self.terminal is not None and not self.errors:
+            # The stream ended properly around an unfinished call: the model stopped
+            # inside it (a length stop). The call is invalid, not cut.
+            call_state = "invalid"
+        complete = not synthesised and call_state != "cut"
+        out.append(self._ev(BlockEnded, block=block.id, complete=complete,
+                            synthesised=synthesised, reason=reason, data=data, t=t, at=at))
+        if block.kind != "tool_call":
+            return
+        if call_state == "complete":
+            out.append(self._ev(ToolCallReady, block=block.id, name=block.name,
+                                call_id=block.call_id, input=value,
+                                server_side=block.server_side, t=t, at=at))
+        else:
+            raw = "".join(block.fragments)
+            state = "cut" if call_state == "cut" else "invalid"
+            why = ("the stream ended inside the arguments" if state == "cut"
+                   else "the model stopped inside the arguments" if synthesised
+                   else "the arguments are not valid JSON")
+            out.append(self._ev(ToolCallInvalid, block=block.id, name=block.name,
+                                call_id=block.call_id, state=state, raw=raw,
+                                partial=value, error=why, t=t, at=at))
+
+    @staticmethod
+    def _strict(block: _Block, *, cut: bool) -> tuple[str, Any]:
+        raw = "".join(block.fragments)
+        if cut:
+            return "cut", partial_value(raw) if raw.strip() else {}
+        from ...accumulate.base import parse_tool_input
+        value, error = parse_tool_input(raw)
+        return ("invalid" if error else "complete"), value
+
+    def _response(self, c: ch.ResponseChanged, out: list, t: float | None, at: int | None) -> None:
+        fields = c.fields
+        if c.choice is not None and "finish_reason" in fields:
+            self.choice_finish[c.choice] = fields["finish_reason"]
+        if "usage" in fields and fields["usage"] is not None:
+            self.usage_raw = self.merge_usage(self.usage_raw, fields["usage"])
+        self.response.update({k: v for k, v in fields.items() if k != "usage"})
+
+    def _terminal(self, c: ch.TerminalReached, out: list, t: float | None, at: int | None) -> None:
+        self.terminal = c.terminal
+
+    def _error(self, c: ch.InBandError, out: list, t: float | None, at: int | None) -> None:
+        self.errors += 1
+        out.append(self._ev(ErrorReported, step=self.step, scope="provider",
+                            phase="after_output" if self.output_seen else "before_output",
+                            retryable=_wire_facts.retryable(c.error_type), message=c.message,
+                            code=c.error_type, raw=c.error, t=t, at=at))
+
+    def _unknown(self, c: ch.UnknownEvent, out: list, t: float | None, at: int | None) -> None:
+        out.append(self._ev(WireEventPassed, step=self.step, event_type=c.event_type,
+                            payload=c.payload, t=t, at=at))
+
+    def _noted(self, c: ch.Noted, out: list, t: float | None, at: int | None) -> None:
+        d = c.diagnostic
+        if d.code in _SAID_ELSEWHERE:
+            return
+        scope = ("parse" if d.code in PARSE_CODES else
+                 "protocol" if d.code in PROTOCOL_CODES else None)
+        if scope is not None and d.severity == "error":
+            self.errors += 1
+            out.append(self._ev(ErrorReported, step=self.step, scope=scope,
+                                phase="after_output" if self.output_seen else "before_output",
+                                retryable=False, message=d.message, code=d.code, raw=d.raw,
+                                t=t, at=at))
+        else:
+            out.append(self._ev(Noted, step=self.step, code=d.code, message=d.message,
+                                diagnostic=d, t=t, at=at))
+
+    def _ended(self, c: ch.StreamEnded, out: list, t: float | None, at: int | None) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        for block in self.order:
+            if not block.ended:
+                self._end(block, out, t, at, synthesised=True, reason="end_of_stream")
+        ended = step_ending(terminal=self.terminal is not None or c.properly,
+                            failed=self.errors > 0)
+        finish = self.finish()
+        if ended == "error":
+            finish = Finish("error", finish.raw)
+        elif finish.reason == "stop" and any(b.channel == "refusal" for b in self.order):
+            finish = Finish("refusal", finish.raw)     # Chat and Responses say stop
+        out.append(self._ev(StepFinished, step=self.step, finish=finish,
+                            usage=_wire_facts.usage(self.wire, self.usage_raw),
+                            ended=ended, model=self.response.get("model"),
+                            response_id=self.response.get("id"), t=t, at=at))
+
+
+_HANDLERS = {
+    ch.SlotOpened: WireAdapter._opened, ch.TextAppended: WireAdapter._text,
+    ch.ToolInputGrew: WireAdapter._input, ch.SignatureAdded: WireAdapter._signature,
+    ch.CitationAdded: WireAdapter._citation, ch.SlotClosed: WireAdapter._closed,
+    ch.ResponseChanged: WireAdapter._response, ch.TerminalReached: WireAdapter._terminal,
+    ch.InBandError: WireAdapter._error, ch.UnknownEvent: WireAdapter._unknown,
+    ch.Noted: WireAdapter._noted, ch.StreamEnded: WireAdapter._ended,
+}

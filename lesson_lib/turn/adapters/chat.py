@@ -1,0 +1,36 @@
+"""The Chat Completions adapter: choices, and a call ready only at its finish reason.
+
+Chat has no per-call end event: a call's arguments are over only when its
+choice's ``finish_reason`` arrives (the accumulator closes the slot then,
+``how="finish_reason"``). So a Chat call can never be ready earlier, and the
+agent loop cannot start its tool earlier: that is the wire, not the loop.
+"""
+
+from __future__ import annotations
+
+from ...accumulate import changes as ch
+from .. import _wire_facts
+from ..events import Finish
+from .base import WireAdapter
+
+
+class ChatAdapter(WireAdapter):
+    """Turn events from the Chat accumulator's changes."""
+
+    wire = "openai-chat"
+
+    def classify(self, opened: ch.SlotOpened):
+        address = opened.address
+        part = address[1] if isinstance(address, tuple) and len(address) > 1 else None
+        if part == "refusal":
+            return "text", False, "refusal"
+        if part == "reasoning":
+            return "reasoning", False, "reasoning"
+        if part == "content" and not opened.takes_input:
+            return "text", False, "text"
+        return super().classify(opened)
+
+    def finish(self) -> Finish:
+        # The step's finish is choice 0's (a request for several choices is still one step).
+        raw = self.choice_finish.get(0, self.response.get("finish_reason"))
+        return Finish(_wire_facts.finish_reason(self.wire, raw), raw)

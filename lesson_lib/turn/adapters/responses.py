@@ -1,0 +1,57 @@
+"""The Responses adapter: output items and their parts, a finish reason derived.
+
+Responses addresses text to a part of an item (``(output_index,
+content_index)``), a reasoning summary to ``(output_index, "summary", i)``
+and a call to its item ``(output_index,)``. A ``message`` item only holds
+parts, so it is no block of its own; a reasoning item is one block, its
+summary parts' text included (the item keeps ``encrypted_content``).
+
+There is no finish-reason field: it is derived from ``status``,
+``incomplete_details.reason`` and whether the output holds a function call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...accumulate import changes as ch
+from .. import _wire_facts
+from ..events import Finish
+from .base import CONTAINER, PARENT, WireAdapter
+
+_CLIENT_CALLS = frozenset({"function_call", "custom_tool_call"})
+
+
+class ResponsesAdapter(WireAdapter):
+    """Turn events from the Responses accumulator's changes."""
+
+    wire = "openai-responses"
+
+    def classify(self, opened: ch.SlotOpened):
+        kind = opened.slot_kind
+        if kind == "message":
+            return CONTAINER, False, "text"
+        if kind in ("summary_text", "reasoning_text"):
+            return PARENT, False, "reasoning"
+        if kind == "reasoning":
+            return "reasoning", False, "reasoning"
+        if kind in _CLIENT_CALLS:
+            return "tool_call", False, "text"
+        if kind.endswith("_call"):
+            return "tool_call", True, "text"     # web search, code interpreter...
+        return super().classify(opened)
+
+    def parent(self, address: Any) -> Any:
+        if isinstance(address, tuple) and len(address) > 1:
+            return address[:1]
+        return None
+
+    def finish(self) -> Finish:
+        status = self.response.get("status")
+        details = self.response.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        called = any(b.kind == "tool_call" and not b.server_side for b in self.order)
+        raw = {"status": status, "incomplete_details": details}
+        return Finish(_wire_facts.finish_reason(self.wire, None, status=status,
+                                                incomplete_reason=reason,
+                                                called_tools=called), raw)

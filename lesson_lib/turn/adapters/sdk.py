@@ -1,0 +1,379 @@
+"""The SDK adapter: the official SDKs' own stream events, said in the turn's vocabulary.
+
+With an SDK put back in front of the wire (``messages.stream``,
+``responses.stream``, ``chat.completions.stream``), the application no longer
+sees bytes, only the SDK's event objects. This adapter reads those objects
+by their ``type`` and attributes (no SDK is imported here), turns them into
+the same change records an accumulator returns, and hands them to the
+wire's own adapter: so the SDK is one more source, and nothing downstream
+changes.
+
+It reads the SDK's *raw* events (Anthropic ``content_block_*``, Responses
+``response.*``, Chat ``chunk``) and ignores the helpers' derived ones
+(``text``, ``input_json``, ``content.delta``, ``...arguments.done``): those
+repeat the raw events, and Chat's ``arguments.done`` can come early for
+interleaved calls.
+
+What the SDK does not let it see, whatever the adapter does:
+
+- where and when anything arrived (byte offsets, arrival times, event
+  indexes): the SDK events carry none;
+- a stream cut in the middle of an event (the SDK drops the partial bytes
+  silently) is a cut at the last whole event;
+- Chat's ``[DONE]``: the SDK never yields it, so a Chat step counts as ended
+  properly once every choice has its finish reason;
+- an in-band error ends the SDK's iteration with an exception (Anthropic:
+  an ``APIStatusError`` whose status is 200): the events after it are lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...accumulate import changes as ch
+from ...tool_calls import ToolCall
+from ..events import TurnEvent
+from . import adapter_for
+from .base import Counter, WireAdapter
+
+
+def _data(obj: Any) -> Any:
+    """An SDK model as plain data (its own `model_dump`), anything else as it is."""
+    dump = getattr(obj, "model_dump", None)
+    if not callable(dump):
+        return obj
+    try:
+        return dump(warnings=False)      # an unknown delta type is data, not a warning
+    except TypeError:
+        return dump()
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedWithItem(ch.SlotClosed):
+    """A slot's end that also carries the wire's final object for it (the SDK sees
+    the Responses item at ``output_item.done``)."""
+
+    data: Any = None
+
+
+class _Calls:
+    """The tool calls one SDK stream forms, checked with lesson 3's `ToolCall`."""
+
+    def __init__(self) -> None:
+        self.calls: dict[Any, ToolCall] = {}
+
+    def open(self, address: Any, name: str | None, call_id: str | None) -> None:
+        self.calls[address] = ToolCall(name, call_id)
+
+    def grow(self, address: Any, fragment: str) -> ch.ToolInputGrew | None:
+        call = self.calls.get(address)
+        if call is None or call.ended:
+            return None
+        return ch.ToolInputGrew(None, address, fragment, tuple(call.feed(fragment)))
+
+    def close(self, address: Any, how: str, *, reason: str | None = None,
+              final_text: str | None = None, cut: bool = False) -> ch.SlotClosed:
+        call = self.calls.get(address)
+        if call is None:
+            return ch.SlotClosed(None, address, how, synthesised=cut, reason=reason)
+        if cut:
+            call.cut()
+        else:
+            call.end(final_text)
+        return ch.SlotClosed(None, address, how, synthesised=cut, reason=reason,
+                             call_state=call.state, input=call.input)
+
+
+class _Translator:
+    """SDK events of one wire -> change records."""
+
+    def __init__(self) -> None:
+        self.calls = _Calls()
+        self.open: dict[Any, bool] = {}     # address -> takes input
+        self.terminal = False
+
+    def opened(self, change: ch.SlotOpened) -> ch.SlotOpened:
+        self.open[change.address] = change.takes_input
+        if change.takes_input:
+            self.calls.open(change.address, change.name, change.call_id)
+        return change
+
+    def closed(self, address: Any, how: str, **kw: Any) -> list[ch.SlotClosed]:
+        if address not in self.open:
+            return []
+        takes_input = self.open.pop(address)
+        if takes_input:
+            return [self.calls.close(address, how, **kw)]
+        return [ch.SlotClosed(None, address, how, synthesised=kw.get("cut", False),
+                              reason=kw.get("reason"))]
+
+    def close_all(self) -> list[ch.SlotClosed]:
+        out: list[ch.SlotClosed] = []
+        for address in list(self.open):
+            out += self.closed(address, "end_of_stream", cut=True)
+        return out
+
+    def changes(self, ev: Any) -> list:
+        raise NotImplementedError
+
+
+class _AnthropicSDK(_Translator):
+    _INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+    _STREAMED = frozenset({"text", "thinking"}) | _INPUT
+
+    def changes(self, ev: Any) -> list:
+        kind = ev.type
+        if kind == "message_start":
+            msg = ev.message
+            return [ch.ResponseChanged(None, {"id": msg.id, "model": msg.model,
+                                              "usage": _data(msg.usage)})]
+        if kind == "content_block_start":
+            block = ev.content_block
+            btype = block.type
+            return [self.opened(ch.SlotOpened(
+                None, ev.index, btype, btype, name=_get(block, "name"),
+                call_id=_get(block, "id"), content=_get(block, "text") or "",
+                whole=btype not in self._STREAMED, takes_input=btype in self._INPUT,
+                data=_data(block)))]
+        if kind == "content_block_delta":
+            delta, i = ev.delta, ev.index
+            dtype = delta.type
+            if dtype == "text_delta":
+                return [ch.TextAppended(None, i, "text", delta.text)]
+            if dtype == "thinking_delta":
+                return [ch.TextAppended(None, i, "reasoning", delta.thinking, "thinking")]
+            if dtype == "signature_delta":
+                return [ch.SignatureAdded(None, i, delta.signature)]
+            if dtype == "input_json_delta":
+                grew = self.calls.grow(i, delta.partial_json)
+                return [grew] if grew else []
+            if dtype == "citations_delta":
+                return [ch.CitationAdded(None, i, _data(delta.citation))]
+            return [ch.UnknownEvent(None, dtype, _data(ev))]
+        if kind == "content_block_stop":
+            return self.closed(ev.index, "stop")
+        if kind == "message_delta":
+            return [ch.ResponseChanged(None, {"stop_reason": ev.delta.stop_reason,
+                                              "usage": _data(ev.usage)})]
+        if kind == "message_stop":
+            self.terminal = True
+            return [ch.TerminalReached(None, "message_stop")]
+        if kind in ("text", "thinking", "signature", "input_json", "citation"):
+            return []       # the helper's projections of the raw deltas above
+        if kind == "ping":
+            return []
+        return [ch.UnknownEvent(None, kind, _data(ev))]
+
+
+class _ResponsesSDK(_Translator):
+    _TERMINALS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+    def changes(self, ev: Any) -> list:
+        kind = ev.type
+        if kind in ("response.created", "response.in_progress", "response.queued"):
+            r = ev.response
+            return [ch.ResponseChanged(None, {"id": r.id, "model": r.model,
+                                              "status": r.status})]
+        if kind == "response.output_item.added":
+            item = ev.item
+            itype = item.type
+            return [self.opened(ch.SlotOpened(
+                None, (ev.output_index,), itype, itype, name=_get(item, "name"),
+                call_id=_get(item, "call_id"), item_id=_get(item, "id"),
+                takes_input=itype in ("function_call", "custom_tool_call")))]
+        if kind == "response.content_part.added":
+            part = ev.part
+            return [self.opened(ch.SlotOpened(None, (ev.output_index, ev.content_index),
+                                              part.type, part.type,
+                                              content=_get(part, "text") or ""))]
+        if kind == "response.reasoning_summary_part.added":
+            return [self.opened(ch.SlotOpened(None, (ev.output_index, "summary",
+                                                     ev.summary_index), "summary_text",
+                                              "summary_text"))]
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            channel = "refusal" if kind == "response.refusal.delta" else "text"
+            return [ch.TextAppended(None, (ev.output_index, ev.content_index), channel,
+                                    ev.delta)]
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            index = _get(ev, "summary_index", _get(ev, "content_index", 0))
+            return [ch.TextAppended(None, (ev.output_index, "summary", index), "reasoning",
+                                    ev.delta, "summary_text")]
+        if kind in ("response.function_call_arguments.delta",
+                    "response.custom_tool_call_input.delta"):
+            grew = self.calls.grow((ev.output_index,), ev.delta)
+            return [grew] if grew else []
+        if kind == "response.function_call_arguments.done":
+            return self.closed((ev.output_index,), "done", final_text=ev.arguments)
+        if kind == "response.output_text.annotation.added":
+            return [ch.CitationAdded(None, (ev.output_index, ev.content_index),
+                                     _data(ev.annotation))]
+        if kind == "response.content_part.done":
+            return self.closed((ev.output_index, ev.content_index), "done")
+        if kind == "response.reasoning_summary_part.done":
+            return self.closed((ev.output_index, "summary", ev.summary_index), "done")
+        if kind == "response.output_item.done":
+            ends = self.closed((ev.output_index,), "done")
+            if not ends and ev.item.type == "function_call":
+                return []
+            item = _data(ev.item)
+            if ends:
+                end = ends[0]
+                return [ClosedWithItem(None, end.address, end.how, end.synthesised, end.reason,
+                                       end.call_state, end.input, item)]
+            return [ClosedWithItem(None, (ev.output_index,), "done", data=item)]
+        if kind in self._TERMINALS:
+            self.terminal = True
+            r = ev.response
+            return [ch.ResponseChanged(None, {"status": r.status, "usage": _data(r.usage),
+                                              "incomplete_details":
+                                                  _data(r.incomplete_details)}),
+                    ch.TerminalReached(None, kind)]
+        if kind == "error":
+            return [ch.InBandError(None, _get(ev, "message") or "error", _data(ev),
+                                   _get(ev, "code"))]
+        if kind.endswith(".delta") or kind.endswith(".done") or kind.endswith(".added"):
+            return []       # text / arguments repeated whole at their end
+        return [ch.UnknownEvent(None, kind, _data(ev))]
+
+
+class _ChatSDK(_Translator):
+    """Chat chunks; calls correlated by id first, then index (as on the wire route)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: dict[int, set] = {}             # choice -> call ids seen
+        self.current: dict[tuple, int] = {}       # (choice, index) -> call number
+        self.count: dict[int, int] = {}
+        self.unfinished: set[int] = set()
+
+    def _call_address(self, choice: int, tc: Any, out: list) -> tuple:
+        index, call_id = _get(tc, "index", 0), _get(tc, "id")
+        fn = _get(tc, "function")
+        name = _get(fn, "name") if fn is not None else None
+        key = (choice, index)
+        seen = self.ids.setdefault(choice, set())
+        if key not in self.current or (call_id and call_id not in seen):
+            n = self.count.get(choice, 0)
+            self.count[choice] = n + 1
+            previous = self.current.get(key)
+            if previous is not None:
+                out += self.closed((choice, ("tool", previous)), "stop")
+            self.current[key] = n
+            if call_id:
+                seen.add(call_id)
+            out.append(self.opened(ch.SlotOpened(None, (choice, ("tool", n)), "function",
+                                                 "function", name=name, call_id=call_id,
+                                                 choice=choice, takes_input=True)))
+        return (choice, ("tool", self.current[key]))
+
+    def changes(self, ev: Any) -> list:
+        if ev.type != "chunk":
+            return []       # content.delta, tool_calls.*: projections of the chunks
+        chunk = ev.chunk
+        out: list = [ch.ResponseChanged(None, {"id": chunk.id, "model": chunk.model})]
+        if chunk.usage is not None:
+            out.append(ch.ResponseChanged(None, {"usage": _data(chunk.usage)}))
+        for choice in chunk.choices or ():
+            c = choice.index
+            self.unfinished.add(c)
+            delta = choice.delta
+            for part, channel in (("reasoning_content", "reasoning"), ("content", "text"),
+                                  ("refusal", "refusal")):
+                text = _get(delta, part) if delta is not None else None
+                if not text:
+                    continue
+                label = "reasoning" if part == "reasoning_content" else part
+                address = (c, label)
+                if address not in self.open:
+                    out.append(self.opened(ch.SlotOpened(None, address, label, label,
+                                                         choice=c)))
+                out.append(ch.TextAppended(None, address, channel, text, part))
+            for tc in (_get(delta, "tool_calls") or ()) if delta is not None else ():
+                address = self._call_address(c, tc, out)
+                fn = _get(tc, "function")
+                fragment = _get(fn, "arguments") if fn is not None else None
+                if fragment:
+                    grew = self.calls.grow(address, fragment)
+                    if grew:
+                        out.append(grew)
+            if choice.finish_reason is not None:
+                for address in [a for a in self.open if a[0] == c]:
+                    out += self.closed(address, "finish_reason", reason=choice.finish_reason)
+                out.append(ch.ResponseChanged(None, {"finish_reason": choice.finish_reason},
+                                              choice=c))
+                self.unfinished.discard(c)
+                if not self.unfinished:
+                    self.terminal = True
+        return out
+
+
+_TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
+                "openai-chat": _ChatSDK}
+
+
+class SDKAdapter:
+    """Turn events for one step from an SDK's stream events (see the module)."""
+
+    def __init__(self, wire: str, step: int = 1, seq: Counter | None = None, *,
+                 model: str | None = None, block_start: int = 0) -> None:
+        if wire not in _TRANSLATORS:
+            raise ValueError(f"no SDK adapter for wire {wire!r}")
+        self.wire = wire
+        self.translator = _TRANSLATORS[wire]()
+        self.adapter: WireAdapter = adapter_for(wire, step, seq, model=model,
+                                                block_start=block_start)
+        self.seen = 0
+
+    def begin(self) -> list[TurnEvent]:
+        """The step's start."""
+        return self.adapter.begin()
+
+    def feed(self, event: Any) -> list[TurnEvent]:
+        """The turn events one SDK event means."""
+        self.seen += 1
+        return self.adapter.feed(self.translator.changes(event))
+
+    def end(self, error: BaseException | None = None) -> list[TurnEvent]:
+        """The SDK's iteration is over: returned (`error` None) or raised `error`.
+
+        A status error before any event is a failed request; one during the
+        stream is an in-band error. An error the helper raises only while
+        building its final object, after the stream's own terminal
+        (Responses ``incomplete``, Chat ``length`` / ``content_filter``), is
+        the helper's opinion of a proper stream, not the turn's error.
+        """
+        status = getattr(error, "status_code", None)
+        body = getattr(error, "body", None)
+        info = body.get("error", body) if isinstance(body, dict) else {}
+        etype = (info.get("type") or info.get("code")) if isinstance(info, dict) else None
+        if error is not None and self.seen == 0 and status is not None and status >= 300:
+            message = info.get("message") if isinstance(info, dict) else None
+            return self.adapter.http_error(status, f"HTTP {status} before any event: "
+                                           f"{message or error}", body, error_type=etype)
+        changes: list = []
+        if error is not None and not self.translator.terminal:
+            message = info.get("message") if isinstance(info, dict) else None
+            changes.append(ch.InBandError(None, message or str(error), body, etype))
+        changes += self.translator.close_all()
+        proper = self.translator.terminal and not changes
+        changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
+        return self.adapter.feed(changes)
+
+
+def turn_events_from_sdk(wire: str, events: list[Any], error: BaseException | None = None,
+                         *, step: int = 1, seq: Counter | None = None,
+                         model: str | None = None) -> list[TurnEvent]:
+    """One step's turn events from what an SDK's streaming helper yielded (and raised)."""
+    adapter = SDKAdapter(wire, step, seq, model=model)
+    out = adapter.begin()
+    for event in events:
+        out += adapter.feed(event)
+    out += adapter.end(error)
+    return out

@@ -1,0 +1,323 @@
+"""The turn's own vocabulary: one typed union for an agent turn, whatever the wire.
+
+A provider's events describe one API response. A view needs to describe an
+agent *turn*: several model calls (steps), several tools, a failure that can
+land anywhere. So this union is deliberately not one-to-one with any
+provider: each wire (and each SDK) has an adapter that speaks it, and every
+view reads only this.
+
+Rules the events keep (checked by `lesson_lib.turn.order`):
+
+- every event has a `kind` (a literal) and a `seq`, its position in the turn;
+- identity is announced once, by a start event (`StepStarted`,
+  `BlockStarted`); later events reference it (`step`, `block`);
+- block ids are unique across the whole turn (step-qualified: ``s1.b0``);
+- every `BlockStarted` has exactly one `BlockEnded`; an end that no wire
+  event caused (after an error, a cut or a cancel) says ``synthesised``;
+- a tool call becomes `ToolCallReady` only when its whole input parsed
+  strictly, else `ToolCallInvalid` with the raw text: never because a
+  prefix happened to parse.
+
+`t` (arrival time, ms, on the capture's clock or the loop's virtual one) and `at` (the wire event index) are where an
+event came from. Only the wire route knows them, so comparisons between the
+wire route and the SDK route leave them out (`comparable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+Outcome = Literal["completed", "failed", "truncated", "paused", "cancelled", "max_steps"]
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal",
+                       "pause", "error", "other"]
+BlockKind = Literal["text", "reasoning", "tool_call", "tool_result", "other"]
+Channel = Literal["text", "reasoning", "refusal", "other"]
+CallState = Literal["forming", "complete", "invalid", "cut"]
+ExecutionState = Literal["running", "done", "failed"]
+ExecutionStatus = Literal["ok", "error", "denied", "interrupted"]
+ErrorScope = Literal["transport", "provider", "protocol", "parse", "tool"]
+ErrorPhase = Literal["before_output", "after_output"]
+
+OUTCOMES: tuple[str, ...] = ("completed", "failed", "truncated", "paused", "cancelled",
+                             "max_steps")
+FINISH_REASONS: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter",
+                                   "refusal", "pause", "error", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one step (or a turn's totals), with the provider's own object.
+
+    `input` counts all input, cache reads and writes included; a count the
+    wire does not report is 0; `raw` is the wire's usage object as it came.
+    """
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+    raw: Any = None
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input + other.input, self.output + other.output,
+                     self.cache_read + other.cache_read, self.cache_write + other.cache_write,
+                     self.reasoning + other.reasoning, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Why a step stopped: the unified `reason` and the provider's `raw` value."""
+
+    reason: FinishReason
+    raw: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEvent:
+    """What every turn event has: its sequence number, and where it came from."""
+
+    kind: ClassVar[str] = "event"
+    seq: int
+    _: KW_ONLY
+    t: float | None = None
+    at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(TurnEvent):
+    """The turn began."""
+
+    kind: ClassVar[str] = "turn_started"
+    turn: str = "turn"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished(TurnEvent):
+    """The turn ended, with its outcome (see `lesson_lib.turn.outcome`)."""
+
+    kind: ClassVar[str] = "turn_finished"
+    outcome: Outcome = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(TurnEvent):
+    """One model call began: its number in the turn, its wire, what the wire says of it."""
+
+    kind: ClassVar[str] = "step_started"
+    step: int = 1
+    wire: str = ""
+    model: str | None = None
+    response_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepFinished(TurnEvent):
+    """One model call ended: its finish reason and usage, and how its stream ended.
+
+    `ended` is ``proper`` (its own terminal), ``cut`` (no terminal: the
+    outcome will be `truncated`) or ``error`` (an in-band error, a failed
+    request, a parse or protocol error).
+    """
+
+    kind: ClassVar[str] = "step_finished"
+    step: int = 1
+    finish: Finish = Finish("other")
+    usage: Usage = Usage()
+    ended: Literal["proper", "cut", "error"] = "proper"
+    model: str | None = None
+    response_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockStarted(TurnEvent):
+    """A block began (text, reasoning, a tool call's input, a tool result, other).
+
+    `block` is its id, unique in the turn; `wire_kind` the wire's own type
+    for it; `channel` says a text block is a refusal; `name` and `call_id`
+    are a tool call's identity; `server_side` marks a provider-side tool (web
+    search, code execution) and its result; `content` is text the start
+    already carries; `data` the wire's own object for a block that arrives
+    whole (a ``redacted_thinking`` block, a server tool's result).
+    """
+
+    kind: ClassVar[str] = "block_started"
+    block: str = ""
+    step: int = 1
+    block_kind: BlockKind = "text"
+    wire_kind: str = ""
+    choice: int = 0
+    channel: Channel = "text"
+    name: str | None = None
+    call_id: str | None = None
+    item_id: str | None = None
+    server_side: bool = False
+    content: str = ""
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockDelta(TurnEvent):
+    """Text or tool input arrived for a block: the fragment only.
+
+    For tool input, `json_changes` are the partial value's changes (lesson 3)
+    and `settled` the paths that became final with this fragment.
+    """
+
+    kind: ClassVar[str] = "block_delta"
+    block: str = ""
+    fragment: str = ""
+    channel: Channel = "text"
+    json_changes: tuple = ()
+    settled: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureAdded(TurnEvent):
+    """A reasoning block's signature (kept: the next request sends it back)."""
+
+    kind: ClassVar[str] = "signature_added"
+    block: str = ""
+    signature: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceAdded(TurnEvent):
+    """A citation or source attached to a block, as the wire gave it."""
+
+    kind: ClassVar[str] = "source_added"
+    block: str = ""
+    source: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockEnded(TurnEvent):
+    """A block ended. `complete` is false when a cut, an error or a cancel closed it;
+    `synthesised` when no wire event closed it; `reason` what closed it; `data` the
+    wire's final object for the block where it states one at the end (a Responses
+    item at ``output_item.done``: a reasoning item's ``encrypted_content``)."""
+
+    kind: ClassVar[str] = "block_ended"
+    block: str = ""
+    complete: bool = True
+    synthesised: bool = False
+    reason: str | None = None
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallReady(TurnEvent):
+    """A tool call's input parsed strictly: the call can run."""
+
+    kind: ClassVar[str] = "tool_call_ready"
+    block: str = ""
+    name: str | None = None
+    call_id: str | None = None
+    input: Any = None
+    server_side: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallInvalid(TurnEvent):
+    """A tool call that will never run: its input is not JSON (`invalid`) or the
+    stream ended inside it (`cut`). `raw` is the text that arrived, `partial`
+    the partial value, `error` why."""
+
+    kind: ClassVar[str] = "tool_call_invalid"
+    block: str = ""
+    name: str | None = None
+    call_id: str | None = None
+    state: Literal["invalid", "cut"] = "invalid"
+    raw: str = ""
+    partial: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionStarted(TurnEvent):
+    """The application started running a ready call."""
+
+    kind: ClassVar[str] = "tool_execution_started"
+    block: str = ""
+    call_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExecutionFinished(TurnEvent):
+    """A tool run ended: `ok` with its result, `error`, `denied`, or `interrupted`."""
+
+    kind: ClassVar[str] = "tool_execution_finished"
+    block: str = ""
+    call_id: str | None = None
+    status: ExecutionStatus = "ok"
+    result: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReported(TurnEvent):
+    """An error, in-band: where it came from (`scope`), whether output had arrived in
+    its step (`phase`), whether a retry can cure it, and the raw error."""
+
+    kind: ClassVar[str] = "error_reported"
+    step: int = 1
+    scope: ErrorScope = "provider"
+    phase: ErrorPhase = "before_output"
+    retryable: bool = False
+    message: str = ""
+    code: str | None = None
+    raw: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class WireEventPassed(TurnEvent):
+    """A wire event the vocabulary does not know, passed through as data."""
+
+    kind: ClassVar[str] = "wire_event_passed"
+    step: int = 1
+    event_type: str | None = None
+    payload: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Noted(TurnEvent):
+    """A diagnostic from upstream that is not an error of the turn (a warning)."""
+
+    kind: ClassVar[str] = "noted"
+    step: int = 1
+    code: str = ""
+    message: str = ""
+    diagnostic: Any = field(default=None, compare=False)
+
+
+Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
+         | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
+         | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
+         | Noted)
+
+ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
+                               BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
+                               BlockEnded, ToolCallReady, ToolCallInvalid,
+                               ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
+                               WireEventPassed, Noted)
+
+# Fields only the wire route knows (where an event came from), and the wire's own
+# objects that the SDK route sees through its models.
+_ORIGIN = frozenset({"seq", "t", "at"})
+
+
+def comparable(event: TurnEvent, *, drop: frozenset[str] = frozenset()) -> tuple:
+    """The event as a plain tuple without its origin (`seq`, `t`, `at`) and `drop`:
+    what two routes to the same turn must agree on."""
+    return (event.kind,) + tuple((f.name, getattr(event, f.name)) for f in fields(event)
+                                 if f.name not in _ORIGIN and f.name not in drop)
+
+
+def renumber(events: list[TurnEvent], start: int = 0) -> list[TurnEvent]:
+    """The same events with `seq` set to their position from `start` (adapters emit
+    per step; the driver numbers the turn)."""
+    from dataclasses import replace
+    return [e if e.seq == start + i else replace(e, seq=start + i)
+            for i, e in enumerate(events)]

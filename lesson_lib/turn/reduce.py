@@ -1,0 +1,368 @@
+"""The reducer: `reduce(state, event) -> state`, pure, on a frozen `TurnState`.
+
+A turn can have tens of thousands of deltas, so a state must not copy
+everything so far at every event. The states of one turn share append-only
+logs (every fragment, every status change, tagged with the index of the
+event that wrote it); a `TurnState` is those logs plus *how many events it
+has seen*. Reducing appends at the end of the logs and makes a new state
+object: constant work per event, plus the fragment itself. Text is joined
+only when read.
+
+Purity holds because a state only reads the entries written before its own
+count: a later state's entries are invisible to it. Reducing an *older*
+state again (a branch) first copies the logs up to that state: that is the
+only copy, and the linear path never takes it.
+
+The same sharing gives the state at any event index for free:
+``final.at(i)`` is the state after the first `i` events, without replaying
+(the player's slider).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import (
+    BlockEnded,
+    BlockStarted,
+    ErrorReported,
+    Finish,
+    SignatureAdded,
+    ToolCallInvalid,
+    ToolCallReady,
+    ToolExecutionFinished,
+    ToolExecutionStarted,
+    TurnEvent,
+    Usage,
+)
+
+
+class _Log:
+    """Entries tagged with the index of the event that wrote them, in tag order."""
+
+    __slots__ = ("tags", "items")
+
+    def __init__(self) -> None:
+        self.tags: list[int] = []
+        self.items: list[Any] = []
+
+    def add(self, tag: int, item: Any) -> None:
+        self.tags.append(tag)
+        self.items.append(item)
+
+    def upto(self, n: int) -> list[Any]:
+        """The entries written by the first `n` events."""
+        return self.items[:bisect_left(self.tags, n)]
+
+    def last(self, n: int, default: Any = None) -> Any:
+        k = bisect_left(self.tags, n)
+        return self.items[k - 1] if k else default
+
+
+@dataclass(slots=True)
+class _BlockLog:
+    start: BlockStarted
+    tag: int
+    fragments: _Log = field(default_factory=_Log)
+    status: _Log = field(default_factory=_Log)       # (what, event) entries
+    sources: _Log = field(default_factory=_Log)
+
+
+class _Logs:
+    """The append-only logs every state of one turn shares (see the module)."""
+
+    def __init__(self) -> None:
+        self.count = 0                       # events appended so far
+        self.events: list[TurnEvent] = []
+        self.blocks: list[_BlockLog] = []
+        self.block_tags: list[int] = []
+        self.by_id: dict[str, _BlockLog] = {}
+        self.by_call: dict[str, _BlockLog] = {}
+        self.steps = _Log()                  # StepStarted
+        self.finishes = _Log()               # StepFinished
+        self.errors = _Log()
+        self.passed = _Log()                 # WireEventPassed and Noted
+        self.outcome = _Log()
+        self.work = 0                        # entries written: the linearity test counts it
+        self.copies = 0                      # branches taken (each copies the logs once)
+
+    def append(self, event: TurnEvent) -> None:
+        tag = self.count
+        self.count += 1
+        self.events.append(event)
+        self.work += 1
+        kind = event.kind
+        if kind == "block_started":
+            log = _BlockLog(event, tag)      # type: ignore[arg-type]
+            self.blocks.append(log)
+            self.block_tags.append(tag)
+            self.by_id[event.block] = log    # type: ignore[attr-defined]
+            if event.call_id:                # type: ignore[attr-defined]
+                self.by_call[event.call_id] = log   # type: ignore[attr-defined]
+            return
+        block = getattr(event, "block", None)
+        if block is not None:
+            log = self.by_id.get(block)
+            if log is None:
+                return                       # the order checker reports it
+            if kind == "block_delta":
+                log.fragments.add(tag, event)
+            elif kind == "source_added":
+                log.sources.add(tag, event)
+            else:
+                log.status.add(tag, event)
+            return
+        target = {"step_started": self.steps, "step_finished": self.finishes,
+                  "error_reported": self.errors, "wire_event_passed": self.passed,
+                  "noted": self.passed, "turn_finished": self.outcome}.get(kind)
+        if target is not None:
+            target.add(tag, event)
+
+    def copy_upto(self, n: int) -> _Logs:
+        twin = _Logs()
+        twin.copies = self.copies + 1
+        for event in self.events[:n]:
+            twin.append(event)
+        return twin
+
+
+@dataclass(frozen=True, slots=True)
+class BlockView:
+    """One block of the turn as it stands in a state (materialised on read)."""
+
+    id: str
+    step: int
+    kind: str
+    wire_kind: str
+    choice: int
+    channel: str
+    text: str
+    open: bool
+    complete: bool
+    synthesised: bool
+    name: str | None = None
+    call_id: str | None = None
+    item_id: str | None = None
+    server_side: bool = False
+    raw_input: str | None = None
+    input: Any = None
+    call_state: str | None = None
+    execution: str | None = None
+    execution_status: str | None = None
+    result: Any = None
+    signature: str | None = None
+    data: Any = None
+    end_data: Any = None
+    sources: tuple = ()
+    settled: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """One step (model call) as it stands in a state."""
+
+    step: int
+    wire: str
+    model: str | None
+    finished: bool
+    finish: Finish | None
+    usage: Usage
+    ended: str | None
+    response_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnState:
+    """The turn after some number of events: read its parts, never change them."""
+
+    _logs: _Logs
+    count: int = 0
+
+    # -- reading -----------------------------------------------------------------
+
+    def at(self, index: int) -> TurnState:
+        """The state after the first `index` events of this state (no replay)."""
+        return TurnState(self._logs, max(0, min(index, self.count)))
+
+    @property
+    def events(self) -> list[TurnEvent]:
+        """The events reduced so far."""
+        return self._logs.events[:self.count]
+
+    @property
+    def started(self) -> bool:
+        return self.count > 0
+
+    @property
+    def outcome(self) -> str | None:
+        """The turn's outcome once it finished, else None."""
+        last = self._logs.outcome.last(self.count)
+        return last.outcome if last is not None else None
+
+    @property
+    def steps(self) -> list[StepView]:
+        n = self.count
+        finishes = {e.step: e for e in self._logs.finishes.upto(n)}
+        out = []
+        for s in self._logs.steps.upto(n):
+            f = finishes.get(s.step)
+            out.append(StepView(s.step, s.wire, (f.model if f and f.model else s.model),
+                                f is not None, f.finish if f else None,
+                                f.usage if f else Usage(), f.ended if f else None,
+                                f.response_id if f else s.response_id))
+        return out
+
+    @property
+    def usage(self) -> Usage:
+        """The turn's totals (the steps' raw usages stay on the steps)."""
+        total = Usage()
+        for s in self.steps:
+            total = total + s.usage
+        return total
+
+    @property
+    def errors(self) -> list[ErrorReported]:
+        return self._logs.errors.upto(self.count)
+
+    @property
+    def passed(self) -> list[TurnEvent]:
+        """Unknown wire events and notes, as they came."""
+        return self._logs.passed.upto(self.count)
+
+    @property
+    def blocks(self) -> list[BlockView]:
+        logs, n = self._logs, self.count
+        return [self._block(log, n) for log in logs.blocks[:bisect_left(logs.block_tags, n)]]
+
+    def block(self, block_id: str) -> BlockView | None:
+        """One block by id, as it stands in this state (None if not started yet)."""
+        log = self._logs.by_id.get(block_id)
+        if log is None or log.tag >= self.count:
+            return None
+        return self._block(log, self.count)
+
+    @property
+    def calls(self) -> list[BlockView]:
+        """The tool-call blocks, with their call and execution states."""
+        return [b for b in self.blocks if b.kind == "tool_call"]
+
+    @staticmethod
+    def _block(log: _BlockLog, n: int) -> BlockView:
+        start = log.start
+        deltas = log.fragments.upto(n)
+        text = start.content + "".join(d.fragment for d in deltas)
+        ended = ready = invalid = run = finished = None
+        signature = None
+        for e in log.status.upto(n):
+            if isinstance(e, BlockEnded):
+                ended = e
+            elif isinstance(e, ToolCallReady):
+                ready = e
+            elif isinstance(e, ToolCallInvalid):
+                invalid = e
+            elif isinstance(e, SignatureAdded):
+                signature = (signature or "") + e.signature
+            elif isinstance(e, ToolExecutionStarted):
+                run = e
+            elif isinstance(e, ToolExecutionFinished):
+                finished = e
+        is_call = start.block_kind == "tool_call"
+        call_state = None
+        if is_call:
+            call_state = ("complete" if ready else invalid.state if invalid else "forming")
+        execution = None
+        if finished is not None:
+            execution = "done" if finished.status == "ok" else "failed"
+        elif run is not None:
+            execution = "running"
+        settled: tuple = ()
+        if is_call and deltas:
+            settled = tuple(p for d in deltas for p in d.settled)
+        return BlockView(
+            id=start.block, step=start.step, kind=start.block_kind, wire_kind=start.wire_kind,
+            choice=start.choice, channel=start.channel,
+            text="" if is_call else text, open=ended is None,
+            complete=ended is not None and ended.complete,
+            synthesised=ended is not None and ended.synthesised,
+            name=start.name, call_id=start.call_id, item_id=start.item_id,
+            server_side=start.server_side, raw_input=text if is_call else None,
+            input=ready.input if ready else None, call_state=call_state,
+            execution=execution, execution_status=finished.status if finished else None,
+            result=finished.result if finished else None, signature=signature,
+            data=start.data, end_data=getattr(ended, "data", None),
+            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled)
+
+    # -- JSON --------------------------------------------------------------------
+
+    def as_dict(self) -> dict[str, Any]:
+        """The state in the shape of ``turn --json`` (CONTRACTS), JSON-ready."""
+        steps = self.steps
+        usage = self.usage
+        return {
+            "outcome": self.outcome,
+            "steps": [{"step": s.step, "wire": s.wire, "model": s.model,
+                       "finish": ({"reason": s.finish.reason, "raw": s.finish.raw}
+                                  if s.finish else None),
+                       "usage": _usage_dict(s.usage) | {"raw": s.usage.raw}}
+                      for s in steps],
+            "usage": _usage_dict(usage) | {"raw": [s.usage.raw for s in steps]},
+            "blocks": [_block_dict(b) for b in self.blocks],
+            "errors": [{"step": e.step, "scope": e.scope, "phase": e.phase,
+                        "retryable": e.retryable, "message": e.message, "code": e.code,
+                        "raw": e.raw} for e in self.errors],
+        }
+
+
+def _usage_dict(u: Usage) -> dict[str, Any]:
+    return {"input_tokens": u.input, "output_tokens": u.output,
+            "cache_read_tokens": u.cache_read, "cache_write_tokens": u.cache_write,
+            "reasoning_tokens": u.reasoning}
+
+
+def _block_dict(b: BlockView) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": b.id, "step": b.step, "kind": b.kind,
+                           "complete": b.complete, "choice": b.choice}
+    if b.kind == "tool_call":
+        out |= {"tool_name": b.name, "call_id": b.call_id, "input": b.input,
+                "raw_input": b.raw_input, "server_side": b.server_side,
+                "state": b.call_state, "execution": b.execution,
+                "result": b.result}
+    elif b.kind == "reasoning":
+        out |= {"text": b.text, "signature": b.signature,
+                "redacted": b.wire_kind == "redacted_thinking"}
+    else:
+        out |= {"text": b.text}
+        if b.channel == "refusal":
+            out["refusal"] = True
+        if b.server_side:
+            out["server_side"] = True
+        if b.sources:
+            out["sources"] = list(b.sources)
+    return out
+
+
+def initial() -> TurnState:
+    """The state before any event."""
+    return TurnState(_Logs(), 0)
+
+
+def reduce(state: TurnState, event: TurnEvent) -> TurnState:
+    """The state after `event`. Pure: `state` is unchanged and stays readable."""
+    logs = state._logs
+    if logs.count != state.count:            # a branch from an older state
+        logs = logs.copy_upto(state.count)
+    logs.append(event)
+    return TurnState(logs, state.count + 1)
+
+
+def reduce_all(events: list[TurnEvent], state: TurnState | None = None) -> TurnState:
+    """The state after all `events` (from `state`, or the start)."""
+    state = initial() if state is None else state
+    for event in events:
+        state = reduce(state, event)
+    return state
+
+
+__all__ = ["BlockView", "StepView", "TurnState", "initial", "reduce", "reduce_all"]

@@ -1,0 +1,101 @@
+"""Captures in, turn events out: the two routes to a turn, step by step.
+
+The wire route: bytes -> SSE -> wire events -> the wire's accumulator, whose
+`feed` and `finish` return what changed -> the wire's adapter -> turn
+events. The SDK route: the capture replayed offline through the official
+SDK's streaming helper (`lesson_lib.replay`) -> its stream events -> the SDK
+adapter -> the same turn events.
+
+Several captures are the consecutive steps of one turn. The turn stops at
+the first step that ends it (failed, truncated, paused); otherwise its
+outcome is ``completed``, even when the last step asks for tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from ..accumulate import accumulator_for, http_error
+from ..captures import Capture
+from ..wire_events import parse_all
+from .adapters import Counter, adapter_for
+from .events import TurnEvent, TurnFinished, TurnStarted
+from .outcome import outcome_of_step
+from .reduce import TurnState, reduce_all
+
+Route = Literal["wire", "sdk"]
+
+
+class ChangesUnavailable(RuntimeError):
+    """The accumulators' `feed` does not return its changes yet."""
+
+
+def changes_available(wire: str = "anthropic-messages") -> bool:
+    """Whether this wire's accumulator returns its changes (the wire route needs them)."""
+    from ..captures import load
+    names = {"anthropic-messages": "anthropic-messages/hello",
+             "openai-responses": "openai-responses/text", "openai-chat": "openai-chat/text-usage"}
+    capture = load(names[wire])
+    acc = accumulator_for(wire, capture.request)
+    events = parse_all(capture.events)
+    return bool(events) and acc.feed(events[0]) is not None
+
+
+def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
+                route: Route = "wire") -> list[TurnEvent]:
+    """One step's turn events, from `StepStarted` to `StepFinished`."""
+    seq = seq if seq is not None else Counter()
+    model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    if route == "sdk":
+        from ..replay import run_sdk
+        from .adapters.sdk import turn_events_from_sdk
+        outcome = run_sdk(capture)
+        return turn_events_from_sdk(capture.wire or "", outcome.events, outcome.error,
+                                    step=step, seq=seq, model=model)
+    adapter = adapter_for(capture.wire, step, seq, model=model)
+    out = adapter.begin()
+    if capture.status >= 300:
+        diag = http_error(capture)
+        err = diag.raw
+        etype = None
+        try:
+            import json
+            body = json.loads(err or "")
+            e = body.get("error") if isinstance(body, dict) else None
+            etype = (e.get("type") or e.get("code")) if isinstance(e, dict) else None
+        except ValueError:
+            body = err
+        return out + adapter.http_error(capture.status, diag.message, body, error_type=etype)
+    acc = accumulator_for(capture.wire, capture.request)
+    for event in parse_all(capture.events):
+        changes = acc.feed(event)
+        if changes is None:
+            raise ChangesUnavailable(f"the {capture.wire} accumulator's feed returns no changes")
+        out += adapter.feed(changes, t=event.t, at=event.index)
+    out += adapter.feed(acc.finish(capture.sse_diagnostics))
+    return out
+
+
+def turn_events(captures: Sequence[Capture] | Capture, route: Route = "wire",
+                turn: str = "turn") -> list[TurnEvent]:
+    """A whole turn's events from its steps' captures (see the module)."""
+    if isinstance(captures, Capture):
+        captures = [captures]
+    seq = Counter()
+    out: list[TurnEvent] = [TurnStarted(seq(), turn=turn)]
+    outcome = None
+    for step, capture in enumerate(captures, 1):
+        events = step_events(capture, step, seq, route)
+        out += events
+        outcome = outcome_of_step(events[-1].ended, events[-1].finish.reason)
+        if outcome is not None:
+            break
+    out.append(TurnFinished(seq(), outcome=outcome or "completed"))
+    return out
+
+
+def turn_state(captures: Iterable[Capture] | Capture, route: Route = "wire") -> TurnState:
+    """The final `TurnState` of a turn from its captures."""
+    caps = [captures] if isinstance(captures, Capture) else list(captures)
+    return reduce_all(turn_events(caps, route))
