@@ -117,15 +117,15 @@ class StepFinished(TurnEvent):
     """One model call ended: its finish reason and usage, and how its stream ended.
 
     `ended` is ``proper`` (its own terminal), ``cut`` (no terminal: the
-    outcome will be `truncated`) or ``error`` (an in-band error, a failed
-    request, a parse or protocol error).
+    outcome will be `truncated`), ``error`` (an in-band error, a failed
+    request, a parse or protocol error) or ``cancelled`` (the loop stopped it).
     """
 
     kind: ClassVar[str] = "step_finished"
     step: int = 1
     finish: Finish = Finish("other")
     usage: Usage = Usage()
-    ended: Literal["proper", "cut", "error"] = "proper"
+    ended: Literal["proper", "cut", "error", "cancelled"] = "proper"
     model: str | None = None
     response_id: str | None = None
 

@@ -34,6 +34,8 @@ def outcome_of_step(ended: str, finish: FinishReason) -> Outcome | None:
     """
     if ended == "error":
         return "failed"
+    if ended == "cancelled":
+        return "cancelled"
     if ended == "cut":
         return CUT_STREAM_OUTCOME
     if finish == "pause":

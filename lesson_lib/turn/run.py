@@ -13,12 +13,12 @@ outcome is ``completed``, even when the last step asks for tools.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal
 
 from ..accumulate import accumulator_for, http_error
 from ..captures import Capture
-from ..wire_events import parse_all
+from ..wire_events import DONE, WireEvent, parse_all
 from .adapters import Counter, adapter_for
 from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
@@ -74,6 +74,82 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
             raise ChangesUnavailable(f"the {capture.wire} accumulator's feed returns no changes")
         out += adapter.feed(changes, t=event.t, at=event.index)
     out += adapter.feed(acc.finish(capture.sse_diagnostics))
+    return out
+
+
+Batch = tuple[float | None, list[TurnEvent]]
+
+
+def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
+                  route: Route = "wire") -> Iterator[Batch]:
+    """One step's turn events in batches, each with the arrival time (ms) of the wire
+    event that caused it: what the agent loop plays on its virtual clock.
+
+    The SDK route has no times of its own: each of the SDK's raw events is
+    matched, in order and by type, to the wire event it was decoded from
+    (the SDK skips pings and never yields Chat's ``[DONE]``).
+    """
+    if route == "wire":
+        yield from _wire_batches(capture, step, seq)
+        return
+    from ..replay import run_sdk
+    from .adapters.sdk import SDKAdapter
+    seq = seq if seq is not None else Counter()
+    model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    outcome = run_sdk(capture)
+    adapter = SDKAdapter(capture.wire or "", step, seq, model=model)
+    yield 0.0, adapter.begin()
+    times = _aligned_times(capture, outcome.events)
+    last = 0.0
+    for event, t in zip(outcome.events, times, strict=True):
+        last = t if t is not None else last
+        yield last, adapter.feed(event)
+    yield last, adapter.end(outcome.error)
+
+
+def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[Batch]:
+    events = step_events(capture, step, seq, "wire") if capture.status >= 300 else None
+    if events is not None:
+        yield 0.0, events
+        return
+    seq = seq if seq is not None else Counter()
+    model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    adapter = adapter_for(capture.wire, step, seq, model=model)
+    yield 0.0, adapter.begin()
+    acc = accumulator_for(capture.wire, capture.request)
+    last = 0.0
+    for event in parse_all(capture.events):
+        changes = acc.feed(event)
+        if changes is None:
+            raise ChangesUnavailable(f"the {capture.wire} accumulator's feed returns no changes")
+        last = event.t if event.t is not None else last
+        yield last, adapter.feed(changes, t=event.t, at=event.index)
+    yield last, adapter.feed(acc.finish(capture.sse_diagnostics), t=last)
+
+
+_SDK_RAW = {"anthropic-messages": lambda e: e.type in _ANTHROPIC_RAW,
+            "openai-chat": lambda e: e.type == "chunk",
+            "openai-responses": lambda e: True}
+_ANTHROPIC_RAW = frozenset({"message_start", "content_block_start", "content_block_delta",
+                            "content_block_stop", "message_delta", "message_stop", "error"})
+
+
+def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None]:
+    """For each SDK event, the arrival time of the wire event it came from."""
+    wire: list[WireEvent] = [e for e in parse_all(capture.events)
+                             if e.type != DONE and e.type != "ping"]
+    is_raw = _SDK_RAW.get(capture.wire or "", lambda e: True)
+    chat = capture.wire == "openai-chat"
+    out: list[float | None] = []
+    k, t = 0, None
+    for ev in sdk_events:
+        if is_raw(ev):
+            while k < len(wire) and not chat and wire[k].type != ev.type:
+                k += 1
+            if k < len(wire):
+                t = wire[k].t
+                k += 1
+        out.append(t)
     return out
 
 

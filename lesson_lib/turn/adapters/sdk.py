@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...accumulate import changes as ch
+from ...diagnostics import Diagnostic
 from ...tool_calls import ToolCall
 from ..events import TurnEvent
 from . import adapter_for
@@ -69,8 +70,11 @@ class _Calls:
     def __init__(self) -> None:
         self.calls: dict[Any, ToolCall] = {}
 
-    def open(self, address: Any, name: str | None, call_id: str | None) -> None:
-        self.calls[address] = ToolCall(name, call_id)
+    def open(self, address: Any, name: str | None, call_id: str | None,
+             given: Any = None) -> None:
+        # A call whose start already carries its whole input (no fragment follows).
+        self.calls[address] = (ToolCall(name, call_id, given=given) if given
+                               else ToolCall(name, call_id))
 
     def grow(self, address: Any, fragment: str) -> ch.ToolInputGrew | None:
         call = self.calls.get(address)
@@ -102,7 +106,8 @@ class _Translator:
     def opened(self, change: ch.SlotOpened) -> ch.SlotOpened:
         self.open[change.address] = change.takes_input
         if change.takes_input:
-            self.calls.open(change.address, change.name, change.call_id)
+            given = change.data.get("input") if isinstance(change.data, dict) else None
+            self.calls.open(change.address, change.name, change.call_id, given)
         return change
 
     def closed(self, address: Any, how: str, **kw: Any) -> list[ch.SlotClosed]:
@@ -359,10 +364,18 @@ class SDKAdapter:
                                            f"{message or error}", body, error_type=etype)
         changes: list = []
         if error is not None and not self.translator.terminal:
-            message = info.get("message") if isinstance(info, dict) else None
-            changes.append(ch.InBandError(None, message or str(error), body, etype))
+            if hasattr(error, "body") or status is not None:     # the API's own error
+                message = info.get("message") if isinstance(info, dict) else None
+                changes.append(ch.InBandError(None, message or str(error), body, etype))
+            else:
+                # The helper itself broke on what arrived (a cut stream can make it
+                # fail an assertion): the stream is what it is, cut; the raise is noted.
+                changes.append(ch.Noted(None, Diagnostic(
+                    "sdk_raised", f"the SDK's helper raised {type(error).__name__}: {error}",
+                    severity="warning")))
         changes += self.translator.close_all()
-        proper = self.translator.terminal and not changes
+        proper = self.translator.terminal and not any(
+            isinstance(c, ch.InBandError) for c in changes)
         changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
         return self.adapter.feed(changes)
 

@@ -1,0 +1,52 @@
+"""Deterministic fake tools with declared durations, for the agent loop.
+
+A fake tool answers from fixed data and says how long it takes (`duration`,
+ms of virtual time): the loop plays that on its clock, so a run is the same
+every time and a lesson can say when each tool started and ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..construct.weather_turn import RESULTS, TOOL_NAME, result_text
+
+
+class ToolFailed(Exception):
+    """A fake tool's own failure (its execution finishes with status ``error``)."""
+
+
+@dataclass(frozen=True)
+class FakeTool:
+    """A tool the loop can run: `answer(input)` gives its result (or raises
+    `ToolFailed`), after `duration` ms of virtual time."""
+
+    name: str
+    answer: Callable[[dict], Any]
+    duration: float = 0.0
+
+    async def __call__(self, arguments: dict) -> Any:
+        """Run the tool. The real wait is nothing: its time is the declared duration."""
+        await asyncio.sleep(0)          # let the other calls' tasks run too
+        return self.answer(arguments)
+
+
+def _weather(arguments: dict) -> Any:
+    location = arguments.get("location") if isinstance(arguments, dict) else None
+    for result in RESULTS:
+        if result["location"] == location:
+            return dict(result)
+    raise ToolFailed(f"no weather for {location!r}")
+
+
+def weather_tool(duration: float = 800.0) -> FakeTool:
+    """``get_weather``: the weather turn's tool, answering the captures' own results."""
+    return FakeTool(TOOL_NAME, _weather, duration)
+
+
+def result_as_text(result: Any) -> str:
+    """A tool result as the application sends it back to the model (JSON text)."""
+    return result if isinstance(result, str) else result_text(result)

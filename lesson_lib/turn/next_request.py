@@ -1,0 +1,123 @@
+"""The next request of a turn, built from its `TurnState`: what goes back to the model.
+
+After a step that asked for tools, the application sends the same request
+again with the model's output appended and then the tool results. Each wire
+spells it its own way:
+
+- Anthropic Messages: an ``assistant`` message with the step's blocks (text,
+  ``thinking`` with its ``signature``, ``redacted_thinking`` with its data,
+  ``tool_use`` with the parsed input; server tool blocks as they came), then
+  a ``user`` message of ``tool_result`` blocks;
+- Responses: the output items as input items (``reasoning`` with its
+  ``encrypted_content``, ``message``, ``function_call`` with its raw
+  ``arguments``), then ``function_call_output`` items;
+- Chat: one ``assistant`` message (``content``, ``tool_calls``), then one
+  ``tool`` message per call.
+
+The results are the calls' execution results (the agent loop's), as JSON
+text (`fake_tools.result_as_text`), in the order of the calls.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .fake_tools import result_as_text
+from .reduce import BlockView, TurnState
+
+
+def next_request(state: TurnState, request: dict, step: int | None = None) -> dict:
+    """The request after `step` (default: the last step), from `request`, the step's own."""
+    if step is None:
+        step = state.steps[-1].step if state.steps else 1
+    wire = next((s.wire for s in state.steps if s.step == step), "")
+    blocks = [b for b in state.blocks if b.step == step and b.choice == 0]
+    out = copy.deepcopy(request)
+    if wire == "anthropic-messages":
+        out["messages"] = list(out.get("messages") or []) + _anthropic(blocks)
+    elif wire == "openai-responses":
+        given = out.get("input")
+        items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+        out["input"] = items + _responses(blocks)
+    elif wire == "openai-chat":
+        out["messages"] = list(out.get("messages") or []) + _chat(blocks)
+    else:
+        raise ValueError(f"no next request for wire {wire!r}")
+    return out
+
+
+def _result(block: BlockView) -> str:
+    if block.execution_status == "ok":
+        return result_as_text(block.result)
+    return f"error: the tool did not finish ({block.execution_status or 'not run'})"
+
+
+def _runs(blocks: list[BlockView]) -> list[BlockView]:
+    return [b for b in blocks if b.kind == "tool_call" and not b.server_side
+            and b.call_state == "complete"]
+
+
+def _anthropic(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.kind == "text":
+            block: dict[str, Any] = {"type": "text", "text": b.text}
+            if b.sources:
+                block["citations"] = list(b.sources)
+            content.append(block)
+        elif b.kind == "reasoning" and b.wire_kind == "redacted_thinking":
+            content.append({"type": "redacted_thinking",
+                            "data": (b.data or {}).get("data")})
+        elif b.kind == "reasoning":
+            content.append({"type": "thinking", "thinking": b.text,
+                            "signature": b.signature or ""})
+        elif b.kind == "tool_call" and b.call_state == "complete":
+            content.append({"type": b.wire_kind or "tool_use", "id": b.call_id,
+                            "name": b.name, "input": b.input})
+        elif b.kind == "tool_result" and b.data is not None:
+            content.append(b.data)
+    results = [{"type": "tool_result", "tool_use_id": b.call_id, "content": _result(b)}
+               | ({} if b.execution_status == "ok" else {"is_error": True})
+               for b in _runs(blocks)]
+    out = [{"role": "assistant", "content": content}]
+    return out + ([{"role": "user", "content": results}] if results else [])
+
+
+def _responses(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    message: dict[str, Any] | None = None
+    for b in blocks:
+        if b.kind == "text":
+            if message is None:
+                message = {"type": "message", "role": "assistant", "content": []}
+                items.append(message)
+            kind = "refusal" if b.channel == "refusal" else "output_text"
+            part = ({"type": kind, "refusal": b.text} if kind == "refusal"
+                    else {"type": kind, "text": b.text, "annotations": list(b.sources)})
+            message["content"].append(part)
+            continue
+        message = None
+        if b.kind == "reasoning":
+            item = {"type": "reasoning", "id": b.item_id,
+                    "summary": [{"type": "summary_text", "text": b.text}] if b.text else []}
+            encrypted = (b.end_data or {}).get("encrypted_content")
+            if encrypted:
+                item["encrypted_content"] = encrypted
+            items.append(item)
+        elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
+            items.append({"type": "function_call", "id": b.item_id, "call_id": b.call_id,
+                          "name": b.name, "arguments": b.raw_input})
+    return items + [{"type": "function_call_output", "call_id": b.call_id,
+                     "output": _result(b)} for b in _runs(blocks)]
+
+
+def _chat(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    text = "".join(b.text for b in blocks if b.kind == "text" and b.channel == "text")
+    calls = [{"id": b.call_id, "type": "function",
+              "function": {"name": b.name, "arguments": b.raw_input}} for b in _runs(blocks)]
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = calls
+    return [message] + [{"role": "tool", "tool_call_id": b.call_id, "content": _result(b)}
+                        for b in _runs(blocks)]

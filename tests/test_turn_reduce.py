@@ -1,0 +1,104 @@
+"""The reducer: pure, linear (counted), any state by index, JSON in the CLI's shape."""
+
+from __future__ import annotations
+
+import json
+
+from lesson_lib.captures import load
+from lesson_lib.turn.events import (
+    BlockDelta,
+    BlockEnded,
+    BlockStarted,
+    StepFinished,
+    StepStarted,
+    ToolCallReady,
+    ToolExecutionFinished,
+    ToolExecutionStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from lesson_lib.turn.reduce import initial, reduce, reduce_all
+from lesson_lib.turn.run import turn_events
+
+
+def text_turn(deltas: int, blocks: int = 1) -> list:
+    events = [TurnStarted(0), StepStarted(1)]
+    for b in range(blocks):
+        events.append(BlockStarted(len(events), block=f"s1.b{b}"))
+        events += [BlockDelta(len(events) + i, block=f"s1.b{b}", fragment="ab")
+                   for i in range(deltas)]
+        events.append(BlockEnded(len(events), block=f"s1.b{b}"))
+    events += [StepFinished(len(events)), TurnFinished(len(events) + 1)]
+    return events
+
+
+def test_reduce_is_pure_old_states_stay_as_they_were():
+    events = text_turn(5)
+    states = [initial()]
+    for e in events:
+        states.append(reduce(states[-1], e))
+    assert states[4].blocks[0].text == "ab"
+    assert states[-1].blocks[0].text == "ab" * 5
+    assert states[4].blocks[0].open and not states[-1].blocks[0].open
+    assert states[4].outcome is None and states[-1].outcome == "completed"
+
+
+def test_a_branch_from_an_older_state_does_not_touch_either_line():
+    events = text_turn(3)
+    mid = reduce_all(events[:4])
+    main = reduce_all(events[4:], mid)
+    branch = reduce(mid, BlockDelta(4, block="s1.b0", fragment="ZZ"))
+    assert branch.blocks[0].text == "abZZ"
+    assert main.blocks[0].text == "ababab"
+    assert mid.blocks[0].text == "ab"
+
+
+def test_reducing_is_linear_in_the_events_counted():
+    # Work counts the entries the reducer writes; a copy of everything so far per
+    # event would make it quadratic. Doubling the deltas at most doubles the work.
+    def work(n: int, blocks: int) -> tuple[int, int]:
+        state = reduce_all(text_turn(n, blocks))
+        return state._logs.work, state._logs.copies
+    small, copies = work(2000, 5)
+    big, _ = work(4000, 5)
+    many, _ = work(2000, 10)
+    assert copies == 0
+    assert big / small <= 2.05 and many / small <= 2.05
+
+
+def test_the_state_at_any_index_equals_reducing_that_prefix():
+    events = turn_events([load("anthropic-messages/weather-turn-step1"),
+                          load("anthropic-messages/weather-turn-step2")], "sdk")
+    final = reduce_all(events)
+    for i in range(0, len(events) + 1, 7):
+        assert final.at(i).as_dict() == reduce_all(events[:i]).as_dict()
+        assert final.at(i).count == i
+
+
+def test_calls_and_executions_have_their_states():
+    events = [TurnStarted(0), StepStarted(1),
+              BlockStarted(2, block="s1.b0", block_kind="tool_call", name="f", call_id="c"),
+              BlockDelta(3, block="s1.b0", fragment="{}"),
+              BlockEnded(4, block="s1.b0"),
+              ToolCallReady(5, block="s1.b0", name="f", call_id="c", input={}),
+              ToolExecutionStarted(6, block="s1.b0", call_id="c", name="f"),
+              ToolExecutionFinished(7, block="s1.b0", call_id="c", status="ok", result=1)]
+    final = reduce_all(events)
+    seen = [(s.calls[0].call_state, s.calls[0].execution) for s in
+            (final.at(3), final.at(5), final.at(6), final.at(7), final.at(8))]
+    assert seen == [("forming", None), ("forming", None), ("complete", None),
+                    ("complete", "running"), ("complete", "done")]
+    assert final.calls[0].result == 1 and final.calls[0].raw_input == "{}"
+
+
+def test_as_dict_has_the_turn_json_shape_and_is_json():
+    state = reduce_all(turn_events(load("anthropic-messages/thinking-signature"), "sdk"))
+    d = json.loads(json.dumps(state.as_dict()))
+    assert set(d) == {"outcome", "steps", "usage", "blocks", "errors"}
+    assert set(d["usage"]) >= {"input_tokens", "output_tokens", "cache_read_tokens",
+                               "cache_write_tokens", "reasoning_tokens", "raw"}
+    step = d["steps"][0]
+    assert step["wire"] == "anthropic-messages" and step["finish"]["reason"] == "stop"
+    reasoning = next(b for b in d["blocks"] if b["kind"] == "reasoning")
+    assert reasoning["signature"] and reasoning["redacted"] is False
+    assert all({"id", "step", "kind", "complete"} <= set(b) for b in d["blocks"])

@@ -1,0 +1,155 @@
+"""The SDK route on every capture: the official SDK's own stream events -> turn events.
+
+Each capture is replayed offline through its wire's streaming helper
+(`lesson_lib.replay`), and the SDK adapter says what the helper yielded in the
+turn's vocabulary. Held to independent oracles: the stream's end as lesson 1
+judges it (`stream_end.how_it_ended`), and the text and calls lesson 2's
+accumulators build from the bytes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_lib import faults
+from lesson_lib.accumulate import accumulate
+from lesson_lib.captures import corpus, load, reference_corpus
+from lesson_lib.replay import run_sdk
+from lesson_lib.stream_end import how_it_ended
+from lesson_lib.turn.order import check
+from lesson_lib.turn.reduce import reduce_all
+from lesson_lib.turn.run import turn_events
+from lesson_lib.wire_events import parse_all
+
+CAPTURES = [c for c in corpus() + reference_corpus()
+            if c.wire in ("anthropic-messages", "openai-responses", "openai-chat")]
+IDS = [c.key for c in CAPTURES]
+
+# The stream's end (lesson 1's verdict) -> the turn's outcome.
+EXPECTED = {"ended": {"completed", "paused"}, "cut": {"truncated"}, "error": {"failed"},
+            "http_error": {"failed"}}
+
+
+def final_texts(final: dict | None, wire: str) -> list[str]:
+    """The text parts of a provider's final object, in order."""
+    if not final:
+        return []
+    if wire == "anthropic-messages":
+        return [b.get("text", "") for b in final.get("content", []) if b.get("type") == "text"]
+    if wire == "openai-responses":
+        return [p.get("text", "") for item in final.get("output", [])
+                if item.get("type") == "message"
+                for p in item.get("content", []) if p.get("type") == "output_text"]
+    return [c["message"].get("content") or "" for c in final.get("choices", [])
+            if (c.get("message") or {}).get("content")]
+
+
+@pytest.fixture(scope="module")
+def routes():
+    return {str(c.path): turn_events(c, "sdk") for c in CAPTURES}
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
+def test_sdk_route_is_in_order_and_its_outcome_matches_the_streams_end(capture, routes):
+    events = routes[str(capture.path)]
+    assert check(events) == []
+    state = reduce_all(events)
+    ending = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
+                          capture.status)
+    assert state.outcome in EXPECTED[ending.kind], ending.reason
+    if ending.kind == "cut":
+        assert state.outcome != "completed"
+    if state.outcome == "failed":
+        assert state.errors and state.errors[0].scope == "provider"
+        phase = "after_output" if any(b for b in state.blocks) else "before_output"
+        assert state.errors[0].phase == phase
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
+def test_sdk_route_keeps_the_text_and_calls_the_accumulator_builds(capture, routes):
+    state = reduce_all(routes[str(capture.path)])
+    acc = accumulate(capture)
+    texts = [b.text for b in sorted(state.blocks, key=lambda b: b.choice)
+             if b.kind == "text" and b.channel == "text"]
+    if capture.wire == "openai-chat" and capture.request.get("response_format"):
+        pytest.skip("structured output: the accumulator makes it a call, the SDK text")
+    assert "".join(texts) == "".join(final_texts(acc.final, capture.wire))
+    ready = [(b.name, b.input) for b in state.calls if b.call_state == "complete"
+             and not b.server_side]
+    expected = [(c.name, c.value) for c in _calls(capture) if c.state == "complete"
+                and c.kind in ("tool_use", "function_call", "function")]
+    assert ready == expected
+
+
+def _calls(capture):
+    from lesson_lib.accumulate import accumulator_for
+    acc = accumulator_for(capture.wire, capture.request)
+    for ev in parse_all(capture.events):
+        acc.feed(ev)
+    acc.finish(capture.sse_diagnostics)
+    return acc.tool_calls()
+
+
+def test_a_cut_stream_the_sdk_returns_silently_is_truncated_with_its_text_kept():
+    cap = load("anthropic-messages/cut-in-tool-json")
+    assert run_sdk(cap).error is None                      # the SDK says nothing
+    state = reduce_all(turn_events(cap, "sdk"))
+    assert state.outcome == "truncated"
+    call = state.calls[0]
+    assert (call.call_state, call.input, call.complete) == ("cut", None, False)
+    assert call.raw_input and state.blocks[0].text
+
+
+def test_the_status_200_error_is_a_provider_error_after_output():
+    cap = load("anthropic-messages/overloaded-after-text")
+    sdk = run_sdk(cap)
+    assert getattr(sdk.error, "status_code", None) == 200   # what the SDK makes of it
+    state = reduce_all(turn_events(cap, "sdk"))
+    err = state.errors[0]
+    assert (state.outcome, err.scope, err.phase, err.retryable, err.code) == (
+        "failed", "provider", "after_output", True, "overloaded_error")
+    assert state.blocks[0].synthesised and state.blocks[0].text
+
+
+def test_chat_premature_arguments_done_is_ignored_calls_ready_at_finish_reason():
+    cap = load("openai-chat/parallel-tools-interleaved")
+    sdk = run_sdk(cap)
+    kinds = [(e.type, getattr(e, "index", None)) for e in sdk.events]
+    done0 = kinds.index(("tool_calls.function.arguments.done", 0))
+    last0 = max(i for i, k in enumerate(kinds) if k == ("tool_calls.function.arguments.delta", 0))
+    assert done0 < last0          # the helper's "done" came before call 0's last fragment
+    events = turn_events(cap, "sdk")
+    ready = [e for e in events if e.kind == "tool_call_ready"]
+    finished = next(e for e in events if e.kind == "step_finished")
+    assert len(ready) == 2 and all(e.seq < finished.seq for e in ready)
+    assert all(isinstance(e.input, dict) and e.input for e in ready)
+
+
+def test_chat_done_is_invisible_to_the_sdk():
+    # The SDK never yields [DONE]: a Chat stream that lost only its [DONE] is,
+    # through the SDK, indistinguishable from a proper one.
+    cap = faults.drop_terminal(load("openai-chat/text-usage"))
+    assert how_it_ended(cap.wire, parse_all(cap.events), cap.sse_diagnostics).kind == "cut"
+    assert reduce_all(turn_events(cap, "sdk")).outcome == "completed"
+
+
+def test_sdk_route_turns_every_cut_into_truncated():
+    cap = load("anthropic-messages/weather-turn-step1")
+    for offset in range(200, len(cap.body) - 40, 97):
+        cut = faults.cut_at(cap, offset)
+        state = reduce_all(turn_events(cut, "sdk"))
+        assert state.outcome == "truncated", offset
+        assert all(not b.open for b in state.blocks)
+        assert not any(b.call_state == "complete" and b.synthesised for b in state.calls)
+
+
+def test_multi_step_turn_through_the_sdk():
+    for wire in ("anthropic-messages", "openai-responses", "openai-chat"):
+        steps = [load(f"{wire}/weather-turn-step1"), load(f"{wire}/weather-turn-step2")]
+        events = turn_events(steps, "sdk")
+        assert check(events) == []
+        state = reduce_all(events)
+        assert state.outcome == "completed"
+        assert [s.finish.reason for s in state.steps] == ["tool_calls", "stop"]
+        assert len({b.id for b in state.blocks}) == len(state.blocks)
+        assert state.usage.input == sum(s.usage.input for s in state.steps) > 0
