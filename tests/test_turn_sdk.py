@@ -153,3 +153,12 @@ def test_multi_step_turn_through_the_sdk():
         assert [s.finish.reason for s in state.steps] == ["tool_calls", "stop"]
         assert len({b.id for b in state.blocks}) == len(state.blocks)
         assert state.usage.input == sum(s.usage.input for s in state.steps) > 0
+
+
+def test_chat_calls_are_correlated_by_id_first_then_index():
+    # The server reused index 0 for a second call with a new id: two calls, not one.
+    cap = load("openai-chat/index-reused-new-id")
+    state = reduce_all(turn_events(cap, "sdk"))
+    calls = state.calls
+    assert len(calls) == 2 and len({c.call_id for c in calls}) == 2
+    assert all(c.call_state == "complete" and isinstance(c.input, dict) for c in calls)

@@ -1,0 +1,55 @@
+"""The union itself: frozen, slotted, one kind each; origin fields apart; one outcome map."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from lesson_lib.turn import events as ev
+from lesson_lib.turn import outcome
+
+
+@pytest.mark.parametrize("cls", ev.ALL_KINDS, ids=lambda c: c.__name__)
+def test_every_event_is_frozen_slotted_with_a_kind_and_seq(cls):
+    event = cls(7)
+    assert event.seq == 7 and isinstance(cls.kind, str)
+    assert not hasattr(event, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.seq = 8
+
+
+def test_kinds_are_unique():
+    kinds = [c.kind for c in ev.ALL_KINDS]
+    assert len(kinds) == len(set(kinds))
+
+
+def test_comparable_leaves_out_where_an_event_came_from():
+    a = ev.BlockDelta(3, block="s1.b0", fragment="x", t=10.0, at=4)
+    b = ev.BlockDelta(9, block="s1.b0", fragment="x")
+    assert a != b and ev.comparable(a) == ev.comparable(b)
+    assert ev.comparable(a) != ev.comparable(ev.BlockDelta(3, block="s1.b0", fragment="y"))
+
+
+def test_renumber_sets_seq_to_position():
+    events = [ev.TurnStarted(5), ev.StepStarted(5), ev.StepFinished(0)]
+    assert [e.seq for e in ev.renumber(events, 10)] == [10, 11, 12]
+
+
+def test_a_cut_stream_is_truncated_in_one_place():
+    assert outcome.CUT_STREAM_OUTCOME == "truncated"
+    assert outcome.outcome_of_step(outcome.step_ending(terminal=False, failed=False),
+                                   "stop") == "truncated"
+    assert outcome.outcome_of_step("error", "stop") == "failed"
+    assert outcome.outcome_of_step("cancelled", "other") == "cancelled"
+    assert outcome.outcome_of_step("proper", "pause") == "paused"
+    assert outcome.outcome_of_step("proper", "tool_calls") is None
+    assert outcome.step_ending(terminal=True, failed=True) == "error"
+
+
+def test_usage_adds_up_and_outcomes_are_the_contracts():
+    total = ev.Usage(1, 2, 3, 4, 5, {"raw": 1}) + ev.Usage(10, 20, 30, 40, 50)
+    assert (total.input, total.output, total.cache_read, total.cache_write,
+            total.reasoning) == (11, 22, 33, 44, 55)
+    assert ev.OUTCOMES == ("completed", "failed", "truncated", "paused", "cancelled",
+                           "max_steps")
