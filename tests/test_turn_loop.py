@@ -148,3 +148,12 @@ def test_a_failing_tool_and_an_unknown_tool():
     denied = run(weather("openai-chat")[:1], [])
     assert {r.status for r in denied.runs} == {"denied"}
     assert check(denied.events) == []
+
+
+def test_cancel_between_steps_starts_no_next_step():
+    steps = weather("openai-responses")
+    second = run(steps).streams[1][1]
+    result = run(steps, cancel_at=second)
+    assert result.state.outcome == "cancelled" and len(result.state.steps) == 1
+    assert {r.status for r in result.runs} == {"ok"}
+    assert check(result.events) == []

@@ -1,13 +1,14 @@
 """Deterministic fake tools with declared durations, for the agent loop.
 
 A fake tool answers from fixed data and says how long it takes (`duration`,
-ms of virtual time): the loop plays that on its clock, so a run is the same
-every time and a lesson can say when each tool started and ended.
+ms of virtual time): the loop runs it as a task and plays its duration on
+its clock, so a run is the same every time and a lesson can say when each
+tool started and ended. (The tools are plain functions: the loop is the one
+async module.)
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,11 +28,6 @@ class FakeTool:
     name: str
     answer: Callable[[dict], Any]
     duration: float = 0.0
-
-    async def __call__(self, arguments: dict) -> Any:
-        """Run the tool. The real wait is nothing: its time is the declared duration."""
-        await asyncio.sleep(0)          # let the other calls' tasks run too
-        return self.answer(arguments)
 
 
 def _weather(arguments: dict) -> Any:

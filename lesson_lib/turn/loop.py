@@ -82,6 +82,12 @@ class LoopResult:
         return {r.call_id: r.result for r in self.runs if r.step == step and r.status == "ok"}
 
 
+async def _execute(tool: FakeTool, arguments: Any) -> Any:
+    """Run one tool as a task. The real wait is nothing: its time is the declared duration."""
+    await asyncio.sleep(0)              # let the other calls' tasks run too
+    return tool.answer(arguments)
+
+
 class _Turn:
     def __init__(self, tools: Mapping[str, FakeTool], cancel_at: float | None) -> None:
         self.tools = tools
@@ -109,7 +115,7 @@ class _Turn:
             task = asyncio.get_running_loop().create_task(asyncio.sleep(0))
         else:
             end = t + tool.duration
-            task = asyncio.get_running_loop().create_task(tool(ready.input))
+            task = asyncio.get_running_loop().create_task(_execute(tool, ready.input))
         self.order += 1
         heapq.heappush(self.pending, (end, self.order, task, info))
 
@@ -168,6 +174,9 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
     limit = len(captures) if max_steps is None else min(max_steps, len(captures))
     for step in range(1, limit + 1):
         start = now
+        if cancel_at is not None and start >= cancel_at:
+            outcome = "cancelled"       # between steps: the next one never starts
+            break
         last: StepFinished | None = None
         for t_rel, batch in timed_batches(captures[step - 1], step, seq, route):
             t = start + (t_rel or 0.0)

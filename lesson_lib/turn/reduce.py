@@ -193,6 +193,7 @@ class TurnState:
 
     @property
     def started(self) -> bool:
+        """Whether any event was reduced."""
         return self.count > 0
 
     @property
@@ -203,6 +204,7 @@ class TurnState:
 
     @property
     def steps(self) -> list[StepView]:
+        """The steps begun so far, with their finish and usage once they finished."""
         n = self.count
         finishes = {e.step: e for e in self._logs.finishes.upto(n)}
         out = []
@@ -224,6 +226,7 @@ class TurnState:
 
     @property
     def errors(self) -> list[ErrorReported]:
+        """The errors reported so far, in order."""
         return self._logs.errors.upto(self.count)
 
     @property
@@ -233,6 +236,7 @@ class TurnState:
 
     @property
     def blocks(self) -> list[BlockView]:
+        """Every block begun so far, in order, materialised now."""
         logs, n = self._logs, self.count
         return [self._block(log, n) for log in logs.blocks[:bisect_left(logs.block_tags, n)]]
 

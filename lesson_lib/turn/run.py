@@ -13,6 +13,7 @@ outcome is ``completed``, even when the last step asks for tools.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
@@ -57,15 +58,7 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     out = adapter.begin()
     if capture.status >= 300:
         diag = http_error(capture)
-        err = diag.raw
-        etype = None
-        try:
-            import json
-            body = json.loads(err or "")
-            e = body.get("error") if isinstance(body, dict) else None
-            etype = (e.get("type") or e.get("code")) if isinstance(e, dict) else None
-        except ValueError:
-            body = err
+        body, etype = _error_body(diag.raw or "")
         return out + adapter.http_error(capture.status, diag.message, body, error_type=etype)
     acc = accumulator_for(capture.wire, capture.request)
     for event in parse_all(capture.events):
@@ -151,6 +144,16 @@ def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None
                 k += 1
         out.append(t)
     return out
+
+
+def _error_body(text: str) -> tuple[Any, str | None]:
+    """A failed request's body as data (the text when not JSON), and its error type."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text, None
+    err = body.get("error") if isinstance(body, dict) else None
+    return body, ((err.get("type") or err.get("code")) if isinstance(err, dict) else None)
 
 
 def turn_events(captures: Sequence[Capture] | Capture, route: Route = "wire",

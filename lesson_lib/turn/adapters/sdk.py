@@ -265,11 +265,10 @@ class _ChatSDK(_Translator):
         key = (choice, index)
         seen = self.ids.setdefault(choice, set())
         if key not in self.current or (call_id and call_id not in seen):
+            # A new call, even on a reused index. The old one stays open: a Chat call
+            # ends only at its choice's finish reason.
             n = self.count.get(choice, 0)
             self.count[choice] = n + 1
-            previous = self.current.get(key)
-            if previous is not None:
-                out += self.closed((choice, ("tool", previous)), "stop")
             self.current[key] = n
             if call_id:
                 seen.add(call_id)
