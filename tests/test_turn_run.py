@@ -48,7 +48,11 @@ def test_wire_route_is_in_order_and_its_outcome_matches_the_streams_end(capture)
     state = reduce_all(events)
     ending = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
                           capture.status)
-    assert state.outcome in EXPECTED[ending.kind], ending.reason
+    # Lesson 1 calls a stream with a payload that does not parse "cut"; for the
+    # turn that is a failure of scope parse (or protocol), never a completion.
+    damaged = state.outcome == "failed" and state.errors[0].scope in ("parse", "protocol")
+    assert state.outcome in EXPECTED[ending.kind] or (ending.kind == "cut" and damaged), \
+        ending.reason
     if state.outcome == "failed":
         assert state.errors
 
@@ -143,6 +147,6 @@ def test_both_routes_give_the_same_turn(capture):
     if capture.key in NOT_COMPARED:
         pytest.skip(NOT_COMPARED[capture.key])
     sdk = turn_events(capture, "sdk")
-    if any(e.kind == "noted" and e.code == "sdk_raised" for e in sdk):
+    if any(e.kind == "noted" and e.code == "sdk_broke" for e in sdk):
         pytest.skip("the SDK's helper broke on this stream")
     assert per_block(turn_events(capture, "wire")) == per_block(sdk)

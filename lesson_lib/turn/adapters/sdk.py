@@ -362,16 +362,19 @@ class SDKAdapter:
             return self.adapter.http_error(status, f"HTTP {status} before any event: "
                                            f"{message or error}", body, error_type=etype)
         changes: list = []
-        if error is not None and not self.translator.terminal:
-            if hasattr(error, "body") or status is not None:     # the API's own error
-                message = info.get("message") if isinstance(info, dict) else None
-                changes.append(ch.InBandError(None, message or str(error), body, etype))
-            else:
-                # The helper itself broke on what arrived (a cut stream can make it
-                # fail an assertion): the stream is what it is, cut; the raise is noted.
-                changes.append(ch.Noted(None, Diagnostic(
-                    "sdk_raised", f"the SDK's helper raised {type(error).__name__}: {error}",
-                    severity="warning")))
+        if error is not None and (hasattr(error, "body") or status is not None):
+            # The API's own error, in the stream (Chat: even after every finish reason).
+            message = info.get("message") if isinstance(info, dict) else None
+            changes.append(ch.InBandError(None, message or str(error), body, etype))
+        elif error is not None:
+            # The helper itself raised: on a cut stream (``sdk_broke``: it can fail an
+            # assertion), or on a proper one it does not like (``sdk_raised``: length,
+            # content filter, incomplete).
+            # The stream is what it is; the raise is noted.
+            code = "sdk_raised" if self.translator.terminal else "sdk_broke"
+            changes.append(ch.Noted(None, Diagnostic(
+                code, f"the SDK's helper raised {type(error).__name__}: {error}",
+                severity="warning")))
         changes += self.translator.close_all()
         proper = self.translator.terminal and not any(
             isinstance(c, ch.InBandError) for c in changes)
