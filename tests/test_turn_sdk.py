@@ -225,3 +225,34 @@ def test_the_helpers_raise_on_a_proper_stream_is_noted_not_an_error(name, reason
     assert (state.outcome, state.steps[0].finish.reason, state.errors) == (
         "completed", reason, [])                            # ...the turn just stopped there
     assert any(e.kind == "noted" and e.code == "sdk_raised" for e in events)
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
+def test_every_final_state_is_json_ready(capture, routes):
+    import json
+    state = reduce_all(routes[str(capture.path)])
+    assert json.loads(json.dumps(state.as_dict()))["outcome"] == state.outcome
+
+
+@pytest.mark.parametrize("name", ["anthropic-messages/citations",
+                                  "openai-responses/web-search"])
+def test_citations_become_sources_on_their_text_block(name):
+    cap = load(name)
+    state = reduce_all(turn_events(cap, "sdk"))
+    sources = [s for b in state.blocks if b.kind == "text" for s in b.sources]
+    final = accumulate(cap).final
+    if cap.wire == "anthropic-messages":
+        recorded = [c for b in final["content"] if b["type"] == "text"
+                    for c in b.get("citations") or []]
+    else:
+        recorded = [a for i in final["output"] if i["type"] == "message"
+                    for p in i["content"] for a in p.get("annotations") or []]
+    assert recorded and len(sources) == len(recorded)
+    assert [s.get("url") for s in sources] == [r.get("url") for r in recorded]
+
+
+def test_provider_side_web_search_is_marked_server_side_and_not_run_locally():
+    state = reduce_all(turn_events(load("anthropic-messages/web-search"), "sdk"))
+    server = [b for b in state.blocks if b.server_side]
+    assert {b.kind for b in server} == {"tool_call", "tool_result"}
+    assert all(b.wire_kind.startswith(("server_tool_use", "web_search")) for b in server)
