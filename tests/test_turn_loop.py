@@ -157,3 +157,10 @@ def test_cancel_between_steps_starts_no_next_step():
     assert result.state.outcome == "cancelled" and len(result.state.steps) == 1
     assert {r.status for r in result.runs} == {"ok"}
     assert check(result.events) == []
+
+
+def test_the_weather_tool_answers_the_captures_cities_only():
+    tool = weather_tool()
+    assert tool.answer({"location": "Paris, France", "unit": "celsius"})["temperature"] == 18
+    with pytest.raises(ToolFailed):
+        tool.answer({"location": "Berlin, Germany", "unit": "celsius"})

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..construct.weather_turn import RESULTS, TOOL_NAME, result_text
+from ..tools.weather import TOOL_NAME, result_for, result_text
 
 
 class ToolFailed(Exception):
@@ -32,10 +32,10 @@ class FakeTool:
 
 def _weather(arguments: dict) -> Any:
     location = arguments.get("location") if isinstance(arguments, dict) else None
-    for result in RESULTS:
-        if result["location"] == location:
-            return dict(result)
-    raise ToolFailed(f"no weather for {location!r}")
+    result = result_for(location) if isinstance(location, str) else None
+    if result is None:
+        raise ToolFailed(f"no weather for {location!r}")
+    return result
 
 
 def weather_tool(duration: float = 800.0) -> FakeTool:
