@@ -143,6 +143,8 @@ def test_a_failing_tool_and_an_unknown_tool():
     result = run(weather("anthropic-messages")[:1], [FakeTool("get_weather", broken, 50)])
     assert {r.status for r in result.runs} == {"error"}
     assert {c.execution for c in result.state.calls} == {"failed"}
+    assert [e.scope for e in result.state.errors] == ["tool", "tool"]
+    assert result.state.outcome == "completed"      # the model gets the error as the result
     request = next_request(result.state, weather("anthropic-messages")[0].request)
     assert all(b.get("is_error") for b in request["messages"][-1]["content"])
     denied = run(weather("openai-chat")[:1], [])

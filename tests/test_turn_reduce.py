@@ -102,3 +102,23 @@ def test_as_dict_has_the_turn_json_shape_and_is_json():
     reasoning = next(b for b in d["blocks"] if b["kind"] == "reasoning")
     assert reasoning["signature"] and reasoning["redacted"] is False
     assert all({"id", "step", "kind", "complete"} <= set(b) for b in d["blocks"])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from lesson_lib.captures import corpus  # noqa: E402
+
+TURNS = {c.key: turn_events(c, "sdk") for c in corpus()
+         if c.key.endswith(("weather-turn-step1", "thinking-signature", "citations",
+                            "cut-in-arguments", "error-then-failed"))}
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(sorted(TURNS)), st.floats(0, 1))
+def test_any_index_of_the_final_state_is_the_prefix_reduced(key, where):
+    events = TURNS[key]
+    i = round(where * len(events))
+    final = reduce_all(events)
+    assert final.at(i).as_dict() == reduce_all(events[:i]).as_dict()
+    assert [b.id for b in final.at(i).blocks] == [b.id for b in reduce_all(events[:i]).blocks]

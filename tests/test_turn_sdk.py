@@ -256,3 +256,18 @@ def test_provider_side_web_search_is_marked_server_side_and_not_run_locally():
     server = [b for b in state.blocks if b.server_side]
     assert {b.kind for b in server} == {"tool_call", "tool_result"}
     assert all(b.wire_kind.startswith(("server_tool_use", "web_search")) for b in server)
+
+
+class APIConnectionError(Exception):
+    """Stands for the SDKs' connection error (known to the adapter by name)."""
+
+
+def test_a_connection_failure_is_a_transport_error_that_a_retry_can_cure():
+    from lesson_lib.turn.adapters.sdk import turn_events_from_sdk
+    cap = load("anthropic-messages/hello")
+    sdk = run_sdk(cap)
+    events = turn_events_from_sdk(cap.wire, sdk.events[:4], APIConnectionError("reset"))
+    state = reduce_all(events)
+    err = state.errors[0]
+    assert (err.scope, err.phase, err.retryable) == ("transport", "after_output", True)
+    assert state.steps[0].ended == "error" and state.blocks[0].synthesised

@@ -36,6 +36,7 @@ from ..captures import Capture
 from .adapters import Counter
 from .events import (
     BlockEnded,
+    ErrorReported,
     StepFinished,
     ToolCallInvalid,
     ToolExecutionFinished,
@@ -133,6 +134,11 @@ class _Turn:
                 status, result = "denied", None
             self.emit(ToolExecutionFinished(0, block=ready.block, call_id=ready.call_id,
                                             status=status, result=result, error=error), end)
+            if status == "error":
+                # The model gets the error as the call's result; the turn goes on.
+                self.emit(ErrorReported(0, step=info["step"], scope="tool",
+                                        phase="after_output", retryable=False,
+                                        message=error or "", code="tool_error"), end)
             self.runs.append(ToolRun(info["step"], ready.block, ready.call_id, ready.name,
                                      ready.input, info["start"], end, status, result, error))
 

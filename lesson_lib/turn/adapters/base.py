@@ -168,6 +168,14 @@ class WireAdapter:
                             usage=Usage(), ended="error"))
         return out
 
+    def transport_error(self, message: str, raw: Any = None) -> list[TurnEvent]:
+        """The connection failed under the stream (not the provider's word): a retry can
+        cure it. The step's end follows with the `StreamEnded` change."""
+        self.errors += 1
+        return [self._ev(ErrorReported, step=self.step, scope="transport",
+                         phase="after_output" if self.output_seen else "before_output",
+                         retryable=True, message=message, code="transport", raw=raw)]
+
     def new_block_id(self) -> str:
         """The next block id: step-qualified, so unique in the turn."""
         bid = f"s{self.step}.b{self._next_block}"

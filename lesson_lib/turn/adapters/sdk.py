@@ -362,7 +362,10 @@ class SDKAdapter:
             return self.adapter.http_error(status, f"HTTP {status} before any event: "
                                            f"{message or error}", body, error_type=etype)
         changes: list = []
-        if error is not None and (hasattr(error, "body") or status is not None):
+        out: list[TurnEvent] = []
+        if error is not None and _is_connection_error(error):
+            out = self.adapter.transport_error(f"the connection failed: {error}")
+        elif error is not None and (hasattr(error, "body") or status is not None):
             # The API's own error, in the stream (Chat: even after every finish reason).
             message = info.get("message") if isinstance(info, dict) else None
             changes.append(ch.InBandError(None, message or str(error), body, etype))
@@ -379,7 +382,14 @@ class SDKAdapter:
         proper = self.translator.terminal and not any(
             isinstance(c, ch.InBandError) for c in changes)
         changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
-        return self.adapter.feed(changes)
+        return out + self.adapter.feed(changes)
+
+
+def _is_connection_error(error: BaseException) -> bool:
+    """The SDKs' connection and timeout errors (``APIConnectionError``, ``APITimeoutError``),
+    known by name: the core imports no SDK."""
+    return any(cls.__name__ in ("APIConnectionError", "APITimeoutError")
+               for cls in type(error).__mro__)
 
 
 def turn_events_from_sdk(wire: str, events: list[Any], error: BaseException | None = None,
