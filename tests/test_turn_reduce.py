@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from lesson_lib.captures import load
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lesson_lib.captures import corpus, load
 from lesson_lib.turn.events import (
     BlockDelta,
     BlockEnded,
@@ -103,11 +106,6 @@ def test_as_dict_has_the_turn_json_shape_and_is_json():
     assert reasoning["signature"] and reasoning["redacted"] is False
     assert all({"id", "step", "kind", "complete"} <= set(b) for b in d["blocks"])
 
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from lesson_lib.captures import corpus  # noqa: E402
 
 TURNS = {c.key: turn_events(c, "sdk") for c in corpus()
          if c.key.endswith(("weather-turn-step1", "thinking-signature", "citations",

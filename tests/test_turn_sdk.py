@@ -10,6 +10,8 @@ accumulators build from the bytes.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
@@ -166,8 +168,6 @@ def test_chat_calls_are_correlated_by_id_first_then_index():
 
 # -- properties: any cut, any injected error ----------------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
