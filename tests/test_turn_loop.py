@@ -129,6 +129,7 @@ def test_cancel_after_the_stream_interrupts_the_running_tools():
     assert result.state.outcome == "cancelled"
     assert {r.status for r in result.runs} == {"interrupted"}
     assert check(result.events) == []
+    assert result.events[-1].t == end + 10 == max(e.t for e in result.events)
 
 
 def test_max_steps_stops_a_turn_that_still_asks_for_tools():

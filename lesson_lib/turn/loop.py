@@ -205,14 +205,15 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
             break
         streams.append((step, start, now))
         stream_end = now
-        if cancel_at is not None and run.pending and run.pending[-1][0] > cancel_at:
-            await run.finish_until(cancel_at)
+        if cancel_at is not None and any(end > cancel_at for end, *_ in run.pending):
             await run.cancel(cancel_at, step)
-            outcome = "cancelled"
+            now, outcome = cancel_at, "cancelled"
             break
         await run.finish_until(None)
         now = max([stream_end] + [r.end for r in run.runs if r.step == step])
-        assert last is not None
+        if last is None:                # every adapter ends its step; never reached
+            outcome = "truncated"
+            break
         outcome = outcome_of_step(last.ended, last.finish.reason)
         if outcome is not None:
             break
