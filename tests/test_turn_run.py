@@ -11,7 +11,8 @@ import pytest
 
 from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import corpus, load, reference_corpus
+from lesson_lib.accumulate import changes as ch
+from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
 from lesson_lib.stream_end import how_it_ended
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
@@ -150,3 +151,66 @@ def test_both_routes_give_the_same_turn(capture):
     if any(e.kind == "noted" and e.code == "sdk_broke" for e in sdk):
         pytest.skip("the SDK's helper broke on this stream")
     assert per_block(turn_events(capture, "wire")) == per_block(sdk)
+
+
+# -- the driver itself, with an accumulator that already returns its changes ---------
+
+class _Scripted:
+    """An accumulator stand-in whose `feed` returns the changes scripted for each event."""
+
+    def __init__(self, script: list[list]) -> None:
+        self.script = script
+        self.n = 0
+
+    def feed(self, event):
+        out = self.script[self.n]
+        self.n += 1
+        return out
+
+    def finish(self, sse_diagnostics=()):
+        return [ch.StreamEnded(None, self.n == len(self.script))]
+
+
+BODY = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m"}}\n\n'
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        b'"content_block":{"type":"text","text":""}}\n\n'
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        b'"delta":{"type":"text_delta","text":"Hi"}}\n\n'
+        b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+SCRIPT = [[ch.ResponseChanged(0, {"id": "m", "model": "x"})],
+          [ch.SlotOpened(1, 0, "text", "text")],
+          [ch.TextAppended(2, 0, "text", "Hi")],
+          [ch.SlotClosed(None, 0, "end_of_stream", synthesised=True),
+           ch.TerminalReached(3, "message_stop")]]
+
+
+def scripted_capture():
+    sidecar = {"wire": "anthropic-messages", "chunks": {"ends": [60, 200, len(BODY)],
+                                                         "t_ms": [100.0, 150.0, 400.0]}}
+    return from_bytes(BODY, sidecar=sidecar)
+
+
+def test_the_wire_driver_feeds_each_event_and_keeps_where_it_came_from(monkeypatch):
+    import lesson_lib.turn.run as run
+    monkeypatch.setattr(run, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
+    cap = scripted_capture()
+    events = run.turn_events(cap, "wire")
+    assert check(events) == []
+    delta = next(e for e in events if e.kind == "block_delta")
+    wire_events = parse_all(cap.events)
+    assert (delta.at, delta.t) == (2, wire_events[2].t)
+    state = reduce_all(events)
+    assert state.outcome == "completed" and state.blocks[0].text == "Hi"
+    batches = list(run.timed_batches(cap, route="wire"))
+    assert [t for t, _ in batches][1:-1] == [e.t for e in wire_events]
+
+
+def test_the_loop_runs_on_the_wire_route(monkeypatch):
+    import asyncio
+
+    import lesson_lib.turn.run as run
+    from lesson_lib.turn.loop import run_turn
+    monkeypatch.setattr(run, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
+    result = asyncio.run(run_turn([scripted_capture()], [], route="wire"))
+    assert result.state.outcome == "completed" and check(result.events) == []
+    assert result.streams[0][2] == parse_all(scripted_capture().events)[-1].t
