@@ -19,6 +19,7 @@ class AnthropicAdapter(WireAdapter):
     wire = "anthropic-messages"
 
     def classify(self, opened: ch.SlotOpened):
+        """Server tool calls and their results are server-side; redacted thinking is reasoning."""
         kind = opened.slot_kind
         if kind in _SERVER_CALLS:
             return "tool_call", True, "text"
@@ -29,11 +30,12 @@ class AnthropicAdapter(WireAdapter):
         return super().classify(opened)
 
     def finish(self) -> Finish:
+        """From ``stop_reason`` (``pause_turn`` is a pause, ``max_tokens`` a length stop)."""
         raw = self.response.get("stop_reason")
         return Finish(_wire_facts.finish_reason(self.wire, raw), raw)
 
     def merge_usage(self, old: Any, new: Any) -> Any:
-        # message_start carries the input counts, message_delta the output so far.
+        """``message_start`` has the input counts, each ``message_delta`` the output so far."""
         if isinstance(old, dict) and isinstance(new, dict):
             return {**old, **{k: v for k, v in new.items() if v is not None}}
         return new

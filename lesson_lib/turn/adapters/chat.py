@@ -20,6 +20,7 @@ class ChatAdapter(WireAdapter):
     wire = "openai-chat"
 
     def classify(self, opened: ch.SlotOpened):
+        """By the slot's address: a choice's content, refusal, reasoning, or a call."""
         address = opened.address
         part = address[1] if isinstance(address, tuple) and len(address) > 1 else None
         if part == "refusal":
@@ -31,6 +32,7 @@ class ChatAdapter(WireAdapter):
         return super().classify(opened)
 
     def finish(self) -> Finish:
+        """Choice 0's ``finish_reason``."""
         # The step's finish is choice 0's (a request for several choices is still one step).
         raw = self.choice_finish.get(0, self.response.get("finish_reason"))
         return Finish(_wire_facts.finish_reason(self.wire, raw), raw)

@@ -28,6 +28,8 @@ class ResponsesAdapter(WireAdapter):
     wire = "openai-responses"
 
     def classify(self, opened: ch.SlotOpened):
+        """Messages hold parts; summary parts join their reasoning item; ``*_call`` items
+        other than function calls are the provider's own tools."""
         kind = opened.slot_kind
         if kind == "message":
             return CONTAINER, False, "text"
@@ -42,11 +44,13 @@ class ResponsesAdapter(WireAdapter):
         return super().classify(opened)
 
     def parent(self, address: Any) -> Any:
+        """A part's item: ``(output_index, ...)`` -> ``(output_index,)``."""
         if isinstance(address, tuple) and len(address) > 1:
             return address[:1]
         return None
 
     def finish(self) -> Finish:
+        """Derived from ``status``, ``incomplete_details`` and the function calls."""
         status = self.response.get("status")
         details = self.response.get("incomplete_details")
         reason = details.get("reason") if isinstance(details, dict) else None
