@@ -75,6 +75,8 @@ def test_each_tool_starts_when_its_call_is_ready_while_the_stream_goes_on(route)
     ready = {e.call_id: e.t for e in result.events if e.kind == "tool_call_ready"}
     assert all(r.start == ready[r.call_id] for r in result.runs)
     assert first.input["location"] == "Paris, France"
+    won = dict((r.input["location"], ms) for r, ms in result.head_start())
+    assert won["Paris, France"] == end - first.start > won["Tokyo, Japan"] > 0
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -85,6 +87,7 @@ def test_on_chat_calls_are_ready_only_at_the_finish_reason(route):
     starts = {r.start for r in result.runs if r.step == 1}
     assert len(starts) == 1                     # both at the choice's finish reason
     assert last_delta <= starts.pop() <= finish_t
+    assert all(ms == 0 for _, ms in result.head_start())   # nothing won on Chat
 
 
 def test_parallel_calls_run_concurrently_and_each_result_goes_to_its_call():

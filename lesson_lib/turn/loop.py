@@ -78,6 +78,12 @@ class LoopResult:
     runs: list[ToolRun] = field(default_factory=list)
     streams: list[tuple[int, float, float]] = field(default_factory=list)
 
+    def head_start(self) -> list[tuple[ToolRun, float]]:
+        """Each tool run with how long (ms) before its step's stream ended it started:
+        the time won by starting tools as their calls become ready (0 on Chat)."""
+        ends = {step: end for step, _, end in self.streams}
+        return [(r, ends[r.step] - r.start) for r in self.runs if r.step in ends]
+
     def results(self, step: int) -> dict[str | None, Any]:
         """The tool results of one step, by call id."""
         return {r.call_id: r.result for r in self.runs if r.step == step and r.status == "ok"}
