@@ -202,6 +202,8 @@ class WireAdapter:
             kind = "reasoning" if channel == "reasoning" else "other"
         block = _Block(self.new_block_id(), kind, c.name, c.call_id, server,  # type: ignore[arg-type]
                        channel)
+        if kind == "tool_call" and c.content:
+            block.fragments.append(c.content)     # arguments the start already carries
         self.blocks[c.address] = block
         self.order.append(block)
         self.output_seen = True
