@@ -130,7 +130,7 @@ def _label(cap: Capture, source: str) -> str:
 def _ending(cap: Capture, chunk_size: int | None = None) -> tuple[list, Ending]:
     sse, sse_diags = cap.decode(chunk_size) if cap.status < 300 else ([], [])
     events = parse_all(sse)
-    return events, how_it_ended(cap.wire, events, sse_diags, cap.status)
+    return events, how_it_ended(cap.wire, events, sse_diags, cap.status, cap.text)
 
 
 def _report(label: str, diagnostics: list[Diagnostic]) -> None:
@@ -151,7 +151,7 @@ def _cmd_events(args: argparse.Namespace) -> int:
     label = _label(cap, args.capture)
     sse, sse_diags = cap.decode(args.chunk_size) if cap.status < 300 else ([], [])
     events = parse_all(sse)
-    ending = how_it_ended(cap.wire, events, sse_diags, cap.status)
+    ending = how_it_ended(cap.wire, events, sse_diags, cap.status, cap.text)
     if args.json:
         json.dump([e.as_dict() for e in sse], sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

@@ -39,92 +39,22 @@ chunk's delta fills: ``content``, ``tool_calls``, ``refusal``,
 ``usage`` (the final usage chunk).
 
 Nothing raises on odd input: an unknown type or a payload that is not JSON
-is a row with a flag. The vocabularies live in `VOCABULARY`, one entry per
-wire.
+is a row with a flag. The vocabularies live in `lesson_lib.wires`, one
+module per wire (``EVENT_TYPES``, ``DELTA_TYPES``, ``FAILURES``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
+from . import wires
 from .captures import Capture
-from .stream_end import FAILURES, TERMINALS
 from .wire_events import DONE, WireEvent, parse_all
-
-# -- the vocabularies, one place per wire --------------------------------------
-
-ANTHROPIC_TYPES = frozenset({
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-    "message_delta", "message_stop", "ping", "error",
-})
-ANTHROPIC_DELTAS = frozenset({
-    "text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta",
-    "compaction_delta",
-})
-
-# The event types of the pinned openai SDK's ``ResponseStreamEvent`` union
-# (tests keep this set a superset of it).
-RESPONSES_TYPES = frozenset({
-    "error",
-    "response.queued", "response.created", "response.in_progress",
-    "response.completed", "response.incomplete", "response.failed",
-    "response.output_item.added", "response.output_item.done",
-    "response.content_part.added", "response.content_part.done",
-    "response.output_text.delta", "response.output_text.done",
-    "response.output_text.annotation.added",
-    "response.refusal.delta", "response.refusal.done",
-    "response.function_call_arguments.delta", "response.function_call_arguments.done",
-    "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
-    "response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
-    "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
-    "response.reasoning_text.delta", "response.reasoning_text.done",
-    "response.audio.delta", "response.audio.done",
-    "response.audio.transcript.delta", "response.audio.transcript.done",
-    "response.web_search_call.in_progress", "response.web_search_call.searching",
-    "response.web_search_call.completed",
-    "response.file_search_call.in_progress", "response.file_search_call.searching",
-    "response.file_search_call.completed",
-    "response.code_interpreter_call.in_progress", "response.code_interpreter_call.interpreting",
-    "response.code_interpreter_call.completed",
-    "response.code_interpreter_call_code.delta", "response.code_interpreter_call_code.done",
-    "response.image_generation_call.in_progress", "response.image_generation_call.generating",
-    "response.image_generation_call.partial_image", "response.image_generation_call.completed",
-    "response.mcp_call.in_progress", "response.mcp_call.completed", "response.mcp_call.failed",
-    "response.mcp_call_arguments.delta", "response.mcp_call_arguments.done",
-    "response.mcp_list_tools.in_progress", "response.mcp_list_tools.completed",
-    "response.mcp_list_tools.failed",
-    "response.shell_call_command.added", "response.shell_call_command.delta",
-    "response.shell_call_command.done",
-    "response.shell_call_output_content.delta", "response.shell_call_output_content.done",
-    "response.compaction.compacting",
-})
-
-CHAT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    """What one wire calls its events: known types, its proper ending, its failures."""
-
-    types: frozenset[str]
-    deltas: frozenset[str] | None   # known delta types, where the wire names them
-    terminal: frozenset[str]         # the event types that end a stream properly
-    failure: frozenset[str]          # the event types that report an in-band failure
-
-
-# Endings and failures come from `stream_end`, the one place that defines them.
-VOCABULARY: dict[str, Vocabulary] = {
-    wire: Vocabulary(types, deltas, TERMINALS[wire], FAILURES[wire])
-    for wire, types, deltas in (
-        ("anthropic-messages", ANTHROPIC_TYPES, ANTHROPIC_DELTAS),
-        ("openai-responses", RESPONSES_TYPES, None),
-        ("openai-chat", CHAT_TYPES, None),
-    )
-}
 
 # delta_type values, grouped by what the fragment is (same groups on every wire)
 TEXT_DELTAS = frozenset({"text_delta", "output_text", "content"})
@@ -188,9 +118,9 @@ def _row(ev: WireEvent, wire: str | None) -> dict[str, Any]:
     row: dict[str, Any] = {"seq": ev.index, "t_ms": sse.t, "start": sse.start, "end": sse.end,
                            "sse_event": sse.event, "type": ev.type,
                            "parse_error": ev.parse_error}
-    vocab = VOCABULARY.get(wire or "")
-    row["unknown"] = vocab is None or ev.type not in vocab.types
-    row["error"] = bool(vocab and ev.type in vocab.failure)
+    vocab = wires.WIRES.get(wire or "")
+    row["unknown"] = vocab is None or ev.type not in vocab.EVENT_TYPES
+    row["error"] = bool(vocab and ev.type in vocab.FAILURES)
     reader = _READERS.get(wire or "")
     if reader and ev.parse_error is None:
         reader(payload, row, vocab)
@@ -199,14 +129,14 @@ def _row(ev: WireEvent, wire: str | None) -> dict[str, Any]:
     return row
 
 
-def _read_anthropic(p: dict, row: dict, vocab: Vocabulary) -> None:
+def _read_anthropic(p: dict, row: dict, vocab: ModuleType) -> None:
     kind = row["type"]
     row["index"] = _int(p.get("index"))
     if kind == "content_block_delta":
         delta = _dict(p.get("delta"))
         dtype = delta.get("type")
         row["delta_type"] = dtype if isinstance(dtype, str) else None
-        if vocab.deltas is not None and row["delta_type"] not in vocab.deltas:
+        if vocab.DELTA_TYPES is not None and row["delta_type"] not in vocab.DELTA_TYPES:
             row["unknown"] = True
         row["preview"] = preview_text(_anthropic_fragment(delta))
     elif kind == "content_block_start":
@@ -222,7 +152,7 @@ def _read_anthropic(p: dict, row: dict, vocab: Vocabulary) -> None:
         stop = _dict(p.get("delta")).get("stop_reason")
         row["preview"] = preview_text(f"stop_reason={stop}" if stop else "")
     elif kind == "error":
-        row["preview"] = preview_text(_error_text(p))
+        row["preview"] = preview_text(_error_text(vocab, row["type"], p))
 
 
 def _anthropic_fragment(delta: dict) -> str:
@@ -236,7 +166,7 @@ def _anthropic_fragment(delta: dict) -> str:
     return ""
 
 
-def _read_responses(p: dict, row: dict, vocab: Vocabulary) -> None:
+def _read_responses(p: dict, row: dict, vocab: ModuleType) -> None:
     kind = row["type"] or ""
     for name in ("sequence_number", "output_index", "content_index", "summary_index"):
         row[name] = _int(p.get(name))
@@ -253,7 +183,7 @@ def _read_responses(p: dict, row: dict, vocab: Vocabulary) -> None:
         row["preview"] = preview_text(" ".join(
             str(x) for x in (item.get("type"), item.get("name")) if x))
     elif kind == "error" or kind == "response.failed":
-        row["preview"] = preview_text(_error_text(p))
+        row["preview"] = preview_text(_error_text(vocab, row["type"], p))
     elif kind.startswith("response.") and kind.count(".") == 1:
         response = _dict(p.get("response"))
         row["output_tokens"] = _int(_dict(response.get("usage")).get("output_tokens"))
@@ -266,9 +196,9 @@ def _read_responses(p: dict, row: dict, vocab: Vocabulary) -> None:
                 break
 
 
-def _read_chat(p: dict, row: dict, vocab: Vocabulary) -> None:
+def _read_chat(p: dict, row: dict, vocab: ModuleType) -> None:
     if row["type"] == "error":
-        row["preview"] = preview_text(_error_text(p))
+        row["preview"] = preview_text(_error_text(vocab, row["type"], p))
         return
     choices = p.get("choices")
     choices = choices if isinstance(choices, list) else []
@@ -299,7 +229,7 @@ def _chat_delta(delta: dict, call: dict, finish: Any, has_choices: bool,
         args = function.get("arguments")
         args = args if isinstance(args, str) else ""
         return "tool_calls", (f"{name} {args}" if name and args else name or args)
-    for key in ("content", "refusal", "reasoning_content"):
+    for key in wires.chat.DELTA_FIELDS:
         value = delta.get(key)
         if isinstance(value, str) and value:
             return key, value
@@ -307,7 +237,7 @@ def _chat_delta(delta: dict, call: dict, finish: Any, has_choices: bool,
         return "role", delta["role"]
     if finish:
         return "finish", f"finish_reason={finish}"
-    for key in ("content", "refusal", "reasoning_content"):
+    for key in wires.chat.DELTA_FIELDS:
         if isinstance(delta.get(key), str):
             return key, ""
     if not has_choices and has_usage:
@@ -319,18 +249,15 @@ _READERS = {"anthropic-messages": _read_anthropic, "openai-responses": _read_res
             "openai-chat": _read_chat}
 
 
-def _error_text(p: dict) -> str:
-    """``type: message`` of an error payload, nested (real streams) or flat (schemas)."""
-    err = p.get("error")
-    if isinstance(err, dict):
-        kind = err.get("type") or err.get("code")
-        message = err.get("message")
-    else:
-        response_error = _dict(_dict(p.get("response")).get("error"))
-        source = response_error or p
-        kind = source.get("code") or (None if source is p else source.get("type"))
-        message = source.get("message")
-    return ": ".join(str(x) for x in (kind, message) if x)
+def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:
+    """``name: message`` of an in-band error, read the way its wire writes it: the name is
+    the error object's type (else code), or the code of ``response.error`` or of a flat
+    payload."""
+    err = vocab.read_error(kind, p)
+    if err is None:
+        return ""
+    name = (err.type or err.code) if err.where == "error" else (err.code or err.type)
+    return ": ".join(x for x in (name, err.message) if x)
 
 
 def _dict(value: Any) -> dict:

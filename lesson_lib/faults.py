@@ -31,8 +31,8 @@ import itertools
 import json
 from typing import Any
 
+from . import wires
 from .captures import Capture, from_bytes
-from .stream_end import TERMINALS
 from .wire_events import DONE, WireEvent, parse_all
 
 __all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_terminal",
@@ -121,10 +121,10 @@ def drop_terminal(capture: Capture) -> Capture:
     it was done, so it must be treated as cut.
     """
     events = _events(capture)
-    terminals = TERMINALS.get(capture.wire or "")
-    if terminals is None:
+    module = wires.WIRES.get(capture.wire or "")
+    if module is None:
         raise FaultError(f"no terminal event is known for wire {capture.wire!r}")
-    found = [e for e in events if e.type in terminals]
+    found = [e for e in events if e.type in module.TERMINALS]
     if not found:
         raise FaultError(f"{capture.key}: has no terminal event to drop")
     result = capture

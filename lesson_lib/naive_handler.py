@@ -47,6 +47,9 @@ from typing import Any, Literal
 
 from .captures import Capture, from_bytes
 from .wire_events import DONE, WireEvent, parse_all
+from .wires import anthropic as A
+from .wires import chat as C
+from .wires import responses as R
 
 EventType = Literal["text", "tool_start", "tool_delta", "tool_done", "usage", "done"]
 
@@ -100,15 +103,15 @@ def normalise_anthropic(events: Iterable[WireEvent]) -> Iterator[StreamEvent]:
         kind = ev.type
         if kind == "content_block_delta":
             delta = p.get("delta") or {}
-            if delta.get("type") == "text_delta":
+            if delta.get("type") == A.TEXT_DELTA:
                 yield StreamEvent("text", text=delta.get("text", ""), key=p.get("index"),
                                   event=ev.index)
-            elif delta.get("type") == "input_json_delta":
+            elif delta.get("type") == A.ARGUMENTS_DELTA:
                 yield StreamEvent("tool_delta", tool_args=delta.get("partial_json", ""),
                                   key=p.get("index"), event=ev.index)
         elif kind == "content_block_start":
             block = p.get("content_block") or {}
-            if block.get("type") == "tool_use":
+            if block.get("type") == A.TOOL_USE_BLOCK:
                 yield StreamEvent("tool_start", tool_name=block.get("name", ""),
                                   tool_id=block.get("id", ""), key=p.get("index"),
                                   event=ev.index)
@@ -119,7 +122,7 @@ def normalise_anthropic(events: Iterable[WireEvent]) -> Iterator[StreamEvent]:
             delta = p.get("delta") or {}
             yield StreamEvent("usage", usage={"stop_reason": delta.get("stop_reason")},
                               event=ev.index)
-        elif kind == "message_stop":
+        elif kind in A.TERMINALS:
             yield StreamEvent("done", event=ev.index)
 
 
@@ -130,25 +133,25 @@ def normalise_responses(events: Iterable[WireEvent]) -> Iterator[StreamEvent]:
         if not isinstance(p, dict):
             continue
         kind = ev.type
-        if kind == "response.output_text.delta":
+        if kind == R.TEXT_DELTA:
             yield StreamEvent("text", text=p.get("delta", ""), key=p.get("item_id"),
                               event=ev.index)
-        elif kind == "response.output_item.added":
+        elif kind == R.ITEM_ADDED:
             item = p.get("item") or {}
-            if item.get("type") == "function_call":
+            if item.get("type") == R.FUNCTION_CALL_ITEM:
                 yield StreamEvent("tool_start", tool_name=item.get("name", ""),
                                   tool_id=item.get("call_id", ""), key=item.get("id"),
                                   event=ev.index)
-        elif kind == "response.function_call_arguments.delta":
+        elif kind == R.ARGUMENTS_DELTA:
             yield StreamEvent("tool_delta", tool_args=p.get("delta", ""),
                               key=p.get("item_id"), event=ev.index)
-        elif kind == "response.output_item.done":
+        elif kind == R.ITEM_DONE:
             item = p.get("item") or {}
-            if item.get("type") == "function_call":
+            if item.get("type") == R.FUNCTION_CALL_ITEM:
                 # The server's whole arguments ride along; the loop never reads them.
                 yield StreamEvent("tool_done", tool_args=item.get("arguments", ""),
                                   key=item.get("id"), event=ev.index)
-        elif kind == "response.completed":
+        elif kind == R.COMPLETED:
             response = p.get("response") or {}
             yield StreamEvent("done", usage=dict(response.get("usage") or {}), event=ev.index)
 
@@ -166,7 +169,7 @@ def normalise_chat(events: Iterable[WireEvent]) -> Iterator[StreamEvent]:
         if ev.type == DONE:
             yield StreamEvent("done", event=ev.index)
             continue
-        if not isinstance(p, dict) or ("error" in p and "choices" not in p):
+        if not isinstance(p, dict) or C.is_error_payload(p):
             continue   # flaw 6: an in-band error is dropped
         for choice in p.get("choices") or []:
             if not isinstance(choice, dict):

@@ -1,33 +1,56 @@
 """How a stream ended: properly, cut, or with an error (in-band or HTTP).
 
-Every wire has its own terminal: Anthropic ``message_stop``; Responses
+**The stream ended properly** when three things hold: its wire's own
+terminal event arrived (Anthropic ``message_stop``; Responses
 ``response.completed`` or ``response.incomplete``; Chat ``[DONE]`` after
-every choice has a ``finish_reason``. A stream without its terminal was cut,
-however finished its text looks. An ``error`` event, a Chat ``error``
-payload or ``response.failed`` is an in-band error after HTTP 200.
+every choice has a ``finish_reason``: `wires`' ``TERMINALS``), nothing
+arrived that could not be dispatched (no SSE framing diagnostic, no event
+that is not JSON), and no in-band error came (an Anthropic ``error`` event,
+a Responses ``error`` or ``response.failed``, a Chat ``error`` payload:
+`wires`' ``FAILURES``). That is ``how_it_ended(...).proper``, a verdict on
+the *stream*.
+
+**The accumulator is complete** (``Accumulated.complete``) is a verdict on
+the *object it built*: the wire's terminal reached it and no in-band error
+did, so its final object is the one the provider meant as the end of the
+turn (an ``incomplete`` Responses response included: it is the provider's
+own last word). An accumulator skips what it cannot dispatch and says so in
+a diagnostic, so it can be complete over a stream that did not end properly
+(an event that is not JSON, a framing fault before the terminal); a stream
+that ended properly always leaves its accumulator complete.
+
+A stream without its terminal was cut, however finished its text looks.
+A request that failed before any event (non-2xx) has one `http_error`
+diagnostic, the same one the accumulators report.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import wires
 from .diagnostics import Diagnostic
 from .wire_events import DONE, WireEvent
 
-# The event types that end each wire's stream properly. (Chat's [DONE] counts
-# only after every choice has finished: see `_terminal_reached`.)
-TERMINALS: dict[str, frozenset[str]] = {
-    "anthropic-messages": frozenset({"message_stop"}),
-    "openai-responses": frozenset({"response.completed", "response.incomplete"}),
-    "openai-chat": frozenset({DONE}),
-}
-# The event types that report an in-band failure after HTTP 200.
-FAILURES: dict[str, frozenset[str]] = {
-    "anthropic-messages": frozenset({"error"}),
-    "openai-responses": frozenset({"error", "response.failed"}),
-    "openai-chat": frozenset({"error"}),
-}
-ERRORS = frozenset().union(*FAILURES.values())
+
+def http_error(status: int, body: str = "") -> Diagnostic:
+    """The ``http_error`` diagnostic of a request that failed with HTTP `status`.
+
+    `body` is the error body; its ``error`` object (the same shape on every
+    wire) gives the provider's own type and message. `extra` says the phase
+    (``before_output``), the status, the error's type or code, and whether a
+    retry could cure it.
+    """
+    err = wires.error_body(body)
+    said = body.strip()
+    if err is not None and err.message:
+        said = f"{err.kind}: {err.message}" if err.kind else err.message
+    message = f"HTTP {status} before any event (phase before_output)"
+    return Diagnostic("http_error", f"{message}: {said}" if said else message, offset=0,
+                      raw=body or None,
+                      extra={"phase": "before_output", "status": status,
+                             "error": err.kind if err else None,
+                             "retryable": wires.retryable_status(status)})
 
 
 @dataclass(frozen=True)
@@ -44,19 +67,22 @@ class Ending:
 
 
 def how_it_ended(wire: str | None, events: list[WireEvent],
-                 sse_diagnostics: list[Diagnostic], status: int = 200) -> Ending:
-    """Classify the end of a decoded stream; the diagnostics say why it is not proper."""
+                 sse_diagnostics: list[Diagnostic], status: int = 200,
+                 body: str = "") -> Ending:
+    """Classify the end of a decoded stream; the diagnostics say why it is not proper.
+
+    `body` is read only when `status` is not 2xx: the error body.
+    """
     if status >= 300:
-        diag = Diagnostic("http_error", f"HTTP {status} before any event (phase before_output)",
-                          offset=0, extra={"phase": "before_output", "status": status})
-        return Ending("http_error", f"HTTP {status}: the request failed before any event", [diag])
+        return Ending("http_error", f"HTTP {status}: the request failed before any event",
+                      [http_error(status, body)])
     diags: list[Diagnostic] = list(sse_diagnostics)
     for ev in events:
         if ev.parse_error:
             diags.append(Diagnostic("unparseable_json", ev.parse_error, offset=ev.sse.start,
                                     index=ev.index, raw=ev.sse.data[:200]))
-        elif ev.type in ERRORS:
-            diags.append(Diagnostic("in_band_error", _error_message(ev), offset=ev.sse.start,
+        elif ev.type in wires.FAILURE_TYPES:
+            diags.append(Diagnostic("in_band_error", _error_message(wire, ev), offset=ev.sse.start,
                                     index=ev.index))
     errors = [d for d in diags if d.code == "in_band_error"]
     if errors:
@@ -86,8 +112,9 @@ def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:
                 if choice.get("finish_reason"):
                     open_choices.discard(index)
         return not open_choices
-    if wire in TERMINALS:
-        return any(ev.type in TERMINALS[wire] for ev in events)
+    if wire in wires.WIRES:
+        terminals = wires.WIRES[wire].TERMINALS
+        return any(ev.type in terminals for ev in events)
     return None
 
 
@@ -104,14 +131,12 @@ def _missing_terminal(wire: str | None) -> str:
     return f"no terminal event ({wanted}): the stream was cut"
 
 
-def _error_message(ev: WireEvent) -> str:
-    payload = ev.payload if isinstance(ev.payload, dict) else {}
-    err = payload.get("error")
-    if ev.type == "response.failed":
-        err = (payload.get("response") or {}).get("error") or err
-    if isinstance(err, dict):
-        kind = err.get("type") or err.get("code") or "error"
-        return f"{kind}: {err.get('message', '')}".strip()
-    if payload.get("message"):
-        return f"{payload.get('code') or 'error'}: {payload['message']}"
+def _error_message(wire: str | None, ev: WireEvent) -> str:
+    err = wires.read_error(wire, ev.type, ev.payload)
+    if err is None:
+        return ev.type or "error"
+    if err.where != "flat":
+        return f"{err.kind or 'error'}: {err.message or ''}".strip()
+    if err.message:
+        return f"{err.code or 'error'}: {err.message}"
     return ev.type or "error"

@@ -35,7 +35,7 @@ def validate(cap: Capture) -> Report:
     """Check one capture end to end (see the module docstring)."""
     problems = sidecar_problems(cap)
     events = parse_all(cap.events)
-    ending = how_it_ended(cap.wire, events, cap.sse_diagnostics, cap.status)
+    ending = how_it_ended(cap.wire, events, cap.sse_diagnostics, cap.status, cap.text)
     details = [f"{len(events)} events, {len(cap.body)} bytes, wire {cap.wire or 'unknown'}",
                f"ending: {ending.kind} ({ending.reason})"]
     if cap.wire in WIRES:

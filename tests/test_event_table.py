@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-import typing
 
 import pandas as pd
 import pytest
 
 from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
 from lesson_lib.event_table import (
-    ANTHROPIC_DELTAS,
-    ANTHROPIC_TYPES,
     COLUMNS,
     INT_COLUMNS,
-    RESPONSES_TYPES,
     TEXT_DELTAS,
     Silence,
     block_address,
@@ -260,31 +256,6 @@ def test_chat_finish_chunk_and_error_payload():
     assert table["type"].tolist() == ["chat.completion.chunk", "error", "[DONE]"]
     assert table["error"].tolist() == [False, True, False]
     assert table.iloc[1]["preview"] == "server_error: The server had an error"
-
-
-# -- the vocabularies ---------------------------------------------------------------------
-
-
-def _literal_types(union) -> set[str]:
-    found = set()
-    for member in typing.get_args(union):
-        for cls in typing.get_args(member) or [member]:
-            field = getattr(cls, "model_fields", {}).get("type")
-            if field is not None:
-                found |= set(typing.get_args(field.annotation))
-    return found
-
-
-def test_vocabularies_cover_the_pinned_sdks():
-    import anthropic.types as at
-    import anthropic.types.beta as bt
-    from openai.types.responses import ResponseStreamEvent
-
-    responses = _literal_types(ResponseStreamEvent)
-    assert len(responses) > 50
-    assert responses <= RESPONSES_TYPES, responses - RESPONSES_TYPES
-    assert _literal_types(at.RawMessageStreamEvent) <= ANTHROPIC_TYPES
-    assert _literal_types(bt.BetaRawContentBlockDelta) <= ANTHROPIC_DELTAS
 
 
 # -- preview --------------------------------------------------------------------------------

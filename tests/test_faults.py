@@ -26,8 +26,10 @@ from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.event_table import event_table
-from lesson_lib.stream_end import TERMINALS
 from lesson_lib.wire_events import parse_all
+from lesson_lib.wires import WIRES
+
+TERMINALS = {name: wire.TERMINALS for name, wire in WIRES.items()}
 
 # -- the captures the properties draw from -----------------------------------------
 

@@ -12,10 +12,9 @@ after any event index.
 
 from __future__ import annotations
 
-import json
-
 from ..captures import Capture
 from ..diagnostics import Diagnostic
+from ..stream_end import http_error as stream_http_error
 from ..wire_events import parse_all
 from .base import Accumulated, Accumulator, Fragments, Slot, parse_tool_input, partial_value
 
@@ -55,21 +54,9 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
 
 
 def http_error(capture: Capture) -> Diagnostic:
-    """The ``http_error`` diagnostic of a capture whose request failed (non-2xx)."""
-    text = capture.text
-    message = text.strip()
-    try:
-        body = json.loads(text)
-    except ValueError:
-        body = None
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            kind = err.get("type") or err.get("code")
-            message = f"{kind}: {err['message']}" if kind else str(err["message"])
-    return Diagnostic(code="http_error",
-                      message=f"HTTP {capture.status} before any event: {message}",
-                      offset=0, raw=text, extra={"status": capture.status})
+    """The ``http_error`` diagnostic of a capture whose request failed (non-2xx): the one
+    `stream_end.http_error` builds."""
+    return stream_http_error(capture.status, capture.text)
 
 
 def accumulate(capture: Capture, chunk_size: int | None = None) -> Accumulated:

@@ -35,16 +35,8 @@ from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
+from ..wires.anthropic import KNOWN_BLOCKS
 from .base import Accumulator, Fragments, Slot, SlotState
-
-KNOWN_BLOCKS = frozenset({
-    "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
-    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "tool_search_tool_result", "container_upload",
-    # beta
-    "mcp_tool_use", "mcp_tool_result", "compaction", "fallback", "advisor_tool_result",
-})
 
 # The delta type, and the block field its text goes to.
 _TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),

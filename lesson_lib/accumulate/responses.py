@@ -55,6 +55,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..wire_events import WireEvent
+from ..wires.responses import TERMINAL_STATUS
 from .base import Accumulator, Slot
 from .responses_compare import ServerComparison
 from .responses_events import (
@@ -64,7 +65,6 @@ from .responses_events import (
     PART_DELTAS,
     PART_DONES,
     STATUS_EVENTS,
-    TERMINALS,
     TOOL_ITEMS,
     UNADDRESSED,
     Malformed,
@@ -125,7 +125,7 @@ class ResponsesAccumulator(PartEvents, ToolCallEvents, ServerToolEvents, ServerC
             "response.shell_call_output_content.delta": self._on_shell_output,
             "response.shell_call_output_content.done": self._on_shell_output,
         }
-        for kinds, handler in ((LIFECYCLE, self._on_lifecycle), (TERMINALS, self._on_terminal),
+        for kinds, handler in ((LIFECYCLE, self._on_lifecycle), (TERMINAL_STATUS, self._on_terminal),
                                (PART_DELTAS, self._on_part_delta),
                                (PART_DONES, self._on_part_text_done),
                                (FIELD_DELTAS, self._on_field_delta),
@@ -239,7 +239,7 @@ class ResponsesAccumulator(PartEvents, ToolCallEvents, ServerToolEvents, ServerC
         self._check_identity(ev, resp)
         self._compare_with_server(ev, resp)
         self._terminal = resp
-        self.terminal = TERMINALS[ev.type]
+        self.terminal = TERMINAL_STATUS[ev.type]
         if self.terminal == "failed":
             self.complete = False
             if self.error is None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 LIFECYCLE = ("response.created", "response.queued", "response.in_progress")
-TERMINALS = {"response.completed": "completed", "response.incomplete": "incomplete",
-             "response.failed": "failed"}
 
 # Deltas into a part: event type -> (the part's type, the item type that holds it).
 PART_DELTAS = {

@@ -21,8 +21,9 @@ from typing import Any
 
 import pandas as pd
 
+from .. import wires
 from ..captures import Capture, from_bytes
-from ..event_table import TEXT_DELTAS, VOCABULARY, event_table, time_to_first_token
+from ..event_table import TEXT_DELTAS, event_table, time_to_first_token
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 SPLIT = exercise("01", 1, "Split a stream into events",
@@ -160,7 +161,7 @@ def where_it_died_answer(table: pd.DataFrame, wire: str) -> tuple[int | None, st
     if len(errors):
         seq = int(table.loc[errors[0], "seq"])
         return seq, f"its first error row, type {table.loc[errors[0], 'type']!r}"
-    terminal = VOCABULARY[wire].terminal
+    terminal = wires.for_wire(wire).TERMINALS
     if len(table) and table["type"].iloc[-1] in terminal:
         return None, f"it ended properly with {table['type'].iloc[-1]}"
     if not len(table):

@@ -42,6 +42,7 @@ from ..accumulate.history import History
 from ..captures import Capture
 from ..diagnostics import Diagnostic
 from ..wire_events import DONE, WireEvent, parse_all
+from ..wires import anthropic, chat
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
 
 TAIL = 400           # characters of content shown per slot (the end of it)
@@ -443,7 +444,7 @@ def _anthropic_labels(events: list[WireEvent]) -> list[str]:
         if kind == "content_block_start":
             block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
             kinds[index] = str(block.get("type", "?"))
-        if kind in ("content_block_start", "content_block_delta", "content_block_stop"):
+        if kind in anthropic.BLOCK_EVENTS:
             what = kind
             if kind == "content_block_delta":
                 delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
@@ -453,9 +454,9 @@ def _anthropic_labels(events: list[WireEvent]) -> list[str]:
             delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
             reason = delta.get("stop_reason")
             out.append(f"message_delta · stop_reason {reason}" if reason else "message_delta")
-        elif kind == "error":
-            error = p.get("error") if isinstance(p.get("error"), dict) else {}
-            out.append(f"error · {error.get('type', '?')}")
+        elif kind in anthropic.FAILURES:
+            error = anthropic.read_error(kind, p)
+            out.append(f"error · {(error.type if error else None) or '?'}")
         else:
             out.append(_plain(ev))
     return out
@@ -496,7 +497,7 @@ def _chat_labels(events: list[WireEvent]) -> list[str]:
         if not isinstance(p, dict):
             out.append(_plain(ev))
             continue
-        if "error" in p and "choices" not in p:
+        if chat.is_error_payload(p):
             out.append("error")
             continue
         parts = []
@@ -518,8 +519,7 @@ def _chat_choice_label(choice: dict) -> str:
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
         what = f"start {function.get('name') or ''}".rstrip() if call.get("id") else "arguments"
         fields.append(f"tool_calls[{call.get('index')}] · {what}")
-    texts = [name for name in ("content", "refusal", "reasoning_content", "reasoning")
-             if isinstance(delta.get(name), str)]
+    texts = [name for name in chat.TEXT_FIELDS if isinstance(delta.get(name), str)]
     fields += [name for name in texts if delta[name]]
     if not fields and delta.get("role"):
         fields.append("role")

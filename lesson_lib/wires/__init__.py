@@ -1,0 +1,66 @@
+"""One home per wire: what is true of Anthropic Messages, OpenAI Responses and OpenAI Chat.
+
+Each wire's module (`anthropic`, `responses`, `chat`) holds, as data and
+small pure functions:
+
+- ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
+  the vocabulary the event table flags unknown types against;
+- ``TERMINALS``: the event types that end a stream properly, and
+  ``FAILURES``: those that report an in-band failure after HTTP 200;
+- ``read_error(event_type, payload) -> WireError | None``: how its in-band
+  errors read;
+- ``finish_reason(raw) -> Finish | None``: its stop reason in the unified
+  vocabulary `FINISHES` (``stop``, ``length``, ``tool_calls``,
+  ``content_filter``, ``refusal``, ``pause``, ``error``, ``other``). On
+  Anthropic `raw` is a ``stop_reason``, on Chat a choice's
+  ``finish_reason``, on Responses the final response object (the wire has
+  no stop reason: it is derived from ``status``,
+  ``incomplete_details.reason`` and the output items);
+- ``retryable_error(error_type_or_code) -> bool``, ``retryable(WireError)
+  -> bool`` and ``retryable_status(status) -> bool``: which failures a
+  retry can cure (`error_body` reads an HTTP error body's `WireError`);
+- ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet.
+
+>>> from lesson_lib import wires
+>>> wires.for_wire("anthropic-messages").finish_reason("max_tokens")
+'length'
+>>> wires.for_wire("openai-chat").retryable_error("insufficient_quota")
+False
+>>> wires.retryable_status(529)
+True
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from . import anthropic, chat, responses
+from .common import FINISHES, Finish, Sheet, WireError, error_body, retryable_status
+
+WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat)}
+# Every event type that reports an in-band failure on some wire.
+FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
+
+__all__ = ["FAILURE_TYPES", "FINISHES", "WIRES", "Finish", "Sheet", "WireError", "anthropic",
+           "chat", "error_body", "for_wire", "read_error", "responses", "retryable_status"]
+
+
+def for_wire(name: str | None) -> ModuleType:
+    """The module of the wire called `name` (``ValueError`` for a wire this course lacks)."""
+    try:
+        return WIRES[name or ""]
+    except KeyError:
+        raise ValueError(f"unknown wire {name!r}; known: {', '.join(WIRES)}") from None
+
+
+def read_error(wire: str | None, event_type: str | None, payload: Any) -> WireError | None:
+    """The in-band error an event reports, read the way its wire writes it.
+
+    On an unknown wire every failure type of every wire counts, read in
+    every shape (the Responses reader knows them all).
+    """
+    module = WIRES.get(wire or "")
+    if module is None:
+        return responses.read_error(event_type, payload) if event_type in FAILURE_TYPES else None
+    return module.read_error(event_type, payload)

@@ -1,0 +1,100 @@
+"""The Anthropic Messages wire: what is true of it, as data and small pure functions.
+
+Blocks sit in slots addressed by ``index``; ``message_delta`` carries the
+stop reason; ``message_stop`` ends the stream properly; an ``error`` event
+(``{"type": "error", "error": {"type": ..., "message": ...}}``) is an
+in-band failure after HTTP 200.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import Finish, Sheet, WireError, read_error_object, unified
+from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+
+WIRE = "anthropic-messages"
+
+# -- the event vocabulary (the pinned SDK's stream event and delta types; tests keep
+#    these sets supersets of the SDK's) -----------------------------------------------
+EVENT_TYPES = frozenset({
+    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+    "message_delta", "message_stop", "ping", "error",
+})
+DELTA_TYPES = frozenset({
+    "text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta",
+    "compaction_delta",
+})
+# The three events that address a block by its ``index``.
+BLOCK_EVENTS = ("content_block_start", "content_block_delta", "content_block_stop")
+
+# -- the ending ------------------------------------------------------------------------
+TERMINALS = frozenset({"message_stop"})    # the stream ended properly
+FAILURES = frozenset({"error"})            # an in-band failure after HTTP 200
+
+# -- the blocks ------------------------------------------------------------------------
+KNOWN_BLOCKS = frozenset({
+    "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "container_upload",
+    # beta
+    "mcp_tool_use", "mcp_tool_result", "compaction", "fallback", "advisor_tool_result",
+})
+TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
+TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
+ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
+
+# -- stop reasons ----------------------------------------------------------------------
+FINISH_REASONS: dict[str, Finish] = {
+    "end_turn": "stop", "stop_sequence": "stop",
+    "max_tokens": "length", "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls", "pause_turn": "pause", "refusal": "refusal",
+}
+
+
+def finish_reason(stop_reason: Any) -> Finish | None:
+    """A ``stop_reason`` in the unified vocabulary (None while there is none)."""
+    return unified(FINISH_REASONS, stop_reason)
+
+
+# -- errors ----------------------------------------------------------------------------
+RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error",
+                              "timeout_error"})
+FINAL_ERRORS = frozenset({"invalid_request_error", "authentication_error", "billing_error",
+                          "permission_error", "not_found_error", "request_too_large"})
+
+
+def retryable_error(error_type: str | None) -> bool:
+    """Whether an error of this ``error.type`` is worth a retry."""
+    return error_type in RETRYABLE_ERRORS
+
+
+def retryable(error: WireError | None) -> bool:
+    """Whether the error a wire reported (in band or in an HTTP body) is worth a retry."""
+    return error is not None and retryable_error(error.type)
+
+
+def read_error(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an ``error`` event reports, else None."""
+    if event_type not in FAILURES or not isinstance(payload, dict):
+        return None
+    return read_error_object(payload.get("error"), "error")
+
+
+SHEET = Sheet(
+    wire=WIRE,
+    events=(
+        ("message_start", "the message: id, model, usage so far"),
+        ("content_block_start", "opens slot `index` with the block's type (and a tool's name, id)"),
+        ("content_block_delta", "a fragment for slot `index`: text_delta, input_json_delta, ..."),
+        ("content_block_stop", "closes slot `index`"),
+        ("message_delta", "stop_reason and cumulative usage"),
+        ("message_stop", "the end"),
+        ("ping", "keep-alive, anywhere"),
+    ),
+    addressing=(("index", "the block's slot in `content`"),),
+    tool_arguments="input_json_delta deltas' `partial_json`, into a tool_use block's slot",
+    terminal="message_stop",
+    in_band_error='an `error` event: {"type": "error", "error": {"type", "message"}}',
+)

@@ -1,0 +1,95 @@
+"""The OpenAI Chat Completions wire: what is true of it, as data and small pure functions.
+
+Every event is a ``chat.completion.chunk`` (no SSE event names); choices are
+addressed by ``choices[].index``, tool calls inside a choice by
+``tool_calls[].index``. A call never says it ended: a choice ends at its
+``finish_reason``, and ``[DONE]`` after every choice has one ends the stream
+properly. A payload with a top-level ``error`` (and no ``choices``) is an
+in-band failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wire_events import DONE
+from .common import Finish, Sheet, WireError, flat_error, read_error_object, unified
+from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+
+WIRE = "openai-chat"
+
+# -- the event vocabulary --------------------------------------------------------------
+EVENT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})
+DELTA_TYPES = None    # a chunk's delta is named by the field it fills
+# The delta fields the event table names as its ``delta_type``.
+DELTA_FIELDS = ("content", "refusal", "reasoning_content")
+# Text-carrying delta fields a label shows (``reasoning``: some compatible servers).
+TEXT_FIELDS = (*DELTA_FIELDS, "reasoning")
+ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
+
+# -- the ending ------------------------------------------------------------------------
+TERMINALS = frozenset({DONE})      # counts only once every choice has a finish_reason
+FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``error``)
+
+
+def is_error_payload(payload: Any) -> bool:
+    """Whether a chunk's payload is an in-band error: a top-level ``error``, no ``choices``."""
+    return isinstance(payload, dict) and "error" in payload and "choices" not in payload
+
+
+# -- finish reasons --------------------------------------------------------------------
+FINISH_REASONS: dict[str, Finish] = {
+    "stop": "stop", "length": "length", "tool_calls": "tool_calls",
+    "content_filter": "content_filter", "function_call": "tool_calls",
+}
+
+
+def finish_reason(raw: Any) -> Finish | None:
+    """A choice's ``finish_reason`` in the unified vocabulary (None while there is none)."""
+    return unified(FINISH_REASONS, raw)
+
+
+# -- errors ----------------------------------------------------------------------------
+RETRYABLE_ERRORS = frozenset({"rate_limit_exceeded", "server_error", "server_is_overloaded",
+                              "slow_down", "timeout"})
+FINAL_ERRORS = frozenset({"insufficient_quota", "invalid_request_error", "invalid_api_key",
+                          "context_length_exceeded", "model_not_found"})
+
+
+def retryable_error(error_type_or_code: str | None) -> bool:
+    """Whether an error of this ``code`` (or ``type``) is worth a retry."""
+    return error_type_or_code in RETRYABLE_ERRORS
+
+
+def retryable(error: WireError | None) -> bool:
+    """Whether the error a wire reported is worth a retry: its ``code`` decides (the
+    ``type`` is a category such as ``tokens``), else its ``type``."""
+    return error is not None and retryable_error(error.code or error.type)
+
+
+def read_error(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an error payload reports (``{"error": {"message", "type", "code"}}``)."""
+    if event_type not in FAILURES or not isinstance(payload, dict):
+        return None
+    return (read_error_object(payload.get("error"), "error")
+            or flat_error(payload))
+
+
+SHEET = Sheet(
+    wire=WIRE,
+    events=(
+        ("chat.completion.chunk", "delta.role: the first chunk of a choice"),
+        ("chat.completion.chunk", "delta.content: a text fragment for choice `index`"),
+        ("chat.completion.chunk", "delta.tool_calls[]: a call's id and name first, then "
+                                  "arguments fragments, by tool_calls[].index"),
+        ("chat.completion.chunk", "finish_reason: the choice (and all its calls) ended"),
+        ("chat.completion.chunk", "usage, with empty choices (when asked for)"),
+        ("[DONE]", "the end"),
+    ),
+    addressing=(("choices[].index", "the choice"),
+                ("tool_calls[].index", "the call inside the choice's message")),
+    tool_arguments="delta.tool_calls[].function.arguments, by (choice, tool_calls index); "
+                   "the id and name only on a call's first fragment",
+    terminal="[DONE], after every choice has a finish_reason",
+    in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices',
+)

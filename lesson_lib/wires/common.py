@@ -1,0 +1,97 @@
+"""What the three wires share: the unified finish vocabulary, the HTTP retry rule, the
+shape of an in-band error and of a wire's cheat sheet."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# Why a turn stopped, in one vocabulary for every wire (lesson 4's turn reads it).
+Finish = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "pause",
+                 "error", "other"]
+FINISHES: tuple[Finish, ...] = ("stop", "length", "tool_calls", "content_filter", "refusal",
+                                "pause", "error", "other")
+
+# HTTP statuses a retry can cure: timeout, conflict, rate limit, and every server error
+# (Anthropic's 529 "overloaded" included).
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+
+def retryable_status(status: int) -> bool:
+    """Whether a request that failed with HTTP `status` is worth sending again."""
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+def unified(table: dict[str, Finish], raw: Any) -> Finish | None:
+    """`raw` looked up in a wire's finish table: None for no reason yet, ``other`` for a
+    reason the table does not know."""
+    if raw is None:
+        return None
+    return table.get(raw, "other") if isinstance(raw, str) else "other"
+
+
+@dataclass(frozen=True)
+class WireError:
+    """An error as a wire reports it, read out of its payload.
+
+    `where` says which shape it came in: ``error`` (an ``error`` object, the
+    shape of real streams and of HTTP error bodies), ``response.error`` (the
+    error inside a Responses ``response.failed``) or ``flat`` (``code`` and
+    ``message`` at the top of the payload, the shape of the Responses schema).
+    """
+
+    type: str | None
+    code: str | None
+    message: str | None
+    where: Literal["error", "response.error", "flat"]
+
+    @property
+    def kind(self) -> str | None:
+        """The error's name: its type, else its code."""
+        return self.type or self.code
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def read_error_object(err: Any, where: Literal["error", "response.error", "flat"]
+                      ) -> WireError | None:
+    """A `WireError` of a dict carrying ``type``/``code``/``message``, else None."""
+    if not isinstance(err, dict):
+        return None
+    return WireError(_str(err.get("type")), _str(err.get("code")), _str(err.get("message")),
+                     where)
+
+
+def flat_error(payload: dict) -> WireError:
+    """The error of a payload with ``code`` and ``message`` at its top (the ``flat`` shape)."""
+    return WireError(None, _str(payload.get("code")), _str(payload.get("message")), "flat")
+
+
+def error_body(body: str) -> WireError | None:
+    """The error of an HTTP error body (``{"error": {...}}`` on every wire), else None."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return read_error_object(data.get("error"), "error") if isinstance(data, dict) else None
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A wire on one page, as plain data (a cheat sheet renders it).
+
+    `events`: (event type, what it does) in the order a stream sends them;
+    `addressing`: (field, what it addresses); `tool_arguments`: where a tool
+    call's arguments arrive; `terminal`: what ends the stream properly;
+    `in_band_error`: what an error after HTTP 200 looks like.
+    """
+
+    wire: str
+    events: tuple[tuple[str, str], ...]
+    addressing: tuple[tuple[str, str], ...]
+    tool_arguments: str
+    terminal: str
+    in_band_error: str

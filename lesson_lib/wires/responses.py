@@ -1,0 +1,187 @@
+"""The OpenAI Responses wire: what is true of it, as data and small pure functions.
+
+Output items sit in ``output`` addressed by ``output_index`` (and their
+``item_id``); parts inside a message by ``content_index``, summary parts
+inside a reasoning item by ``summary_index``; every event has a
+``sequence_number``. ``response.completed`` or ``response.incomplete`` ends
+the stream properly; an ``error`` event or ``response.failed`` is an in-band
+failure. There is no stop reason on this wire: `finish_reason` derives one
+from the final response's ``status``, ``incomplete_details.reason`` and
+output items.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import Finish, Sheet, WireError, flat_error, read_error_object
+from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+
+WIRE = "openai-responses"
+
+# -- the event vocabulary (the pinned openai SDK's ``ResponseStreamEvent`` union; tests
+#    keep this set a superset of it) -------------------------------------------------
+EVENT_TYPES = frozenset({
+    "error",
+    "response.queued", "response.created", "response.in_progress",
+    "response.completed", "response.incomplete", "response.failed",
+    "response.output_item.added", "response.output_item.done",
+    "response.content_part.added", "response.content_part.done",
+    "response.output_text.delta", "response.output_text.done",
+    "response.output_text.annotation.added",
+    "response.refusal.delta", "response.refusal.done",
+    "response.function_call_arguments.delta", "response.function_call_arguments.done",
+    "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
+    "response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
+    "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+    "response.reasoning_text.delta", "response.reasoning_text.done",
+    "response.audio.delta", "response.audio.done",
+    "response.audio.transcript.delta", "response.audio.transcript.done",
+    "response.web_search_call.in_progress", "response.web_search_call.searching",
+    "response.web_search_call.completed",
+    "response.file_search_call.in_progress", "response.file_search_call.searching",
+    "response.file_search_call.completed",
+    "response.code_interpreter_call.in_progress", "response.code_interpreter_call.interpreting",
+    "response.code_interpreter_call.completed",
+    "response.code_interpreter_call_code.delta", "response.code_interpreter_call_code.done",
+    "response.image_generation_call.in_progress", "response.image_generation_call.generating",
+    "response.image_generation_call.partial_image", "response.image_generation_call.completed",
+    "response.mcp_call.in_progress", "response.mcp_call.completed", "response.mcp_call.failed",
+    "response.mcp_call_arguments.delta", "response.mcp_call_arguments.done",
+    "response.mcp_list_tools.in_progress", "response.mcp_list_tools.completed",
+    "response.mcp_list_tools.failed",
+    "response.shell_call_command.added", "response.shell_call_command.delta",
+    "response.shell_call_command.done",
+    "response.shell_call_output_content.delta", "response.shell_call_output_content.done",
+    "response.compaction.compacting",
+})
+DELTA_TYPES = None    # the delta's kind is the middle of the event's name
+# The fields that address an event's place in the response.
+ADDRESS_FIELDS = ("output_index", "content_index", "summary_index")
+
+# -- the ending ------------------------------------------------------------------------
+TERMINALS = frozenset({"response.completed", "response.incomplete"})  # ended properly
+FAILURES = frozenset({"error", "response.failed"})                   # in-band failure
+# Every event that ends the response, with the status it leaves it in.
+TERMINAL_STATUS = {"response.completed": "completed", "response.incomplete": "incomplete",
+                   "response.failed": "failed"}
+
+# -- the items -------------------------------------------------------------------------
+# The item types of the pinned openai SDK's ``ResponseOutputItem`` union (tests keep
+# this set a superset of it).
+KNOWN_ITEMS = frozenset({
+    "message", "reasoning", "function_call", "custom_tool_call", "web_search_call",
+    "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call",
+    "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "computer_call",
+    "computer_call_output", "local_shell_call", "local_shell_call_output", "shell_call",
+    "shell_call_output", "apply_patch_call", "apply_patch_call_output", "compaction",
+    "function_call_output", "custom_tool_call_output", "tool_search_call",
+    "tool_search_output", "program", "program_output", "additional_tools",
+})
+FUNCTION_CALL_ITEM = "function_call"
+# Items that ask the client to run one of its own tools: the turn ends for tool calls.
+CLIENT_CALL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+TEXT_DELTA = "response.output_text.delta"                   # a message's text: ``delta``
+ARGUMENTS_DELTA = "response.function_call_arguments.delta"  # a call's arguments: ``delta``
+ITEM_ADDED = "response.output_item.added"
+ITEM_DONE = "response.output_item.done"
+COMPLETED = "response.completed"
+
+# -- finish ----------------------------------------------------------------------------
+# ``incomplete_details.reason`` in the unified vocabulary.
+INCOMPLETE_REASONS: dict[str, Finish] = {"max_output_tokens": "length",
+                                         "content_filter": "content_filter"}
+
+
+def finish_reason(response: Any) -> Finish | None:
+    """Why a Responses response stopped, in the unified vocabulary (None while it runs).
+
+    ``completed`` is ``tool_calls`` when an output item calls a client tool,
+    ``refusal`` when a message refused, else ``stop``; ``incomplete`` reads
+    ``incomplete_details.reason``; ``failed`` is ``error``; anything else
+    final (``cancelled``) is ``other``.
+    """
+    if not isinstance(response, dict):
+        return None
+    status = response.get("status")
+    if status in (None, "queued", "in_progress"):
+        return None
+    if status == "failed":
+        return "error"
+    if status == "incomplete":
+        details = response.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        return INCOMPLETE_REASONS.get(reason, "other") if isinstance(reason, str) else "other"
+    if status != "completed":
+        return "other"
+    items = [i for i in response.get("output") or [] if isinstance(i, dict)]
+    if any(item.get("type") in CLIENT_CALL_ITEMS for item in items):
+        return "tool_calls"
+    if any(isinstance(part, dict) and part.get("type") == "refusal"
+           for item in items if item.get("type") == "message"
+           for part in item.get("content") or []):
+        return "refusal"
+    return "stop"
+
+
+# -- errors ----------------------------------------------------------------------------
+RETRYABLE_ERRORS = frozenset({"rate_limit_exceeded", "server_error", "server_is_overloaded",
+                              "slow_down", "timeout"})
+FINAL_ERRORS = frozenset({"insufficient_quota", "invalid_request_error", "invalid_api_key",
+                          "invalid_prompt", "context_length_exceeded", "model_not_found"})
+
+
+def retryable_error(error_type_or_code: str | None) -> bool:
+    """Whether an error of this ``code`` (or ``type``) is worth a retry."""
+    return error_type_or_code in RETRYABLE_ERRORS
+
+
+def retryable(error: WireError | None) -> bool:
+    """Whether the error a wire reported is worth a retry: its ``code`` decides (the
+    ``type`` is a category such as ``tokens``), else its ``type``."""
+    return error is not None and retryable_error(error.code or error.type)
+
+
+def read_error(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an ``error`` event or ``response.failed`` reports, else None.
+
+    Real streams nest it (``{"type": "error", "error": {...}}``), the
+    schema has it flat (``{"type": "error", "code", "message"}``);
+    ``response.failed`` carries it in ``response.error``.
+    """
+    if event_type not in FAILURES or not isinstance(payload, dict):
+        return None
+    if event_type == "response.failed":
+        response = payload.get("response")
+        found = read_error_object(response.get("error") if isinstance(response, dict) else None,
+                                  "response.error")
+        if found is not None:
+            return found
+    return (read_error_object(payload.get("error"), "error")
+            or flat_error(payload))
+
+
+SHEET = Sheet(
+    wire=WIRE,
+    events=(
+        ("response.created", "the response, status in_progress"),
+        ("response.in_progress", "the same, again"),
+        ("response.output_item.added", "opens item `output_index` (a message, a function_call...)"),
+        ("response.content_part.added", "opens part `content_index` of a message"),
+        ("response.output_text.delta", "a text fragment for (item_id, content_index)"),
+        ("response.function_call_arguments.delta", "an arguments fragment for item_id"),
+        ("response.*.done", "the part, text or arguments stated whole"),
+        ("response.output_item.done", "the item stated whole"),
+        ("response.completed", "the whole response; or response.incomplete"),
+    ),
+    addressing=(("output_index", "the item's place in `output`"),
+                ("item_id", "the item's id"),
+                ("content_index", "the part inside a message"),
+                ("summary_index", "the summary part inside a reasoning item"),
+                ("sequence_number", "the event's place in the stream")),
+    tool_arguments="response.function_call_arguments.delta `delta`, into the function_call "
+                   "item `item_id`; whole in .done and in output_item.done",
+    terminal="response.completed or response.incomplete",
+    in_band_error="an `error` event (error nested, or code/message flat), or response.failed "
+                  "with `response.error`",
+)
