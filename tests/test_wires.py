@@ -338,3 +338,9 @@ def test_the_old_duplicated_names_are_gone():
     for path in PACKAGE.rglob("*.py"):
         if "wires" not in path.relative_to(PACKAGE).parts:
             assert not _assigned(path) & facts, path
+
+
+def test_the_package_docstring_examples_hold():
+    import doctest
+    result = doctest.testmod(wires)
+    assert result.attempted >= 3 and result.failed == 0
