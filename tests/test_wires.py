@@ -119,6 +119,11 @@ def test_finish_tables_speak_only_the_unified_vocabulary():
     assert set(wires.responses.INCOMPLETE_REASONS.values()) <= set(wires.FINISHES)
 
 
+def test_the_turns_finish_vocabulary_is_the_unified_one():
+    from lesson_lib.turn import events
+    assert tuple(events.FINISH_REASONS) == wires.FINISHES
+
+
 def test_the_named_stop_reasons_map_as_lesson_4_expects():
     a, c = wires.anthropic.finish_reason, wires.chat.finish_reason
     assert [a(r) for r in ("end_turn", "stop_sequence", "max_tokens",
@@ -334,7 +339,7 @@ def test_the_old_duplicated_names_are_gone():
         if path.exists():           # a module another change has split keeps the rule
             assert not _assigned(path) & old, (rel, _assigned(path) & old)
     facts = {"TERMINALS", "FAILURES", "KNOWN_BLOCKS", "KNOWN_ITEMS", "EVENT_TYPES",
-             "FINISH_REASONS", "RETRYABLE_ERRORS"}
+             "RETRYABLE_ERRORS"}
     for path in PACKAGE.rglob("*.py"):
         if "wires" not in path.relative_to(PACKAGE).parts:
             assert not _assigned(path) & facts, path
