@@ -195,6 +195,10 @@ def test_the_responses_derivation_on_named_captures():
     refused = {"status": "completed",
                "output": [{"type": "message", "content": [{"type": "refusal"}]}]}
     assert f(refused) == "refusal"
+    g = wires.responses.finish_from
+    assert g("completed", called_tools=True) == "tool_calls" and g("completed") == "stop"
+    assert g("incomplete", "content_filter") == "content_filter"
+    assert g("incomplete", "something_new") == "other" and g("queued") is None
 
 
 # -- terminals and in-band errors -------------------------------------------------------

@@ -15,7 +15,8 @@ small pure functions:
   Anthropic `raw` is a ``stop_reason``, on Chat a choice's
   ``finish_reason``, on Responses the final response object (the wire has
   no stop reason: it is derived from ``status``,
-  ``incomplete_details.reason`` and the output items);
+  ``incomplete_details.reason`` and the output items; `responses.finish_from`
+  takes those three facts directly);
 - ``retryable_error(error_type_or_code) -> bool``, ``retryable(WireError)
   -> bool`` and ``retryable_status(status) -> bool``: which failures a
   retry can cure (`error_body` reads an HTTP error body's `WireError`);

@@ -96,32 +96,42 @@ INCOMPLETE_REASONS: dict[str, Finish] = {"max_output_tokens": "length",
 def finish_reason(response: Any) -> Finish | None:
     """Why a Responses response stopped, in the unified vocabulary (None while it runs).
 
-    ``completed`` is ``tool_calls`` when an output item calls a client tool,
-    ``refusal`` when a message refused, else ``stop``; ``incomplete`` reads
-    ``incomplete_details.reason``; ``failed`` is ``error``; anything else
-    final (``cancelled``) is ``other``.
+    Reads the response object's ``status``, ``incomplete_details.reason`` and
+    output items, then decides as `finish_from`.
     """
     if not isinstance(response, dict):
         return None
-    status = response.get("status")
+    details = response.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, dict) else None
+    items = [i for i in response.get("output") or [] if isinstance(i, dict)]
+    called = any(item.get("type") in CLIENT_CALL_ITEMS for item in items)
+    refused = any(isinstance(part, dict) and part.get("type") == "refusal"
+                  for item in items if item.get("type") == "message"
+                  for part in item.get("content") or [])
+    return finish_from(response.get("status"), reason, called_tools=called, refused=refused)
+
+
+def finish_from(status: Any, incomplete_reason: Any = None, *, called_tools: bool = False,
+                refused: bool = False) -> Finish | None:
+    """The unified finish reason of a response in `status` (None while it runs).
+
+    ``completed`` is ``tool_calls`` when an output item calls a client tool
+    (`called_tools`), ``refusal`` when a message refused, else ``stop``;
+    ``incomplete`` reads the ``incomplete_details.reason``; ``failed`` is
+    ``error``; anything else final (``cancelled``) is ``other``.
+    """
     if status in (None, "queued", "in_progress"):
         return None
     if status == "failed":
         return "error"
     if status == "incomplete":
-        details = response.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, dict) else None
-        return INCOMPLETE_REASONS.get(reason, "other") if isinstance(reason, str) else "other"
+        return (INCOMPLETE_REASONS.get(incomplete_reason, "other")
+                if isinstance(incomplete_reason, str) else "other")
     if status != "completed":
         return "other"
-    items = [i for i in response.get("output") or [] if isinstance(i, dict)]
-    if any(item.get("type") in CLIENT_CALL_ITEMS for item in items):
+    if called_tools:
         return "tool_calls"
-    if any(isinstance(part, dict) and part.get("type") == "refusal"
-           for item in items if item.get("type") == "message"
-           for part in item.get("content") or []):
-        return "refusal"
-    return "stop"
+    return "refusal" if refused else "stop"
 
 
 # -- errors ----------------------------------------------------------------------------
