@@ -38,8 +38,8 @@ def http_error(status: int, body: str = "") -> Diagnostic:
 
     `body` is the error body; its ``error`` object (the same shape on every
     wire) gives the provider's own type and message. `extra` says the phase
-    (``before_output``), the status, the error's type or code, and whether a
-    retry could cure it.
+    (``before_output``), the status, the error's type and code, and whether a
+    retry could cure it (by the status: `wires.retryable_status`).
     """
     err = wires.error_body(body)
     said = body.strip()
@@ -49,7 +49,8 @@ def http_error(status: int, body: str = "") -> Diagnostic:
     return Diagnostic("http_error", f"{message}: {said}" if said else message, offset=0,
                       raw=body or None,
                       extra={"phase": "before_output", "status": status,
-                             "error": err.kind if err else None,
+                             "error_type": err.type if err else None,
+                             "error_code": err.code if err else None,
                              "retryable": wires.retryable_status(status)})
 
 
