@@ -323,6 +323,8 @@ OLD = {
     "stream_end.py": {"TERMINALS", "FAILURES", "ERRORS"},
     "accumulate/responses_events.py": {"TERMINALS"},
     "accumulate/anthropic.py": {"KNOWN_BLOCKS"},
+    "turn/_wire_facts.py": {"_ANTHROPIC_STOP", "_CHAT_FINISH", "_RESPONSES_INCOMPLETE",
+                            "_RETRYABLE_TYPES", "_RETRYABLE_STATUS"},
 }
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ... import wires
 from ...accumulate import changes as ch
 from ...diagnostics import Diagnostic
 from ...tool_calls import ToolCall
@@ -178,8 +179,6 @@ class _AnthropicSDK(_Translator):
 
 
 class _ResponsesSDK(_Translator):
-    _TERMINALS = frozenset({"response.completed", "response.incomplete", "response.failed"})
-
     def changes(self, ev: Any) -> list:
         kind = ev.type
         if kind in ("response.created", "response.in_progress", "response.queued"):
@@ -233,7 +232,7 @@ class _ResponsesSDK(_Translator):
                 return [ClosedWithItem(None, end.address, end.how, end.synthesised, end.reason,
                                        end.call_state, end.input, item)]
             return [ClosedWithItem(None, (ev.output_index,), "done", data=item)]
-        if kind in self._TERMINALS:
+        if kind in wires.responses.TERMINAL_STATUS:
             self.terminal = True
             r = ev.response
             return [ch.ResponseChanged(None, {"status": r.status, "usage": _data(r.usage),
