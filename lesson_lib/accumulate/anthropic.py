@@ -37,12 +37,29 @@ from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
 from ..wires.anthropic import KNOWN_BLOCKS
 from .base import Accumulator, Fragments, Slot, SlotState
+from .changes import (
+    CitationAdded,
+    InBandError,
+    ResponseChanged,
+    SignatureAdded,
+    SlotClosed,
+    SlotOpened,
+    TerminalReached,
+    TextAppended,
+    ToolInputGrew,
+    UnknownEvent,
+)
 
 # The delta type, and the block field its text goes to.
 _TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
                 "compaction_delta": ("content", "content")}
 _TEXT_DELTA_KIND = {"text_delta": "text", "thinking_delta": "thinking",
                     "compaction_delta": "compaction"}
+# What kind of text each delta carries, in the turn's words (`changes.Channel`).
+_CHANNEL = {"text_delta": "text", "thinking_delta": "reasoning", "compaction_delta": "other"}
+# Known blocks that stream: every other known block arrives whole in its start.
+_STREAMED = frozenset({"text", "thinking", "compaction"})
+_new = tuple.__new__
 
 
 class _Block:
@@ -125,38 +142,41 @@ class AnthropicAccumulator(Accumulator):
         self.errored = False
         self.blocks: dict[int, _Block] = {}
         self._warned_before_start = False
-        # Open slot -> delta type -> (the delta's text key, where it goes): the
-        # fast path for the common delta, set up by its first, fully checked one.
-        self._sinks: dict[int, dict[str, tuple[str, list[str]]]] = {}
+        # Open slot -> delta type -> (the delta's text key, where it goes, and the
+        # change's address, channel and field): the fast path for the common
+        # delta, set up by its first, fully checked one.
+        self._sinks: dict[int, dict[str, tuple[str, list[str], int, str, str]]] = {}
 
     # -- feeding -------------------------------------------------------------
 
-    def feed(self, event: WireEvent) -> None:
-        """Take one event of the stream (see the module docstring)."""
+    def feed(self, event: WireEvent) -> list:
+        """Take one event of the stream (see the module docstring); return its changes."""
         if event.type == "content_block_delta" and self._sinks:
             payload = event.payload
             try:
                 delta = payload["delta"]
-                key, sink = self._sinks[payload["index"]][delta["type"]]
+                key, sink, address, channel, field = self._sinks[payload["index"]][delta["type"]]
             except (KeyError, TypeError):
                 pass
             else:
                 value = delta.get(key)
                 if type(value) is str and self.started and not self.stopped:
                     sink.append(value)
-                    return
+                    return [_new(TextAppended, (event.index, address, channel, value, field))]
+        self.changes = changes = []
         if event.parse_error is not None or not isinstance(event.payload, dict):
             why = event.parse_error or "the payload is not a JSON object"
             self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
                       event=event, raw=event.sse.data)
-            return
+            return changes
         kind = event.type
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
+            changes.append(UnknownEvent(event.index, kind, event.payload))
             self.note("unknown_event", f"event type {kind!r} is not part of the Messages "
                       "stream; kept as raw data", event=event, severity="warning",
                       raw=event.sse.data, payload=event.payload)
-            return
+            return changes
         if self.stopped and kind != "ping":
             self.note("event_after_terminal", f"{kind} after message_stop",
                       event=event, severity="warning", raw=event.sse.data)
@@ -166,6 +186,23 @@ class AnthropicAccumulator(Accumulator):
                 self.note("event_before_start", f"{kind} arrived before message_start; "
                           "events are accumulated anyway", event=event)
         handler(self, event.payload, event)
+        return changes
+
+    def _opened(self, block: _Block, event: WireEvent) -> None:
+        """Record the `SlotOpened` of a block (and its close, for one already closed)."""
+        data = block.data
+        name, call_id, text = data.get("name"), data.get("id"), data.get("text")
+        takes_input = block.takes_input
+        whole = block.state != "open" or (not takes_input and block.kind in KNOWN_BLOCKS
+                                          and block.kind not in _STREAMED)
+        self.changes.append(SlotOpened(
+            event.index, block.index, block.kind, block.label(),
+            name=name if isinstance(name, str) else None,
+            call_id=call_id if isinstance(call_id, str) else None,
+            item_id=call_id if isinstance(call_id, str) else None,
+            content=text if isinstance(text, str) else "", whole=whole,
+            takes_input=takes_input, data=data, input=data.get("input"),
+            shown=None if takes_input else _slot_text(block)))
 
     def _message_start(self, payload: dict, event: WireEvent) -> None:
         message = payload.get("message")
@@ -180,14 +217,21 @@ class AnthropicAccumulator(Accumulator):
             return
         self.message = copy.deepcopy(message)
         content = self.message.pop("content", None)
+        self.changes.append(ResponseChanged(event.index, copy.deepcopy(self.message)))
         # Blocks the start already carries are honoured as closed slots 0..k-1.
         for i, block in enumerate(content or []):
             if isinstance(block, dict) and i not in self.blocks:
                 self.blocks[i] = _Block(i, block, state="closed")
                 b = self.blocks[i]
+                self._opened(b, event)
+                call_state = None
                 if b.takes_input:
                     b.input, b.input_ended = b.current_input(), True
-                    b.open_call(event).end(event=event.index)
+                    call = b.open_call(event)
+                    call.end(event=event.index)
+                    call_state = call.state
+                self.changes.append(SlotClosed(event.index, i, "stop", call_state=call_state,
+                                               input=b.input))
 
     def _block_start(self, payload: dict, event: WireEvent) -> None:
         index, data = payload.get("index"), payload.get("content_block")
@@ -203,6 +247,7 @@ class AnthropicAccumulator(Accumulator):
         self.blocks[index] = block
         if block.takes_input:
             block.open_call(event)
+        self._opened(block, event)
         if block.kind not in KNOWN_BLOCKS:
             self.note("unknown_block", f"block type {block.kind!r} is not known; kept as "
                       "the raw data of its start event", event=event, severity="warning",
@@ -231,20 +276,26 @@ class AnthropicAccumulator(Accumulator):
                 if stream is None:
                     stream = block.streams[field] = Fragments()
                 stream.append(value)
-                self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts)
+                channel = _CHANNEL[dtype]
+                self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts, index,
+                                                            channel, field)
+                self.changes.append(TextAppended(event.index, index, channel, value, field))
                 return
         elif dtype == "input_json_delta" and block.takes_input:
             fragment = delta.get("partial_json")
             if isinstance(fragment, str):
-                block.open_call(event).feed(fragment, t=event.t, event=event.index)
+                grew = block.open_call(event).feed(fragment, t=event.t, event=event.index)
+                self.changes.append(ToolInputGrew(event.index, index, fragment, tuple(grew)))
                 return
         elif dtype == "signature_delta" and isinstance(delta.get("signature"), str):
             block.data["signature"] = delta["signature"]
+            self.changes.append(SignatureAdded(event.index, index, delta["signature"]))
             return
         elif dtype == "citations_delta" and "citation" in delta:
             if block.citations is None:
                 block.citations = []
             block.citations.append(copy.deepcopy(delta["citation"]))
+            self.changes.append(CitationAdded(event.index, index, block.citations[-1]))
             return
         elif dtype not in _KNOWN_DELTAS:
             self.note("unknown_delta", f"delta type {dtype!r} is not known; kept as raw data",
@@ -270,18 +321,24 @@ class AnthropicAccumulator(Accumulator):
         self._end_input(block, cut=False, event=event)
 
     def _end_input(self, block: _Block, *, cut: bool, event: WireEvent | None) -> None:
+        """Close the block's slot (`SlotClosed`), checking its tool input if it takes one."""
+        how = "end_of_stream" if cut else "stop"
         if not block.takes_input or block.input_ended:
+            self.changes.append(SlotClosed(event.index if event is not None else None,
+                                           block.index, how, synthesised=cut))  # type: ignore[arg-type]
             return
         what = f"{block.kind} {block.data.get('name', '')}".rstrip() + f" (slot {block.index})"
-        block.input = self.end_tool_call(block.open_call(event), cut=cut, slot=block.index,
-                                         event=event, what=what)
+        block.input = self.close_call_slot(block.open_call(event), block.index, cut=cut,
+                                           event=event, what=what, how=how)
         block.input_ended = True
 
     def _message_delta(self, payload: dict, event: WireEvent) -> None:
         delta = payload.get("delta")
+        fields: dict[str, Any] = {}
         if isinstance(delta, dict):
             for key, value in delta.items():
                 self.message[key] = copy.deepcopy(value)
+                fields[key] = copy.deepcopy(value)
         usage = payload.get("usage")
         if isinstance(usage, dict):
             # Cumulative totals: overwrite; a field absent (or null) here keeps its start value.
@@ -291,11 +348,15 @@ class AnthropicAccumulator(Accumulator):
             for key, value in usage.items():
                 if value is not None:
                     total[key] = copy.deepcopy(value)
+            fields["usage"] = copy.deepcopy(total)
+        if fields:
+            self.changes.append(ResponseChanged(event.index, fields))
 
     def _message_stop(self, payload: dict, event: WireEvent) -> None:
         if not self.errored:
             self.complete = True
         self.stopped = True
+        self.changes.append(TerminalReached(event.index, "message_stop"))
 
     def _error(self, payload: dict, event: WireEvent) -> None:
         self.errored = True
@@ -303,6 +364,9 @@ class AnthropicAccumulator(Accumulator):
         error = payload.get("error")
         kind = error.get("type") if isinstance(error, dict) else None
         text = error.get("message") if isinstance(error, dict) else None
+        self.changes.append(InBandError(event.index, f"{kind or 'error'}: {text or event.sse.data}",
+                                        copy.deepcopy(error),
+                                        kind if isinstance(kind, str) else None))
         self.note("in_band_error", f"{kind or 'error'}: {text or event.sse.data}",
                   event=event, raw=event.sse.data, error=copy.deepcopy(error))
 
@@ -311,10 +375,11 @@ class AnthropicAccumulator(Accumulator):
 
     # -- ending --------------------------------------------------------------
 
-    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
-        """End of stream: close open blocks (tool input cut), note a missing terminal."""
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
+        """End of stream: close open blocks (tool input cut), note a missing terminal;
+        return what that changed."""
         if not self.begin_finish(sse_diagnostics):
-            return
+            return []
         for index in sorted(self.blocks):
             block = self.blocks[index]
             if block.state != "open":
@@ -328,6 +393,7 @@ class AnthropicAccumulator(Accumulator):
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before message_stop: what arrived "
                       "is kept, but the message is incomplete")
+        return self.end_changes("in_band_error" if self.errored else "cut")
 
     # -- reading -------------------------------------------------------------
 

@@ -4,6 +4,9 @@ Every wire has its own accumulator (one module each) with the same face:
 
 - `feed(event)` takes one `WireEvent` and never raises on bad input; what
   does not fit becomes a `Diagnostic`;
+- `feed` and `finish` return what they changed: a list of typed, addressed
+  changes (`lesson_lib.accumulate.changes`); folding them from the start
+  gives back `slots()` and `tool_calls()` (`lesson_lib.accumulate.fold`);
 - `finish(sse_diagnostics)` marks the end of the stream: whatever is still
   open is closed and reported (``block_never_stopped``, ``no_terminal``,
   ``cut_tool_input``);
@@ -37,6 +40,7 @@ from typing import Any, Literal
 from ..diagnostics import Diagnostic, Severity
 from ..tool_calls import ToolCall, ToolCallView, partial_value
 from ..wire_events import WireEvent
+from .changes import Noted, SlotClosed, StreamEnded
 
 SlotState = Literal["open", "closed", "never closed"]
 
@@ -151,14 +155,18 @@ class Accumulator(ABC):
         self.diagnostics: list[Diagnostic] = []
         self.complete: bool = False
         self.finished: bool = False
+        # What the event being fed changed (`lesson_lib.accumulate.changes`):
+        # a fresh list per `feed`, handed to the caller.
+        self.changes: list = []
 
     @abstractmethod
-    def feed(self, event: WireEvent) -> None:
-        """Take one wire event. Never raises on bad input."""
+    def feed(self, event: WireEvent) -> list:
+        """Take one wire event and return what it changed. Never raises on bad input."""
 
     @abstractmethod
-    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
-        """End of stream: record the decoder's diagnostics, close what is open."""
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
+        """End of stream: record the decoder's diagnostics, close what is open; return
+        what that changed (the closes it synthesised, its notes, `StreamEnded`)."""
 
     @abstractmethod
     def final(self) -> dict:
@@ -179,7 +187,19 @@ class Accumulator(ABC):
                           index=event.index if event is not None else None,
                           slot=slot, raw=raw, extra=extra)
         self.diagnostics.append(diag)
+        self.changes.append(Noted(diag.index, diag))
         return diag
+
+    def close_call_slot(self, call: ToolCall, address: Any, *, cut: bool,
+                        event: WireEvent | None, what: str, how: str,
+                        reason: str | None = None, final_text: str | None = None) -> Any:
+        """End a slot's tool call (`end_tool_call`) and record its `SlotClosed`."""
+        value = self.end_tool_call(call, cut=cut, slot=address, event=event, what=what,
+                                   final_text=final_text)
+        self.changes.append(SlotClosed(event.index if event is not None else None, address,
+                                       how, synthesised=cut, reason=reason,  # type: ignore[arg-type]
+                                       call_state=call.state, input=value))
+        return value
 
     def end_tool_call(self, call: ToolCall, *, cut: bool, slot: Any = None,
                       event: WireEvent | None = None, what: str = "tool call",
@@ -227,7 +247,10 @@ class Accumulator(ABC):
                 memo.setdefault(id(value), value)
         twin = self.__class__.__new__(self.__class__)
         memo[id(self)] = twin
-        twin.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        # The changes already handed out belong to whoever took them: not copied.
+        state = {k: v for k, v in self.__dict__.items() if k != "changes"}
+        twin.__dict__.update(copy.deepcopy(state, memo))
+        twin.changes = []
         return twin
 
     def live_tool_calls(self) -> list[ToolCall]:
@@ -240,9 +263,18 @@ class Accumulator(ABC):
 
     def begin_finish(self, sse_diagnostics: Iterable[Diagnostic]) -> bool:
         """Shared start of `finish`: False when it already ran (idempotent)."""
+        self.changes = []
         if self.finished:
             return False
         self.finished = True
-        self.diagnostics.extend(sse_diagnostics)
+        for diag in sse_diagnostics:
+            self.diagnostics.append(diag)
+            self.changes.append(Noted(diag.index, diag))
         return True
+
+    def end_changes(self, cause: str | None) -> list:
+        """Shared end of `finish`: the `StreamEnded` change, and every change of `finish`."""
+        self.changes.append(StreamEnded(None, self.complete, None if self.complete else cause))
+        out, self.changes = self.changes, []
+        return out
 

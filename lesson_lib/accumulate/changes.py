@@ -26,7 +26,7 @@ changes of a stream are linear in its size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from ..diagnostics import Diagnostic
 
@@ -52,7 +52,12 @@ class SlotOpened:
     arrives complete in its start event (server tool results,
     ``redacted_thinking``, a Chat refusal in one chunk): nothing will be
     appended to it. `data` is the start's own object (the block or item),
-    shared: read, don't modify.
+    shared: read, don't modify. `input` is the tool input the start already
+    carries (Anthropic's ``input``), used while no argument text has arrived;
+    `structured` marks a Chat choice's content read as structured output (a
+    call in `tool_calls()`, a text slot in `slots()`). `shown` is the slot
+    view's text of the slot at its start, where it is not `content` (a block
+    that arrives whole shows its data: ``redacted_thinking``, a result).
     """
 
     kind: ClassVar[str] = "slot_opened"
@@ -68,32 +73,37 @@ class SlotOpened:
     whole: bool = False
     takes_input: bool = False
     data: Any = None
+    input: Any = None
+    structured: bool = False
+    shown: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TextAppended:
+class TextAppended(NamedTuple):
     """Text arrived for a slot: the fragment only. `channel` says what kind of text
     (`text`, `reasoning`, `refusal`, `other`); `field` is the wire's own name for it
-    (``text``, ``thinking``, ``summary_text``, ``reasoning_content``...)."""
+    (``text``, ``thinking``, ``summary_text``, ``reasoning_content``...).
 
-    kind: ClassVar[str] = "text_appended"
+    An immutable tuple with named fields rather than a dataclass: one is made
+    for nearly every event, and a tuple is the cheapest record to make."""
+
     event: int | None
     address: Any
     channel: Channel
     fragment: str
     field: str = "text"
+    kind = "text_appended"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInputGrew:
+class ToolInputGrew(NamedTuple):
     """A tool call's arguments grew by `fragment`; `json_changes` are the
-    `lesson_lib.partial_json.Change`s it caused (set, append, settle)."""
+    `lesson_lib.partial_json.Change`s it caused (set, append, settle).
+    (A named tuple, like `TextAppended`: one is made per argument fragment.)"""
 
-    kind: ClassVar[str] = "tool_input_grew"
     event: int | None
     address: Any
     fragment: str
     json_changes: tuple = ()
+    kind = "tool_input_grew"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,135 @@
+"""Folding an accumulator's changes back into its slots and tool calls.
+
+The changes `feed` and `finish` return (`lesson_lib.accumulate.changes`)
+say everything a slot view needs: folding them from the start gives back
+what `Accumulator.slots()` and `tool_calls()` say at the same point. That is
+the contract of the changes, and this module is how a test (or a view that
+only keeps the changes) checks it::
+
+    fold = Fold("anthropic-messages")
+    for event in events:
+        fold.add(acc.feed(event))
+    fold.slots() == acc.slots()      # the fields that matter, at every index
+
+A tool call's value is folded the way the accumulator builds it: its
+argument fragments go to a `ToolCall` of the fold's own (lesson 3), and the
+`SlotClosed` says how it ended. Linear: every change is read once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..partial_json import NOTHING
+from ..tool_calls import ToolCall, ToolCallView
+from .base import Slot, SlotState
+from .changes import SlotClosed, SlotOpened, StreamEnded, TextAppended, ToolInputGrew
+
+
+class _Folded:
+    """One slot as the changes built it."""
+
+    __slots__ = ("opened", "parts", "state", "call", "input", "order")
+
+    def __init__(self, opened: SlotOpened, order: int) -> None:
+        self.opened = opened
+        shown = opened.content if opened.shown is None else opened.shown
+        self.parts: list[str] = [shown] if shown else []
+        self.state: SlotState = "open"
+        self.call: ToolCall | None = None
+        self.input: Any = None
+        self.order = order
+
+    def slot(self) -> Slot:
+        o = self.opened
+        content = "".join(self.parts)
+        if len(self.parts) > 1:
+            self.parts[:] = [content]
+        if not o.takes_input or o.structured:
+            return Slot(o.address, o.slot_kind, o.label, content, self.state)
+        call = self.call
+        raw = call.raw if call is not None else ""
+        if call is not None and call.ended:
+            value = self.input
+        elif call is not None and call.raw_length:
+            value = call.view().value
+            value = {} if value is NOTHING else value
+        else:
+            value = o.input if o.input is not None else {}
+        return Slot(o.address, o.slot_kind, o.label, raw, self.state, name=o.name,
+                    call_id=o.call_id, raw_input=raw, input=value)
+
+
+def _order(wire: str, folded: _Folded) -> Any:
+    """Where a slot goes in `slots()`: the wire's own order of addresses."""
+    address = folded.opened.address
+    if wire == "openai-chat":
+        # Per choice: its text fields (in arrival order), then its calls.
+        return (address[0], folded.opened.takes_input and not folded.opened.structured,
+                folded.order)
+    return address
+
+
+class Fold:
+    """The slots and tool calls of one stream, from its changes alone."""
+
+    def __init__(self, wire: str) -> None:
+        self.wire = wire
+        self._slots: dict[Any, _Folded] = {}
+        self.ended = False
+
+    def add(self, changes: Iterable[Any]) -> None:
+        """Fold in the changes of one `feed` (or of `finish`)."""
+        for change in changes:
+            kind = type(change)
+            if kind is TextAppended:
+                folded = self._slots.get(change.address)
+                if folded is not None:
+                    folded.parts.append(change.fragment)
+                    if folded.call is not None and folded.opened.structured and change.fragment:
+                        folded.call.feed(change.fragment)
+            elif kind is ToolInputGrew:
+                folded = self._slots.get(change.address)
+                if folded is not None:
+                    self._call(folded).feed(change.fragment)
+            elif kind is SlotOpened:
+                folded = self._slots[change.address] = _Folded(change, len(self._slots))
+                if change.takes_input:
+                    self._call(folded)
+            elif kind is SlotClosed:
+                self._close(change)
+            elif kind is StreamEnded:
+                self.ended = True
+
+    def _call(self, folded: _Folded) -> ToolCall:
+        if folded.call is None:
+            o = folded.opened
+            folded.call = ToolCall(o.name, o.call_id, kind=o.slot_kind, address=o.address,
+                                   given=o.input if o.input is not None else NOTHING,
+                                   structured=o.structured)
+        return folded.call
+
+    def _close(self, change: SlotClosed) -> None:
+        folded = self._slots.get(change.address)
+        if folded is None:
+            return
+        folded.state = "never closed" if change.synthesised else "closed"
+        call = folded.call
+        if call is not None and not call.ended:
+            if change.synthesised:
+                call.cut()
+            else:
+                call.end()
+            folded.input = change.input if change.call_state is not None else call.input
+
+    def _ordered(self) -> list[_Folded]:
+        return sorted(self._slots.values(), key=lambda f: _order(self.wire, f))
+
+    def slots(self) -> list[Slot]:
+        """The slots so far, in the wire's address order (as `Accumulator.slots()`)."""
+        return [f.slot() for f in self._ordered()]
+
+    def tool_calls(self) -> list[ToolCallView]:
+        """Every tool call so far, as immutable views (as `Accumulator.tool_calls()`)."""
+        return [f.call.view() for f in self._ordered() if f.call is not None]
