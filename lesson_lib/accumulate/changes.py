@@ -36,7 +36,9 @@ Channel = Literal["text", "reasoning", "refusal", "other"]
 # How a slot was closed: by its own stop or done event, by its choice's finish
 # reason (Chat has no per-block stop), or by `finish()` at the end of a stream
 # that never closed it (cut, failed or cancelled): then `synthesised` is true.
-CloseHow = Literal["stop", "done", "finish_reason", "end_of_stream"]
+# ``terminal``: the stream's own end closed a call whose slot stays open (Chat's
+# ``[DONE]`` ends the calls of a choice that never got a finish reason).
+CloseHow = Literal["stop", "done", "finish_reason", "terminal", "end_of_stream"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,33 @@ class SlotOpened:
     input: Any = None
     structured: bool = False
     shown: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SlotReserved:
+    """A wire named a text field before any text of it (Chat's ``"content": ""``): the
+    slot view lists the slot, empty, from here on; nothing is in it yet, so a
+    turn sees no block until its `SlotOpened` (with the first text) follows."""
+
+    kind: ClassVar[str] = "slot_reserved"
+    event: int | None
+    address: Any
+    slot_kind: str
+    label: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRenamed:
+    """A slot's identity grew after its start: Chat sends a call's name (and its
+    type) in pieces, so the label, `name` and `slot_kind` change (None: unchanged)."""
+
+    kind: ClassVar[str] = "slot_renamed"
+    event: int | None
+    address: Any
+    label: str
+    name: str | None = None
+    slot_kind: str | None = None
 
 
 class TextAppended(NamedTuple):
@@ -215,6 +244,6 @@ class StreamEnded:
     cause: str | None = None
 
 
-AccumulatorChange = (SlotOpened | TextAppended | ToolInputGrew | SignatureAdded
+AccumulatorChange = (SlotOpened | SlotReserved | SlotRenamed | TextAppended | ToolInputGrew | SignatureAdded
                      | CitationAdded | SlotClosed | ResponseChanged | TerminalReached
                      | InBandError | UnknownEvent | Noted | StreamEnded)

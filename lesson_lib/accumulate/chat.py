@@ -34,11 +34,25 @@ from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
 from .base import Accumulator, Fragments, Slot
+from .changes import (
+    InBandError,
+    ResponseChanged,
+    SlotClosed,
+    SlotOpened,
+    SlotRenamed,
+    SlotReserved,
+    TerminalReached,
+    TextAppended,
+    ToolInputGrew,
+)
 
 # Text fields of a message delta, accumulated by concatenation.
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 _SLOT_NAME = {"content": "content", "refusal": "refusal", "reasoning_content": "reasoning",
               "reasoning": "reasoning"}
+_CHANNEL = {"content": "text", "refusal": "refusal", "reasoning_content": "reasoning",
+            "reasoning": "reasoning"}
+_new = tuple.__new__
 _DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call"}
 _CHOICE_KNOWN = frozenset({"index", "delta", "logprobs", "finish_reason"})
 # Chunk fields read on their own, or stream-only (obfuscation pads the chunk's size).
@@ -81,17 +95,15 @@ def _address(choice: _Choice, call: _Call) -> tuple:
     return (choice.index, ("tool", call.n))
 
 
-def _extend_function(call: _Call, function: dict, event: WireEvent) -> None:
-    """Add one ``function`` fragment (name and/or argument text) to a call."""
-    name = function.get("name")
-    # Some servers repeat the whole name on every fragment; others split it.
-    if isinstance(name, str) and name != call.name:
-        call.name += name
-        call.call.name = call.name
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):
-        call.arguments.append(arguments)
-        call.call.feed(arguments, t=event.t, event=event.index)
+def _label(choice: _Choice, call: _Call) -> str:
+    """A call's slot label: ``[choice] tool n name`` (or ``function_call name``)."""
+    if call is choice.function_call:
+        return f"[{choice.index}] function_call {call.name}".rstrip()
+    return f"[{choice.index}] tool {call.n} {call.name}".rstrip()
+
+
+def _kind(choice: _Choice, call: _Call) -> str:
+    return "function_call" if call is choice.function_call else call.type
 
 
 class _Choice:
@@ -147,34 +159,37 @@ class ChatAccumulator(Accumulator):
 
     # -- feeding -------------------------------------------------------------
 
-    def feed(self, event: WireEvent) -> None:
-        """Take one event: a chunk, ``[DONE]`` or an error payload."""
+    def feed(self, event: WireEvent) -> list:
+        """Take one event: a chunk, ``[DONE]`` or an error payload; return its changes."""
+        self.changes = changes = []
         if event.type == "[DONE]":
             if self.done:
                 self.note("event_after_terminal", "a second [DONE]", event=event,
                           severity="warning")
             self.done = True
+            changes.append(TerminalReached(event.index, "[DONE]"))
             self._end_unfinished(event)
             self._update_complete()
-            return
+            return changes
         if event.parse_error is not None or not isinstance(event.payload, dict):
             why = event.parse_error or "the payload is not a JSON object"
             self.note("unparseable_json", f"chunk skipped: {why}", event=event,
                       raw=event.sse.data)
-            return
+            return changes
         if self.done:
             self.note("event_after_terminal", "data after [DONE]", event=event,
                       severity="warning", raw=event.sse.data)
         payload = event.payload
         if "error" in payload and "choices" not in payload:
             self._error(payload, event)
-            return
+            return changes
         if event.type != "chat.completion.chunk":
             self.note("unknown_event", f"payload of type {event.type!r} is not a chunk; "
                       "read as one", event=event, severity="warning", raw=event.sse.data)
         self._chunk(payload, event)
         if self.done:
             self._update_complete()
+        return changes
 
     def _error(self, payload: dict, event: WireEvent) -> None:
         self.errored = True
@@ -185,23 +200,31 @@ class ChatAccumulator(Accumulator):
             text = error.get("message") or event.sse.data
         else:
             kind, text = "error", str(error)
+        self.changes.append(InBandError(event.index, f"{kind}: {text}", copy.deepcopy(error),
+                                        kind if isinstance(kind, str) else None))
         self.note("in_band_error", f"{kind}: {text}", event=event, raw=event.sse.data,
                   error=copy.deepcopy(error))
 
     def _chunk(self, payload: dict, event: WireEvent) -> None:
         head = self.head
+        fields: dict[str, Any] = {}
         for key in ("id", "created", "model"):
             if key not in head and payload.get(key) is not None:
-                head[key] = payload[key]
+                head[key] = fields[key] = payload[key]
         for key in ("system_fingerprint", "service_tier"):
-            if payload.get(key) is not None:
-                head[key] = payload[key]
+            value = payload.get(key)
+            if value is not None and head.get(key, None) != value:
+                head[key] = fields[key] = value
         for key, value in payload.items():
             # Fields a provider adds (e.g. prompt_filter_results): the first value is kept.
             if key not in _CHUNK_KNOWN and key not in head and value is not None:
                 head[key] = copy.deepcopy(value)
+                fields[key] = copy.deepcopy(value)
         if payload.get("usage") is not None:
             self.usage = copy.deepcopy(payload["usage"])
+            fields["usage"] = copy.deepcopy(payload["usage"])
+        if fields:
+            self.changes.append(ResponseChanged(event.index, fields))
         choices = payload.get("choices")
         if not isinstance(choices, list):
             if choices is not None:
@@ -239,9 +262,25 @@ class ChatAccumulator(Accumulator):
         reason = data.get("finish_reason")
         if reason is not None:
             choice.finish_reason = reason
+            self.changes.append(ResponseChanged(event.index, {"finish_reason": reason},
+                                                choice=index))
             self._end_structured(choice, event)
+            self._close_texts(choice, event, how="finish_reason", reason=reason)
             for call in self._calls_of(choice):
-                self._end_call(choice, call, cut=False, event=event)
+                self._end_call(choice, call, cut=False, event=event, how="finish_reason",
+                               reason=reason)
+
+    def _close_texts(self, choice: _Choice, event: WireEvent | None, *, how: str,
+                     reason: str | None = None) -> None:
+        """`SlotClosed` for each text slot of a choice (its structured output included)."""
+        index = event.index if event is not None else None
+        cut = how == "end_of_stream"
+        for name in choice.texts:
+            call = choice.structured if name == "content" else None
+            self.changes.append(SlotClosed(
+                index, (choice.index, _SLOT_NAME[name]), how, synthesised=cut,  # type: ignore[arg-type]
+                reason=reason, call_state=call.state if call is not None else None,
+                input=call.input if call is not None else None))
 
     @staticmethod
     def _calls_of(choice: _Choice) -> list[_Call]:
@@ -256,7 +295,13 @@ class ChatAccumulator(Accumulator):
                 frags = choice.texts.get(key)
                 if frags is None:
                     frags = choice.texts[key] = Fragments()
+                    self._open_text(choice, key, event, reserve=not value)
+                elif not frags and value:
+                    self._open_text(choice, key, event, reserve=False)
                 frags.append(value)
+                self.changes.append(_new(TextAppended, (event.index, (choice.index,
+                                                        _SLOT_NAME[key]), _CHANNEL[key],
+                                                        value, key)))
                 if key == "content" and self._structured is not None:
                     self._feed_structured(choice, value, event)
             elif key == "role":
@@ -265,11 +310,14 @@ class ChatAccumulator(Accumulator):
                 for fragment in value:
                     self._tool_fragment(choice, fragment, event)
             elif key == "function_call" and isinstance(value, dict):
-                if choice.function_call is None:
-                    choice.function_call = _Call(0, None, None, (choice.index, "function_call"),
-                                                 event)
-                    choice.function_call.call.kind = "function_call"
-                _extend_function(choice.function_call, value, event)
+                call = choice.function_call
+                if call is None:
+                    call = choice.function_call = _Call(0, None, None,
+                                                        (choice.index, "function_call"), event)
+                    call.call.kind = "function_call"
+                    self._extend_function(choice, call, value, event, opening=True)
+                else:
+                    self._extend_function(choice, call, value, event)
             elif isinstance(value, str) and key not in _DELTA_KNOWN:
                 self._unknown_key(key, event)
                 frags = choice.extra_text.get(key)
@@ -279,6 +327,51 @@ class ChatAccumulator(Accumulator):
             else:
                 self._unknown_key(key, event)
                 choice.extra[key] = copy.deepcopy(value)
+
+    def _open_text(self, choice: _Choice, key: str, event: WireEvent, reserve: bool) -> None:
+        """A text slot's start: opened with its first text (reserved on an empty one;
+        structured output opens on its first string, as its call does)."""
+        kind = _SLOT_NAME[key]
+        structured = key == "content" and self._structured is not None
+        if structured and choice.texts[key].parts:
+            return                  # opened already, on an empty first string
+        if reserve and not structured:
+            self.changes.append(SlotReserved(event.index, (choice.index, kind), kind,
+                                             f"[{choice.index}] {kind}", choice.index))
+            return
+        self.changes.append(SlotOpened(
+            event.index, (choice.index, kind), kind, f"[{choice.index}] {kind}",
+            name=self._structured if structured else None,
+            call_id=self.head.get("id") if structured else None, choice=choice.index,
+            takes_input=structured, structured=structured))
+
+    def _extend_function(self, choice: _Choice, call: _Call, function: dict,
+                         event: WireEvent, opening: bool = False) -> None:
+        """Add one ``function`` fragment (name and/or argument text) to a call; `opening`:
+        the call's first fragment, whose `SlotOpened` goes before its arguments."""
+        name = function.get("name")
+        # Some servers repeat the whole name on every fragment; others split it.
+        renamed = isinstance(name, str) and name != call.name
+        if renamed:
+            call.name += name
+            call.call.name = call.name
+        address = _address(choice, call)
+        if opening:
+            self._open_call(choice, call, event)
+        elif renamed:
+            self.changes.append(SlotRenamed(event.index, address, _label(choice, call),
+                                            name=call.name))
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.arguments.append(arguments)
+            grew = call.call.feed(arguments, t=event.t, event=event.index)
+            self.changes.append(_new(ToolInputGrew, (event.index, address, arguments,
+                                                     tuple(grew))))
+
+    def _open_call(self, choice: _Choice, call: _Call, event: WireEvent) -> None:
+        self.changes.append(SlotOpened(
+            event.index, _address(choice, call), _kind(choice, call), _label(choice, call),
+            name=call.name, call_id=call.id, choice=choice.index, takes_input=True))
 
     def _feed_structured(self, choice: _Choice, fragment: str, event: WireEvent) -> None:
         """Structured output: the choice's content (from its first string, even "")
@@ -320,6 +413,7 @@ class ChatAccumulator(Accumulator):
             call = choice.by_index[index]
         elif index is None and choice.calls:
             call = choice.calls[-1]   # no index and no id: the latest call of the choice
+        opening = call is None
         if call is None:
             n = len(choice.calls)
             call = _Call(n, index, call_id if call_id else None, (choice.index, ("tool", n)),
@@ -334,26 +428,35 @@ class ChatAccumulator(Accumulator):
                           raw=event.sse.data)
         if index is not None:
             choice.by_index[index] = call
-        if isinstance(fragment.get("type"), str):
+        if isinstance(fragment.get("type"), str) and fragment["type"] != call.type:
             call.type = call.call.kind = fragment["type"]
+            if not opening:
+                self.changes.append(SlotRenamed(event.index, _address(choice, call),
+                                                _label(choice, call), slot_kind=call.type))
         function = fragment.get("function")
         if isinstance(function, dict):
-            _extend_function(call, function, event)
+            self._extend_function(choice, call, function, event, opening=opening)
+        elif opening:
+            self._open_call(choice, call, event)
         for key, value in fragment.items():
             if key not in ("id", "index", "type", "function") and value is not None:
                 call.extra[key] = copy.deepcopy(value)
 
     def _end_call(self, choice: _Choice, call: _Call, *, cut: bool,
-                  event: WireEvent | None) -> None:
+                  event: WireEvent | None, how: str, reason: str | None = None) -> None:
         if call.ended:
+            if how == "end_of_stream":      # ended by [DONE]: its slot closes now
+                self.changes.append(SlotClosed(None, _address(choice, call), how,  # type: ignore[arg-type]
+                                               synthesised=True, call_state=call.call.state,
+                                               input=call.input))
             return
         call.ended = True
         if call is choice.function_call:
             what = f"function call {call.name or '?'} (choice {choice.index})"
         else:
             what = f"tool call {call.name or '?'} (choice {choice.index}, call {call.n})"
-        call.input = self.end_tool_call(call.call, cut=cut, slot=_address(choice, call),
-                                        event=event, what=what)
+        call.input = self.close_call_slot(call.call, _address(choice, call), cut=cut,
+                                          event=event, what=what, how=how, reason=reason)
 
     def _end_unfinished(self, event: WireEvent) -> None:
         """``data: [DONE]``: the stream's own end also ends the calls of a choice that
@@ -361,8 +464,12 @@ class ChatAccumulator(Accumulator):
         for choice in self.choices.values():
             if choice.finish_reason is None:
                 self._end_structured(choice, event)
+                if choice.structured is not None:
+                    self.changes.append(SlotClosed(
+                        event.index, (choice.index, "content"), "terminal",
+                        call_state=choice.structured.state, input=choice.structured.input))
                 for call in self._calls_of(choice):
-                    self._end_call(choice, call, cut=False, event=event)
+                    self._end_call(choice, call, cut=False, event=event, how="terminal")
 
     def _logprobs(self, choice: _Choice, logprobs: dict) -> None:
         if choice.logprobs is None:
@@ -378,10 +485,11 @@ class ChatAccumulator(Accumulator):
 
     # -- ending --------------------------------------------------------------
 
-    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> None:
-        """End of stream: a choice without ``finish_reason`` has its calls cut."""
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
+        """End of stream: a choice without ``finish_reason`` has its calls cut; return
+        what that changed."""
         if not self.begin_finish(sse_diagnostics):
-            return
+            return []
         for index in sorted(self.choices):
             choice = self.choices[index]
             if choice.finish_reason is not None:
@@ -390,12 +498,14 @@ class ChatAccumulator(Accumulator):
                       slot=index, severity="error")
             if choice.structured is not None:
                 choice.structured.cut()
+            self._close_texts(choice, None, how="end_of_stream")
             for call in self._calls_of(choice):
-                self._end_call(choice, call, cut=True, event=None)
+                self._end_call(choice, call, cut=True, event=None, how="end_of_stream")
         if not self.done and not self.errored:
             self.note("no_terminal", "the stream ended before data: [DONE]; what arrived is "
                       "kept, but the completion is incomplete")
         self._update_complete()
+        return self.end_changes("in_band_error" if self.errored else "cut")
 
     def _update_complete(self) -> None:
         self.complete = (self.done and not self.errored and

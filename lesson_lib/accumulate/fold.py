@@ -24,16 +24,26 @@ from typing import Any
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall, ToolCallView
 from .base import Slot, SlotState
-from .changes import SlotClosed, SlotOpened, StreamEnded, TextAppended, ToolInputGrew
+from .changes import (
+    SlotClosed,
+    SlotOpened,
+    SlotRenamed,
+    SlotReserved,
+    StreamEnded,
+    TextAppended,
+    ToolInputGrew,
+)
 
 
 class _Folded:
     """One slot as the changes built it."""
 
-    __slots__ = ("opened", "parts", "state", "call", "input", "order")
+    __slots__ = ("opened", "label", "name", "slot_kind", "parts", "state", "call", "input",
+                 "order")
 
     def __init__(self, opened: SlotOpened, order: int) -> None:
         self.opened = opened
+        self.label, self.name, self.slot_kind = opened.label, opened.name, opened.slot_kind
         shown = opened.content if opened.shown is None else opened.shown
         self.parts: list[str] = [shown] if shown else []
         self.state: SlotState = "open"
@@ -47,7 +57,7 @@ class _Folded:
         if len(self.parts) > 1:
             self.parts[:] = [content]
         if not o.takes_input or o.structured:
-            return Slot(o.address, o.slot_kind, o.label, content, self.state)
+            return Slot(o.address, self.slot_kind, self.label, content, self.state)
         call = self.call
         raw = call.raw if call is not None else ""
         if call is not None and call.ended:
@@ -57,7 +67,7 @@ class _Folded:
             value = {} if value is NOTHING else value
         else:
             value = o.input if o.input is not None else {}
-        return Slot(o.address, o.slot_kind, o.label, raw, self.state, name=o.name,
+        return Slot(o.address, self.slot_kind, self.label, raw, self.state, name=self.name,
                     call_id=o.call_id, raw_input=raw, input=value)
 
 
@@ -94,13 +104,27 @@ class Fold:
                 if folded is not None:
                     self._call(folded).feed(change.fragment)
             elif kind is SlotOpened:
-                folded = self._slots[change.address] = _Folded(change, len(self._slots))
-                if change.takes_input:
-                    self._call(folded)
+                self._open(change)
+            elif kind is SlotReserved:
+                self._slots[change.address] = _Folded(
+                    SlotOpened(change.event, change.address, change.slot_kind, change.label,
+                               choice=change.choice), len(self._slots))
             elif kind is SlotClosed:
                 self._close(change)
+            elif kind is SlotRenamed:
+                self._rename(change)
             elif kind is StreamEnded:
                 self.ended = True
+
+    def _open(self, change: SlotOpened) -> None:
+        reserved = self._slots.get(change.address)
+        folded = _Folded(change, len(self._slots) if reserved is None else reserved.order)
+        if reserved is not None:
+            folded.parts[:0] = reserved.parts
+            folded.state = reserved.state
+        self._slots[change.address] = folded
+        if change.takes_input:
+            self._call(folded)
 
     def _call(self, folded: _Folded) -> ToolCall:
         if folded.call is None:
@@ -110,11 +134,24 @@ class Fold:
                                    structured=o.structured)
         return folded.call
 
+    def _rename(self, change: SlotRenamed) -> None:
+        folded = self._slots.get(change.address)
+        if folded is None:
+            return
+        folded.label = change.label
+        if change.name is not None:
+            folded.name = change.name
+            if folded.call is not None:
+                folded.call.name = change.name
+        if change.slot_kind is not None:
+            folded.slot_kind = change.slot_kind
+
     def _close(self, change: SlotClosed) -> None:
         folded = self._slots.get(change.address)
         if folded is None:
             return
-        folded.state = "never closed" if change.synthesised else "closed"
+        if change.how != "terminal":          # the stream's end ended the call, not the slot
+            folded.state = "never closed" if change.synthesised else "closed"
         call = folded.call
         if call is not None and not call.ended:
             if change.synthesised:
