@@ -6,6 +6,8 @@ Commands (contracts in the course guide; exit codes shared by all):
     check CAPTURE...                           validate captures, replay through the SDK
     list                                       the corpus, one line per capture
     final CAPTURE [--chunk-size N] [--json]    the provider's final object, accumulated
+    serve [--host H] [--port N] [--speed X]    the corpus over HTTP (lesson_lib.serve)
+    record --wire W [...] PROMPT               record a live stream (lesson_lib.record)
 
 Exit codes: 0 the stream ended properly; 2 cannot start (usage, missing,
 empty, not an event stream); 3 the stream did not end properly (cut,
@@ -80,6 +82,11 @@ def _build_parser() -> argparse.ArgumentParser:
     final.add_argument("--chunk-size", type=_positive, default=None)
     final.add_argument("--json", action="store_true")
     final.set_defaults(run=_cmd_final)
+
+    from .record import add_command as add_record
+    from .serve.command import add_command as add_serve
+    add_serve(sub)
+    add_record(sub)
     return parser
 
 

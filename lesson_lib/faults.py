@@ -187,6 +187,34 @@ def corrupt_json(capture: Capture, event_index: int) -> Capture:
                         f"(byte {at})")
 
 
+def stall(capture: Capture, ms: float, after_chunk: int | None = None) -> Capture:
+    """The stream goes silent for `ms` milliseconds after chunk `after_chunk`, then resumes.
+
+    Imitates a provider or proxy that stops sending mid-stream (a slow tool
+    on the server side, a congested link) while the connection stays open:
+    a client without an idle timeout simply waits. Only the timing changes:
+    every chunk after `after_chunk` (default: the middle chunk) arrives `ms`
+    later; the bytes and their chunking are the same, so the events, the
+    final object and the SDK's verdict are too.
+    """
+    if not ms >= 0:
+        raise FaultError(f"a stall lasts at least 0 ms, not {ms}")
+    ends, times = _chunking(capture)
+    if after_chunk is None:
+        after_chunk = (len(ends) - 1) // 2
+    if not 0 <= after_chunk < len(ends):
+        raise FaultError(f"no chunk {after_chunk}: the body has {len(ends)} chunks")
+    if any(t is None for t in times):
+        raise FaultError(f"{capture.key}: has no chunk timing to stall")
+    times = [t if i <= after_chunk else round(t + ms, 1) for i, t in enumerate(times)]
+    sidecar = _sidecar(capture, ends, times, kind="stall", at=after_chunk,
+                       what=f"the stream goes silent for {ms:g} ms after chunk {after_chunk}")
+    if "sdk" in capture.sidecar:   # same bytes: the SDK's verdict still holds
+        sidecar["sdk"] = copy.deepcopy(capture.sidecar["sdk"])
+    sidecar["fault"]["ms"] = ms
+    return from_bytes(capture.body, name=_name(capture, "stall"), sidecar=sidecar)
+
+
 # -- the shared plumbing -----------------------------------------------------------
 
 

@@ -1,0 +1,72 @@
+"""The ``serve`` subcommand: its options, and the start-up that can fail in one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DESCRIPTION = """\
+Serve the capture corpus over HTTP at the providers' own paths: POST /v1/messages,
+/v1/responses and /v1/chat/completions stream a capture byte for byte with its
+recorded timing, status and headers. Choose the capture with ?capture=wire/name
+(or a `capture` header), else the one whose recorded request matches. Per request:
+?speed=2|instant, ?fault=cut:1200|error-after:5|stall:3000|drop-terminal|
+split-character|corrupt-json:N. GET /stream/<wire>/<name> for EventSource,
+GET /captures (JSON), GET / (a page). Ctrl-C stops it (exit 0); bad options or
+a port in use: one line, exit 2."""
+
+
+def add_command(sub) -> None:
+    """Add ``serve`` to the CLI's subparsers."""
+    from .background import DEFAULT_HOST, DEFAULT_PORT
+
+    parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
+                            description=DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"default {DEFAULT_PORT}; 0 picks a free one")
+    parser.add_argument("--speed", default="1",
+                        help="1 recorded timing (default), 2 twice as fast, or instant")
+    parser.add_argument("--fault", action="append", default=[], metavar="NAME:ARG",
+                        help="a fault for every request that names none (repeatable)")
+    parser.add_argument("--capture", default=None, metavar="NAME",
+                        help="answer requests that name no capture with this one")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="serve the captures under DIR (WIRE/NAME.sse) instead of the corpus")
+    parser.set_defaults(run=run)
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the server in the foreground; 2 with one line when it cannot start."""
+    from .background import StartError, bind, settings_for
+    from .background import run as serve_forever
+
+    try:
+        settings = settings_for(speed=args.speed, faults=args.fault, capture=args.capture,
+                                root=args.dir)
+        sock = bind(args.host, args.port)
+    except StartError as exc:
+        print(f"lesson-lib: serve: {exc}", file=sys.stderr)
+        return 2
+    host, port = sock.getsockname()[:2]
+    print(f"lesson-lib: serving {len(settings.corpus)} captures at http://{host}:{port} "
+          "(Ctrl-C stops)", file=sys.stderr, flush=True)
+    try:
+        serve_forever(settings, sock)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
