@@ -96,26 +96,28 @@ class SDKOutcome:
         return type(self.error).__name__ if self.error is not None else None
 
 
-def run_sdk(capture: Capture, chunk_size: int | None = None) -> SDKOutcome:
+def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = None
+            ) -> SDKOutcome:
     """Stream the capture through its wire's official helper and record the outcome.
 
     Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
     ``responses.stream`` then ``get_final_response()``. Chat:
-    ``chat.completions.stream`` then ``get_final_completion()``.
+    ``chat.completions.stream`` then ``get_final_completion()``. `client`
+    replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
     """
     out = SDKOutcome()
     kwargs = request_kwargs(capture)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # model-deprecation notices
-        _drive(capture, chunk_size, kwargs, out)
+        _drive(capture, chunk_size, kwargs, out, client)
     return out
 
 
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
-           out: SDKOutcome) -> None:
+           out: SDKOutcome, client: Any = None) -> None:
     try:
         if capture.wire == "anthropic-messages":
-            client = anthropic_client(capture, chunk_size)
+            client = client or anthropic_client(capture, chunk_size)
             with client.messages.stream(**kwargs) as stream:
                 for event in stream:
                     out.events.append(event)
@@ -123,7 +125,7 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
                         out.text += event.text
                 out.final = stream.get_final_message()
         elif capture.wire == "openai-responses":
-            client = openai_client(capture, chunk_size)
+            client = client or openai_client(capture, chunk_size)
             with client.responses.stream(**kwargs) as stream:
                 for event in stream:
                     out.events.append(event)
@@ -131,7 +133,7 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
                         out.text += event.delta
                 out.final = stream.get_final_response()
         elif capture.wire == "openai-chat":
-            client = openai_client(capture, chunk_size)
+            client = client or openai_client(capture, chunk_size)
             with client.chat.completions.stream(**kwargs) as stream:
                 for event in stream:
                     out.events.append(event)

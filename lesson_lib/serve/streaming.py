@@ -39,13 +39,18 @@ def schedule(capture: Capture, speed: float = 1.0) -> list[tuple[float, bytes]]:
     """Each recorded chunk with the time (s after the request) it is due, scaled by `speed`.
 
     A chunk without a recorded time is due with the one before it; times
-    never go backwards.
+    never go backwards. At ``instant`` speed nothing waits, except a
+    ``stall`` fault's silence: that pause is what the fault is for.
     """
     out: list[tuple[float, bytes]] = []
     due = 0.0
-    for chunk, t_ms in capture.chunks():
+    fault = capture.sidecar.get("fault") or {}
+    stall_after = fault.get("at") if fault.get("kind") == "stall" else None
+    for i, (chunk, t_ms) in enumerate(capture.chunks()):
         if t_ms is not None and speed != INSTANT:
             due = max(due, t_ms / 1000.0 / speed)
+        elif speed == INSTANT and stall_after is not None and i == stall_after + 1:
+            due += float(fault.get("ms", 0)) / 1000.0
         if chunk:
             out.append((due, chunk))
     return out
