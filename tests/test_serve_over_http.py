@@ -47,8 +47,11 @@ def client_for(base: str, cap, **query):
                          default_headers=headers, default_query=query or None)
 
 
+def dump(obj):
+    return obj.model_dump(mode="json", warnings=False) if hasattr(obj, "model_dump") else repr(obj)
+
+
 def outcome_summary(out: replay.SDKOutcome) -> dict:
-    dump = (lambda o: o.model_dump(mode="json", warnings=False) if hasattr(o, "model_dump") else repr(o))
     return {"raised": out.raised, "error": str(out.error) if out.error else None,
             "text": out.text, "final": dump(out.final) if out.final is not None else None,
             "events": [dump(e) for e in out.events]}

@@ -1,0 +1,143 @@
+"""`lesson-lib record`, offline: record from `lesson-lib serve` on every wire and compare.
+
+A full loop: serve a capture at its recorded speed, record it through the
+official SDK's raw streaming response, and get the same body bytes and the
+same chunk ends wherever the recorded gap is at least 5 ms. The key is
+fake, and no byte written may contain it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lesson_lib import captures as captures_mod
+from lesson_lib import cli
+from lesson_lib.capture_writer import allowed_headers, header_allowed, scrub_request
+from lesson_lib.captures import load
+from lesson_lib.serve import serving
+from serve_helpers import gapped
+
+pytestmark = pytest.mark.timeout(300)
+
+FAKE_KEY = "sk-fake-0123456789-DO-NOT-WRITE"
+ROUND_TRIPS = ["anthropic-messages/hello", "openai-chat/text-usage",
+               "openai-responses/refusal"]
+
+
+def prompt_of(cap):
+    if cap.wire == "openai-responses" and isinstance(cap.request.get("input"), str):
+        return cap.request["input"]
+    messages = cap.request.get("messages") or cap.request.get("input")
+    assert len(messages) == 1 and isinstance(messages[0]["content"], str), cap.key
+    return messages[0]["content"]
+
+
+def run_record(argv, env):
+    return subprocess.run([sys.executable, "-m", "lesson_lib", "record", *argv],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(speed=1) as url:
+        yield url
+
+
+def every_byte(folder):
+    return b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+@pytest.mark.parametrize("key", ROUND_TRIPS)
+def test_record_from_serve_gives_the_same_bytes_and_chunk_ends(server, tmp_path, key):
+    cap = load(key)
+    base = server if cap.wire == "anthropic-messages" else f"{server}/v1"
+    env = dict(os.environ, ANTHROPIC_API_KEY=FAKE_KEY, OPENAI_API_KEY=FAKE_KEY)
+    out = run_record(["--wire", cap.wire, "--model", cap.request["model"], "--base-url", base,
+                      "--out", str(tmp_path), "--name", "again", prompt_of(cap)], env)
+    assert out.returncode == 0, out.stderr
+    again = load(tmp_path / cap.wire / "again.sse")
+    assert again.body == cap.body
+    assert again.sidecar["provenance"]["kind"] == "recorded"
+    assert again.sidecar["response"]["status"] == cap.status
+    assert set(again.chunk_ends) >= {end for end, _ in gapped(cap.chunk_ends, cap.chunk_times)}
+    assert again.sidecar["request"]["messages" if cap.wire != "openai-responses" else "input"]
+    assert FAKE_KEY.encode() not in every_byte(tmp_path)
+    assert cli.main(["check", str(again.path)]) == 0
+
+
+def test_a_failed_request_is_kept_and_exits_3(server, tmp_path):
+    cap = load("openai-responses/http-429")
+    env = dict(os.environ, OPENAI_API_KEY=FAKE_KEY)
+    out = run_record(["--wire", cap.wire, "--model", cap.request["model"],
+                      "--base-url", f"{server}/v1", "--out", str(tmp_path), "--name", "limited",
+                      prompt_of(cap)], env)
+    assert out.returncode == 3, out.stderr
+    again = load(tmp_path / cap.wire / "limited.sse")
+    assert again.status == 429 and again.body == cap.body
+    assert FAKE_KEY.encode() not in every_byte(tmp_path)
+    assert cli.main(["check", str(again.path)]) == 0
+
+
+def test_a_stream_that_did_not_end_properly_exits_3(server, tmp_path):
+    env = dict(os.environ, ANTHROPIC_API_KEY=FAKE_KEY)
+    out = run_record(["--wire", "anthropic-messages", "--base-url", server, "--out",
+                      str(tmp_path), "--name", "cut", "Hello"], env)
+    # "Hello" matches the hello capture by content; nothing cuts it yet: exit 0.
+    assert out.returncode == 0, out.stderr
+    with serving(speed="instant", faults=["cut:700"]) as cutting:
+        out = run_record(["--wire", "anthropic-messages", "--base-url", cutting, "--out",
+                          str(tmp_path), "--name", "cut", "Hello"], env)
+    assert out.returncode == 3
+    assert load(tmp_path / "anthropic-messages" / "cut.sse").body == load("hello").body[:700]
+
+
+def test_no_key_is_one_line_naming_the_variable_and_exit_2(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    out = run_record(["--wire", "openai-chat", "--out", str(tmp_path), "hi"], env)
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("lesson-lib: record: no key: set OPENAI_API_KEY to record "
+                                  "on the openai-chat wire")
+    assert not any(tmp_path.iterdir())
+
+
+def test_cannot_connect_is_exit_2(tmp_path):
+    with serving() as base:
+        dead = base                      # a port that was just freed
+    env = dict(os.environ, ANTHROPIC_API_KEY=FAKE_KEY)
+    out = run_record(["--wire", "anthropic-messages", "--base-url", dead, "--out",
+                      str(tmp_path), "hi"], env)
+    assert out.returncode == 2
+    assert "cannot connect" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bad_options_exit_2():
+    out = run_record(["--wire", "carrier-pigeon", "hi"], dict(os.environ))
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+# -- the one allowlist, for the recorder and for the corpus -----------------------------
+
+
+@pytest.mark.parametrize("cap", captures_mod.corpus(), ids=lambda c: c.key)
+def test_every_corpus_sidecar_keeps_only_allowlisted_headers(cap):
+    headers = cap.sidecar["response"].get("headers", {})
+    assert allowed_headers(headers) == {k.lower(): v for k, v in headers.items()}
+
+
+@pytest.mark.parametrize("name", ["authorization", "X-Api-Key", "api-key", "cookie",
+                                  "set-cookie", "openai-organization",
+                                  "anthropic-organization-id", "x-new-header"])
+def test_secret_and_unknown_headers_never_pass(name):
+    assert not header_allowed(name)
+    assert allowed_headers({name: "v", "request-id": "r"}) == {"request-id": "r"}
+
+
+def test_scrub_request_drops_secret_fields_at_any_depth():
+    request = {"model": "m", "api_key": "k", "extra_headers": {"x-api-key": "k"},
+               "metadata": {"organization": "org-1", "keep": 1}, "messages": [{"user": "u"}]}
+    assert scrub_request(request) == {"model": "m", "metadata": {"keep": 1}, "messages": [{}]}
