@@ -13,13 +13,13 @@ import subprocess
 import sys
 
 import pytest
+from serve_helpers import gapped
 
 from lesson_lib import captures as captures_mod
 from lesson_lib import cli
 from lesson_lib.capture_writer import allowed_headers, header_allowed, scrub_request
 from lesson_lib.captures import load
 from lesson_lib.serve import serving
-from serve_helpers import gapped
 
 pytestmark = pytest.mark.timeout(300)
 

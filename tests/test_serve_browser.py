@@ -1,0 +1,98 @@
+"""`lesson-lib serve` in a real browser: headless Chromium reads streams from a served page.
+
+With `fetch()` and its `ReadableStream`, the bytes must be the capture's; with
+`EventSource`, the events the browser dispatched (type, data, last event id)
+must equal `lesson_lib.sse`'s for the same bytes, and after the end the
+reconnect gets 204, so `EventSource` closes. Skipped (with the reason) when
+Chromium is not installed; ``.ci/run`` installs Debian's ``chromium``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from lesson_lib.captures import load
+from lesson_lib.serve import serving
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--disable-dev-shm-usage"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed "
+                       "(Debian package `chromium`; .ci/run installs it)"),
+]
+
+FETCH = """async ([path]) => {
+  const response = await fetch(path, {method: 'POST', body: '{"stream": true}',
+                                      headers: {'content-type': 'application/json'}});
+  const reader = response.body.getReader();
+  const bytes = [];
+  let reads = 0;
+  for (;;) {
+    const {done, value} = await reader.read();
+    if (done) break;
+    reads += 1;
+    bytes.push(...value);
+  }
+  return {status: response.status, bytes, reads};
+}"""
+
+EVENT_SOURCE = """([path, names]) => new Promise((resolve) => {
+  const seen = [];
+  const source = new EventSource(path);
+  const keep = (e) => seen.push({type: e.type, data: e.data, id: e.lastEventId});
+  source.onmessage = keep;
+  for (const name of names) source.addEventListener(name, keep);
+  let opens = 0;
+  source.onopen = () => { opens += 1; };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) resolve({seen, opens});
+  };
+  setTimeout(() => resolve({seen, opens, timedOut: true}), 30000);
+})"""
+
+
+@pytest.fixture(scope="module")
+def page():
+    from playwright.sync_api import sync_playwright
+
+    with serving(speed="instant") as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=CHROMIUM_FLAGS)
+        try:
+            tab = browser.new_page()
+            tab.goto(f"{base}/")
+            assert "capture server" in tab.content()
+            yield tab
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("key", ["openai-chat/parallel-tools-interleaved",
+                                 "anthropic-messages/hello", "openai-responses/http-429"])
+def test_fetch_reads_the_capture_byte_for_byte(page, key):
+    cap = load(key)
+    path = {"anthropic-messages": "/v1/messages", "openai-chat": "/v1/chat/completions",
+            "openai-responses": "/v1/responses"}[cap.wire]
+    got = page.evaluate(FETCH, [f"{path}?capture={key}&speed=1"])
+    assert got["status"] == cap.status
+    assert bytes(got["bytes"]) == cap.body
+    assert got["reads"] >= min(3, len(cap.chunk_ends))   # it arrived as a stream
+
+
+@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-responses/refusal",
+                                 "openai-chat/content-filter"])
+def test_event_source_dispatches_what_lesson_lib_sse_decodes(page, key):
+    cap = load(key)
+    names = sorted({e.event for e in cap.events if e.event})
+    got = page.evaluate(EVENT_SOURCE, [f"/stream/{cap.wire}/{cap.name}", names])
+    assert not got.get("timedOut"), "EventSource did not close after the stream ended"
+    expected = [{"type": e.event or "message", "data": e.data, "id": e.id} for e in cap.events]
+    assert got["seen"] == expected
+    assert got["opens"] == 1     # the reconnect after the end got 204, not the stream again
