@@ -1,11 +1,21 @@
 """`lesson-lib serve`: the corpus over real HTTP at the providers' own paths.
 
 ``serving()`` runs it in the background (a notebook cell, a test) and
-yields its base URL; `build_app` is the Starlette app itself.
+yields its base URL; `build_app` is the Starlette app itself. The web stack
+is imported on first use, so the other commands start without it.
 """
 
-from .app import Settings, build_app
-from .background import DEFAULT_HOST, DEFAULT_PORT, StartError, serving, settings_for
+from importlib import import_module
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Settings", "StartError", "build_app", "serving",
-           "settings_for"]
+DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
+
+_LAZY = {"Settings": "app", "build_app": "app", "StartError": "background",
+         "serving": "background", "settings_for": "background"}
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

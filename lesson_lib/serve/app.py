@@ -37,6 +37,12 @@ class Settings:
     capture: str | None = None          # answer requests that name none with this one
     finished: set[str] = field(default_factory=set)   # EventSource streams that ended
 
+    def stream_ended(self, token: str) -> None:
+        """Remember a finished EventSource stream (a bounded memory: curl never comes back)."""
+        if len(self.finished) >= 4096:
+            self.finished.pop()
+        self.finished.add(token)
+
 
 def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
@@ -69,7 +75,7 @@ def build_app(settings: Settings) -> Starlette:
             response.delete_cookie(_COOKIE, path=request.url.path)
             return response
         token = secrets.token_hex(8)
-        response = _serve(request, found, wire, stream=True, on_end=settings.finished.add,
+        response = _serve(request, found, wire, stream=True, on_end=settings.stream_ended,
                           token=token)
         response.set_cookie(_COOKIE, token, path=request.url.path, httponly=True)
         return response

@@ -12,10 +12,8 @@ from pathlib import Path
 import uvicorn
 
 from .. import captures as captures_mod
-from . import fault_spec, matching, streaming
+from . import DEFAULT_HOST, fault_spec, matching, streaming
 from .app import Settings, build_app
-
-DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 
 
 class StartError(Exception):

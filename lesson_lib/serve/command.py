@@ -19,7 +19,7 @@ a port in use: one line, exit 2."""
 
 def add_command(sub) -> None:
     """Add ``serve`` to the CLI's subparsers."""
-    from .background import DEFAULT_HOST, DEFAULT_PORT
+    from . import DEFAULT_HOST, DEFAULT_PORT
 
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
                             description=DESCRIPTION,
