@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
+import tracemalloc
 
 import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.accumulate.history import History
 from lesson_lib.captures import Capture, corpus, from_bytes, reference_corpus
+from lesson_lib.checkpoints import checkpoint
+from lesson_lib.tool_calls import ToolCall
 from lesson_lib.wire_events import parse_all
 
 
@@ -303,3 +307,83 @@ def test_snapshot_tool_calls_equal_a_fresh_accumulation(name):
     copies = history.copies
     assert _call_signature(history.end().tool_calls) == _call_signature(end.tool_calls)
     assert history.copies == copies
+
+
+# -- checkpoints share the append-only logs -------------------------------------------------
+
+
+def _text_and_args_capture(n: int):
+    """Anthropic: `n` text deltas, then `n` argument deltas of one tool call, cut."""
+    payloads = [{"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+        "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    payloads += [{"type": "content_block_delta", "index": 0,
+                  "delta": {"type": "text_delta", "text": f"w{i} "}} for i in range(n)]
+    payloads += [{"type": "content_block_stop", "index": 0},
+                 {"type": "content_block_start", "index": 1, "content_block": {
+                     "type": "tool_use", "id": "t", "name": "f", "input": {}}},
+                 {"type": "content_block_delta", "index": 1,
+                  "delta": {"type": "input_json_delta", "partial_json": '{"k": ['}}]
+    payloads += [{"type": "content_block_delta", "index": 1,
+                  "delta": {"type": "input_json_delta", "partial_json": f"{i}, "}}
+                 for i in range(n)]
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return from_bytes(body.encode(), name=f"text-args-{n}",
+                      sidecar={"wire": "anthropic-messages"})
+
+
+def _walk_peak(n: int) -> int:
+    """Peak traced memory of a first jump to the end (the events parsed beforehand).
+
+    Text only: a forming call's parser still copies its open containers at each
+    checkpoint (a long open array or string is copied whole)."""
+    text_only = _text_and_args_capture(n).body.split(b"event: content_block_stop")[0]
+    history = History(from_bytes(text_only, sidecar={"wire": "anthropic-messages"}), every=16)
+    tracemalloc.start()
+    try:
+        history.at(len(history))
+        history.end()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_checkpoints_cost_memory_linear_in_the_stream():
+    # A copied fragment list per checkpoint grows as n squared: 3.1x here before sharing.
+    small, large = _walk_peak(4_000), _walk_peak(8_000)
+    assert large / small < 2.4, (small, large)
+
+
+def test_scrubbing_after_reads_keeps_every_checkpoint_right():
+    # Reading text joins a live log; once checkpoints share it, they must still see
+    # their own prefix, and a cursor restored from one must not write into it.
+    capture = _text_and_args_capture(40)
+    history = History(capture, every=4)
+    expected = _straight_states(capture)
+    rng = random.Random(11)
+    for _ in range(3):
+        for k in range(0, len(history) + 1, 3):
+            snap = history.at(k)
+            assert (snap.final, snap.slots, [d.as_dict() for d in snap.diagnostics],
+                    snap.complete) == expected[k], k
+        for _ in range(60):
+            k = rng.randrange(len(history) + 1)
+            snap = history.at(k)
+            assert snap.final == expected[k][0] and snap.slots == expected[k][1], k
+
+
+def test_a_checkpoint_shares_a_calls_fragments_and_a_copy_of_it_goes_on_alone():
+    call = ToolCall("f", "c")
+    for piece in ('{"k": ', '"ab', 'c"'):
+        call.feed(piece)
+    frozen = checkpoint(call)
+    assert frozen._parts is call._parts                 # shared, not copied
+    call.feed("}")
+    call.end()
+    thawed = copy.deepcopy(frozen)
+    assert thawed.raw == '{"k": "abc"' and thawed.fragments == 3
+    thawed.feed(', "n": 1}')
+    thawed.end()
+    assert thawed.value == {"k": "abc", "n": 1} and call.value == {"k": "abc"}
+    assert call.raw == '{"k": "abc"}'

@@ -41,6 +41,7 @@ from ..diagnostics import Diagnostic, Severity
 from ..tool_calls import ToolCall, ToolCallView, partial_value
 from ..wire_events import WireEvent
 from .changes import Noted, SlotClosed, StreamEnded
+from .fragments import Fragments as Fragments  # where the accumulators import it from
 
 SlotState = Literal["open", "closed", "never closed"]
 
@@ -77,53 +78,6 @@ class Accumulated:
     complete: bool
     diagnostics: list[Diagnostic]
     wire: str
-
-
-class Fragments:
-    """An append-only run of text fragments, joined only when read.
-
-    Reading `text` joins what arrived since the last read onto the cached
-    text, so appending costs O(1) and a read costs O(text).
-    """
-
-    __slots__ = ("_parts",)
-
-    def __init__(self, first: str = "") -> None:
-        self._parts: list[str] = [first] if first else []
-
-    def append(self, fragment: str) -> None:
-        """Add one fragment at the end."""
-        self._parts.append(fragment)
-
-    @property
-    def text(self) -> str:
-        """Everything so far, as one string."""
-        parts = self._parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        return parts[0] if parts else ""
-
-    def __len__(self) -> int:
-        return len(self.text)
-
-    def __bool__(self) -> bool:
-        return any(self._parts)
-
-    @property
-    def parts(self) -> list[str]:
-        """The live list of fragments: appending to it is `append` (a hot path may
-        hold it). It keeps its identity: reading `text` joins it in place."""
-        return self._parts
-
-    def __deepcopy__(self, memo: dict) -> Fragments:
-        twin = Fragments.__new__(Fragments)
-        # Through the memo, so a copied holder of `parts` gets the twin's list; the
-        # fragments are strings, so one shallow copy of the list will do.
-        parts = memo.get(id(self._parts))
-        if parts is None:
-            parts = memo[id(self._parts)] = list(self._parts)
-        twin._parts = parts
-        return twin
 
 
 # -- tool input ---------------------------------------------------------------

@@ -4,8 +4,11 @@ The player's slider asks for "the state after event k" in any order. Copying
 the whole state at every event would cost time proportional to everything
 so far at each step, so the history keeps:
 
-- checkpoints: a copy of the accumulator after every `every`-th event,
-  taken the first time the walk passes that index;
+- checkpoints: a read-only copy of the accumulator after every `every`-th
+  event, taken the first time the walk passes that index; it shares the
+  append-only fragment logs (text, raw arguments) with the accumulator it
+  was taken from, keeping only their lengths (`lesson_lib.checkpoints`), so
+  a checkpoint costs O(1) per log, not O(fragments so far);
 - a cursor: the live accumulator at the last index reached;
 - the ended accumulator (a copy of the last state, `finish`ed), made once.
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
+from ..checkpoints import checkpoint
 from ..diagnostics import Diagnostic
 from ..tool_calls import ToolCallView
 from ..wire_events import WireEvent, parse_all
@@ -79,7 +83,7 @@ class History:
         self._ended: Accumulator | None = None   # after the whole stream and its end
         if self.http_error is None:
             self._cursor = accumulator_for(capture.wire, capture.request)
-            self._checkpoints[0] = self._copy(self._cursor)
+            self._checkpoints[0] = self._checkpoint(self._cursor)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -106,7 +110,7 @@ class History:
             self.feeds += 1
             self._cursor_at += 1
             if self._cursor_at % self.every == 0 and self._cursor_at not in self._checkpoints:
-                self._checkpoints[self._cursor_at] = self._copy(acc)
+                self._checkpoints[self._cursor_at] = self._checkpoint(acc)
         return acc
 
     def at(self, k: int, *, ended: bool = False) -> Snapshot:
@@ -143,3 +147,7 @@ class History:
     def _copy(self, acc: Any) -> Accumulator:
         self.copies += 1
         return copy.deepcopy(acc)
+
+    def _checkpoint(self, acc: Accumulator) -> Accumulator:
+        self.copies += 1
+        return checkpoint(acc)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..checkpoints import is_checkpoint_copy
 from ..partial_json import NOTHING, Change, PartialJSON, PartialJSONError
 from .paths import copy_open_chain, open_path_of, settled_paths
 from .states import CallError, ToolCallState
@@ -43,6 +44,7 @@ class ToolCall:
         self.json_arguments = json_arguments
         self._parser: PartialJSON | None = PartialJSON() if json_arguments else None
         self._parts: list[str] = []      # append-only: views read a prefix of it
+        self._shared_count: int | None = None   # a checkpoint's: how many of `_parts` are its
         self._length = 0
         self._blank = True               # only whitespace so far
         self._changes: list[Change] = []
@@ -239,11 +241,19 @@ class ToolCall:
         in the module), the value the start gave, and the `Change` objects of the
         last fragment. A forming call's parser copies itself (`PartialJSON.copy`):
         only the containers still open, one level each. The fragment list is copied
-        (one pointer per fragment); views taken earlier keep the original list.
+        (one pointer per fragment); views taken earlier keep the original list. In
+        a checkpoint copy (`lesson_lib.checkpoints`: read-only, only ever copied
+        again) the list is shared with its length instead, O(1).
         """
         twin = copy.copy(self)
         memo[id(self)] = twin
-        twin._parts = list(self._parts)
+        shared = self._shared_count
+        if is_checkpoint_copy(memo):
+            # Append-only: a checkpoint keeps the list itself and how many it had.
+            twin._shared_count = len(self._parts) if shared is None else shared
+        else:
+            twin._parts = self._parts[:shared] if shared is not None else list(self._parts)
+            twin._shared_count = None
         twin._changes = list(self._changes)
         if self._parser is not None:
             twin._parser = self._parser.copy()
