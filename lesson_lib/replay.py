@@ -84,63 +84,83 @@ def strict_tools(capture: Capture) -> list[dict[str, Any]]:
 
 @dataclass
 class SDKOutcome:
-    """What the SDK's streaming helper did with a capture."""
+    """What the SDK's streaming helper did with a capture.
+
+    `events` are the helper's events in order (empty when the run did not keep
+    them: an Anthropic ``text`` event carries the whole text so far, so keeping
+    every event costs memory quadratic in the stream); `event_count` counts them
+    either way.
+    """
 
     final: Any = None                 # the SDK's final object, when it returned one
     error: BaseException | None = None
     events: list[Any] = field(default_factory=list)   # the helper's events, in order
     text: str = ""                    # what the `text` projection printed
+    event_count: int = 0
 
     @property
     def raised(self) -> str | None:
         return type(self.error).__name__ if self.error is not None else None
 
 
-def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = None
-            ) -> SDKOutcome:
+def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = None,
+            keep_events: bool = True) -> SDKOutcome:
     """Stream the capture through its wire's official helper and record the outcome.
 
     Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
     ``responses.stream`` then ``get_final_response()``. Chat:
     ``chat.completions.stream`` then ``get_final_completion()``. `client`
     replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
+    Without `keep_events`, only what `check` compares is kept (text, final,
+    error, the count of events), so memory stays linear in the stream.
     """
     out = SDKOutcome()
     kwargs = request_kwargs(capture)
+    texts: list[str] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # model-deprecation notices
-        _drive(capture, chunk_size, kwargs, out, client)
+        _drive(capture, chunk_size, kwargs, out, texts, keep_events, client)
+    out.text = "".join(texts)
     return out
 
 
+# Per wire: the event type of the text projection, and its field holding the new text.
+_TEXT_EVENT = {"anthropic-messages": ("text", "text"),
+               "openai-responses": ("response.output_text.delta", "delta"),
+               "openai-chat": ("content.delta", "delta")}
+
+
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
-           out: SDKOutcome, client: Any = None) -> None:
+           out: SDKOutcome, texts: list[str], keep_events: bool,
+           client: Any = None) -> None:
     try:
         if capture.wire == "anthropic-messages":
             client = client or anthropic_client(capture, chunk_size)
             with client.messages.stream(**kwargs) as stream:
-                for event in stream:
-                    out.events.append(event)
-                    if event.type == "text":
-                        out.text += event.text
+                _collect(stream, capture.wire, out, texts, keep_events)
                 out.final = stream.get_final_message()
         elif capture.wire == "openai-responses":
             client = client or openai_client(capture, chunk_size)
             with client.responses.stream(**kwargs) as stream:
-                for event in stream:
-                    out.events.append(event)
-                    if event.type == "response.output_text.delta":
-                        out.text += event.delta
+                _collect(stream, capture.wire, out, texts, keep_events)
                 out.final = stream.get_final_response()
         elif capture.wire == "openai-chat":
             client = client or openai_client(capture, chunk_size)
             with client.chat.completions.stream(**kwargs) as stream:
-                for event in stream:
-                    out.events.append(event)
-                    if event.type == "content.delta":
-                        out.text += event.delta
+                _collect(stream, capture.wire, out, texts, keep_events)
                 out.final = stream.get_final_completion()
         else:
             raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
+
+
+def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
+             keep_events: bool) -> None:
+    kind, key = _TEXT_EVENT[wire]
+    for event in stream:
+        out.event_count += 1
+        if keep_events:
+            out.events.append(event)
+        if event.type == kind:
+            texts.append(getattr(event, key))
