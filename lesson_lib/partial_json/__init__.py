@@ -127,7 +127,8 @@ any prefix leniently, so it cannot say what is final, and:
 from __future__ import annotations
 
 from .scanner import PartialJSON
-from .settled import SettledPaths
+from .settled import FixedChain, SettledPaths
 from .values import NOTHING, Change, PartialJSONError
 
-__all__ = ["NOTHING", "Change", "PartialJSON", "PartialJSONError", "SettledPaths"]
+__all__ = ["NOTHING", "Change", "FixedChain", "PartialJSON", "PartialJSONError",
+           "SettledPaths"]

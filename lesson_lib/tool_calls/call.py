@@ -10,8 +10,8 @@ import copy
 from typing import Any
 
 from ..checkpoints import is_checkpoint_copy
-from ..partial_json import NOTHING, Change, PartialJSON, PartialJSONError
-from .paths import copy_open_chain, open_path_of, settled_paths
+from ..partial_json import NOTHING, Change, FixedChain, PartialJSON, PartialJSONError, SettledPaths
+from .paths import copy_open_chain, open_path_of
 from .states import CallError, ToolCallState
 from .view import ToolCallView
 
@@ -193,11 +193,12 @@ class ToolCall:
         return self._final
 
     @property
-    def settled(self) -> frozenset | Any:
-        """The paths whose values can no longer change (a live set view while forming)."""
+    def settled(self) -> SettledPaths:
+        """The paths whose values can no longer change: a set view, live while forming
+        (see `ToolCallView.settled` for what its operations cost)."""
         if self._parser is not None and self._state == "forming":
             return self._parser.settled
-        return frozenset(settled_paths(self._final, self._final_open))
+        return SettledPaths(FixedChain(self._final, self._final_open))
 
     @property
     def changes(self) -> list[Change]:
@@ -215,10 +216,12 @@ class ToolCall:
 
     def view(self) -> ToolCallView:
         """An immutable snapshot of the call now (what `tool_calls()` returns)."""
+        count = None
         if self._parser is not None and self._state == "forming":
             live = self._parser.value
             open_path = self._parser.open_path
             value = copy_open_chain(live, open_path)
+            count = self._parser.settled_count
         elif not self.json_arguments and self._state == "forming":
             value, open_path = self.value, ()
         else:
@@ -231,7 +234,7 @@ class ToolCall:
             ended=self._ended,
             start_t=self.start_t, start_event=self.start_event, last_t=self.last_t,
             last_event=self.last_event, end_event=self.end_event,
-            _parts=self._parts, _count=len(self._parts))
+            _parts=self._parts, _count=len(self._parts), _settled_count=count)
 
     def __deepcopy__(self, memo: dict) -> ToolCall:
         """A copy for a history checkpoint, made without recursion, however deep the value.

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..partial_json import Change
-from .paths import is_present, settled_paths
+from ..partial_json import Change, FixedChain, SettledPaths
+from .paths import is_present
 from .states import CallError, ToolCallState
 
 
@@ -43,6 +43,7 @@ class ToolCallView:
     end_event: int | None = None
     _parts: list[str] = field(default_factory=list, repr=False)
     _count: int = field(default=0, repr=False)
+    _settled_count: int | None = field(default=None, repr=False)   # None: count on demand
 
     @property
     def raw(self) -> str:
@@ -74,9 +75,14 @@ class ToolCallView:
         return open_path is None or path != open_path[:len(path)]
 
     @cached_property
-    def settled(self) -> frozenset:
-        """Every settled path (computed once, by walking the value)."""
-        return frozenset(settled_paths(self.value, self.open_path))
+    def settled(self) -> SettledPaths:
+        """Every settled path, as a read-only set view (nothing is built up front).
+
+        Membership costs the path's length; `len` is O(1) after one count of
+        the value's paths; iterating builds every path, so it costs the total
+        length of the paths (a value nested N deep: N squared over 2).
+        """
+        return SettledPaths(FixedChain(self.value, self.open_path, self._settled_count))
 
     def settled_keys(self) -> list:
         """The top-level keys (or indices) whose values are settled, in order."""
