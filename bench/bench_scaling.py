@@ -1,0 +1,147 @@
+"""Benchmark: three jobs that must stay linear, at two sizes, and what doubling costs.
+
+- ``history``: a `History` over an Anthropic stream of N text deltas, jumped
+  to the last event and then to the end (what a player's first jump to the
+  end does): a checkpoint every 64 events, each sharing the fragment logs;
+- ``check``: `validate` (``lesson-lib check``) of a capture of N text deltas,
+  which replays it through the Anthropic SDK and compares the text;
+- ``settled``: the settled paths of a tool call whose arguments nest N
+  arrays deep (``[`` N times, then ``]`` N times): `len`, and membership of
+  the deepest path, on the call's view.
+
+Time is the best of a few runs (``time.perf_counter``, garbage collection
+paused as ``timeit`` does; a job of a few ms is run many times and its mean
+taken); peak memory is what `tracemalloc` saw at most during one more run. ``x2`` is the figure at the
+larger size over the one at the smaller (the sizes double): 2 is linear, 4
+quadratic; the goal is at most 2.2.
+
+    python bench/bench_scaling.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from lesson_lib.accumulate.history import History
+from lesson_lib.captures import from_bytes
+from lesson_lib.tool_calls import ToolCall
+from lesson_lib.validate import validate
+
+SIZES = {"history": (100_000, 200_000), "check": (10_000, 20_000),
+         "settled": (10_000, 20_000)}
+QUICK_SIZES = {"history": (2_000, 4_000), "check": (500, 1_000), "settled": (500, 1_000)}
+GOAL = 2.2
+
+
+def text_stream(n: int):
+    """An Anthropic capture of `n` text deltas, ended properly."""
+    head = [{"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "text", "text": ""}}]
+    tail = [{"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+             "usage": {"output_tokens": n}},
+            {"type": "message_stop"}]
+    parts = [f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in head]
+    parts += ['event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+              f'"delta": {{"type": "text_delta", "text": "w{i} "}}}}\n\n' for i in range(n)]
+    parts += [f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in tail]
+    return from_bytes("".join(parts).encode(), name=f"text-{n}",
+                      sidecar={"wire": "anthropic-messages"})
+
+
+def history_job(n: int) -> Callable[[], object]:
+    capture = text_stream(n)
+
+    def job():
+        history = History(capture)
+        history.at(len(history))
+        return history.end()
+    return job
+
+
+def check_job(n: int) -> Callable[[], object]:
+    capture = text_stream(n)
+    return lambda: validate(capture)
+
+
+def settled_job(n: int) -> Callable[[], object]:
+    call = ToolCall("f", "c")
+    for fragment in ("[" * n, "]" * n):
+        call.feed(fragment)
+    call.end()
+    deepest = (0,) * (n - 1)
+
+    def job():
+        settled = call.view().settled
+        assert deepest in settled and len(settled) == n
+        return settled
+    return job
+
+
+JOBS = {"history": history_job, "check": check_job, "settled": settled_job}
+
+
+def measure(job: Callable[[], object], repeat: int) -> tuple[float, int]:
+    """Best time in seconds (a quick job: the mean of as many calls as fill 0.5 s),
+    and the peak of traced memory in bytes."""
+    start = time.perf_counter()
+    job()
+    calls = max(1, int(0.5 / max(time.perf_counter() - start, 1e-6)))
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()       # as timeit does
+        try:
+            start = time.perf_counter()
+            for _ in range(calls):
+                job()
+            best = min(best, (time.perf_counter() - start) / calls)
+        finally:
+            gc.enable()
+    tracemalloc.start()
+    try:
+        job()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return best, peak
+
+
+def run(quick: bool = False) -> list[dict]:
+    rows = []
+    for name, make in JOBS.items():
+        small, large = (QUICK_SIZES if quick else SIZES)[name]
+        (t1, m1), (t2, m2) = (measure(make(n), 1 if quick else 3) for n in (small, large))
+        rows.append({"job": name, "sizes": [small, large], "seconds": [t1, t2],
+                     "peak_mb": [m1 / 2**20, m2 / 2**20], "time_x2": t2 / t1,
+                     "memory_x2": m2 / m1, "goal_x2": GOAL})
+    return rows
+
+
+def main(quick: bool = False) -> list[dict]:
+    rows = run(quick)
+    print(f"{'job':<8} {'sizes':>16} {'seconds':>17} {'peak MB':>17} {'time x2':>8} "
+          f"{'mem x2':>7}")
+    for r in rows:
+        sizes = "{:,} / {:,}".format(*r["sizes"])
+        secs = "{:.3f} / {:.3f}".format(*r["seconds"])
+        mem = "{:.1f} / {:.1f}".format(*r["peak_mb"])
+        flag = "" if max(r["time_x2"], r["memory_x2"]) <= GOAL else "  over the goal"
+        print(f"{r['job']:<8} {sizes:>16} {secs:>17} {mem:>17} {r['time_x2']:>8.2f} "
+              f"{r['memory_x2']:>7.2f}{flag}")
+    return rows
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    main(parser.parse_args().quick)
