@@ -8,6 +8,7 @@ Commands (contracts in the course guide; exit codes shared by all):
     final CAPTURE [--chunk-size N] [--json]    the provider's final object, accumulated
     serve [--host H] [--port N] [--speed X]    the corpus over HTTP (lesson_lib.serve)
     record --wire W [...] PROMPT               record a live stream (lesson_lib.record)
+    turn CAPTURE... [--json]                   the captures as the steps of one agent turn
 
 Exit codes: 0 the stream ended properly; 2 cannot start (usage, missing,
 empty, not an event stream); 3 the stream did not end properly (cut,
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise _Usage("a command is required: events, check, list or final")
+            raise _Usage("a command is required: events, check, list, final, serve, record or turn")
         return args.run(args)
     except _Usage as exc:
         _err(f"usage: {exc}")
@@ -87,6 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
     from .serve.command import add_command as add_serve
     add_serve(sub)
     add_record(sub)
+
+    turn = sub.add_parser("turn", help="the captures as the consecutive steps of one turn")
+    turn.add_argument("captures", nargs="+")
+    turn.add_argument("--json", action="store_true")
+    turn.set_defaults(run=_cmd_turn)
     return parser
 
 
@@ -198,6 +204,47 @@ def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:
     if final is None:
         return "(no final object: the request failed before any event)"
     return json.dumps(final, ensure_ascii=False, indent=1)
+
+
+def _cmd_turn(args: argparse.Namespace) -> int:
+    from .turn.run import default_route, turn_state
+    from .views.turn_view import turn_text
+
+    caps = [open_capture(source) for source in args.captures]
+    labels = [_label(cap, source) for cap, source in zip(caps, args.captures, strict=True)]
+    for cap, label in zip(caps, labels, strict=True):
+        if cap.wire is None:
+            raise CaptureError(f"{label}: cannot tell which wire this stream speaks, "
+                               "so it cannot be a step of a turn")
+    state = turn_state(caps, default_route())
+    if args.json:
+        json.dump(_finite(state.as_dict()), sys.stdout, ensure_ascii=False, indent=1,
+                  allow_nan=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        print(turn_text(state))
+    for event in state.events:
+        if event.kind == "error_reported":
+            cap = caps[event.step - 1]
+            at = cap.events[event.at].start if event.at is not None and event.at < len(
+                cap.events) else None
+            where = f"byte {at}" if at is not None else "end"
+            _err(f"{labels[event.step - 1]}: {where}: error: {event.scope} "
+                 f"({event.phase}): {event.message}")
+        elif event.kind == "noted" and event.diagnostic is not None:
+            _report(labels[event.step - 1], [event.diagnostic])
+    return OK if state.outcome in ("completed", "paused") else NOT_PROPER
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every NaN or infinity replaced by None (so the JSON is valid)."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

@@ -43,6 +43,18 @@ def changes_available(wire: str = "anthropic-messages") -> bool:
     return bool(events) and acc.feed(events[0]) is not None
 
 
+def default_route() -> Route:
+    """The wire route when every accumulator returns its changes, else the SDK route."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        wires = ("anthropic-messages", "openai-responses", "openai-chat")
+        _DEFAULT = "wire" if all(changes_available(w) for w in wires) else "sdk"
+    return _DEFAULT
+
+
+_DEFAULT: Route | None = None
+
+
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
                 route: Route = "wire") -> list[TurnEvent]:
     """One step's turn events, from `StepStarted` to `StepFinished`."""

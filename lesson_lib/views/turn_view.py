@@ -1,0 +1,478 @@
+"""The turn view: a `TurnState` drawn for a learner (lesson 4).
+
+What a UI for an agent turn shows, read only from the turn's own vocabulary
+(never from a wire, so a new provider changes nothing here):
+
+- an outcome banner first. It says ``completed`` only for a turn whose every
+  stream ended properly; a stream that died says ``truncated`` (or
+  ``failed`` with the error's scope and phase), and a turn still under way
+  says ``in progress``: never "done" for a stream that did not finish;
+- each step (one model call): its wire, model, finish reason next to the
+  provider's raw value, how its stream ended, and its usage;
+- each block in order, with its id as an index badge (``s1.b0``): text and
+  reasoning as they arrived, a tool call as a card whose state is one of
+  `TOOL_STATES` (``forming``, ``ready``, ``running``, ``done``, ``failed``,
+  ``invalid``, ``cut``, ``interrupted``);
+- the turn's usage totals and its errors.
+
+Every state has a glyph, a word and a border style besides its colour
+(Okabe-Ito, each behind a CSS variable with the hex as fallback, so a theme
+may override it): colour is never the only cue. All model text, tool names,
+inputs, results and error messages are HTML-escaped.
+
+Pieces: `render_turn(state)` (HTML) and `turn_text(state)` (plain text, also
+what the CLI prints); `show_turn(...)` for a notebook; `TurnPane`, a pane for
+the replay `Player` showing the turn at the slider's event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..captures import Capture
+from ..turn.events import TurnFinished, TurnStarted
+from ..turn.outcome import outcome_of_step
+from ..turn.reduce import BlockView, StepView, TurnState, reduce_all
+from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+
+TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
+INPUT_TAIL = 600      # characters of a tool's raw input shown while it forms
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one state looks: glyph, word, colour (a CSS variable with its fallback), border."""
+
+    glyph: str
+    word: str
+    colour: str
+    border: str
+
+
+def _colour(name: str, okabe: str) -> str:
+    return f"var(--rtw-{name}, {OKABE_ITO[okabe]})"
+
+
+TOOL_STATES: dict[str, Look] = {
+    "forming": Look("⋯", "forming", _colour("forming", "orange"), "dashed"),
+    "ready": Look("✓", "ready", _colour("ready", "sky blue"), "solid"),
+    "running": Look("▶", "running", _colour("running", "blue"), "dotted"),
+    "done": Look("✔", "done", _colour("done", "bluish green"), "solid"),
+    "failed": Look("✖", "failed", _colour("failed", "vermillion"), "double"),
+    "invalid": Look("✗", "invalid", _colour("invalid", "vermillion"), "groove"),
+    "cut": Look("✂", "cut", _colour("cut", "reddish purple"), "dotted"),
+    "interrupted": Look("⏹", "interrupted", _colour("interrupted", "yellow"), "dashed"),
+}
+BLOCK_STATES: dict[str, Look] = {
+    "arriving": Look("⋯", "arriving", _colour("forming", "orange"), "dashed"),
+    "complete": Look("✔", "complete", _colour("done", "bluish green"), "solid"),
+    "incomplete": Look("✂", "incomplete", _colour("cut", "reddish purple"), "dotted"),
+}
+OUTCOMES: dict[str | None, Look] = {
+    None: Look("⋯", "in progress", _colour("running", "blue"), "dashed"),
+    "completed": Look("✔", "completed", _colour("done", "bluish green"), "solid"),
+    "paused": Look("⏸", "paused", _colour("forming", "orange"), "dashed"),
+    "failed": Look("✖", "failed", _colour("failed", "vermillion"), "double"),
+    "truncated": Look("✂", "truncated", _colour("cut", "reddish purple"), "dotted"),
+    "cancelled": Look("⊘", "cancelled", _colour("interrupted", "yellow"), "dashed"),
+    "max_steps": Look("⏹", "stopped at max steps", _colour("forming", "orange"), "dashed"),
+}
+# What each outcome means, in a sentence a learner can act on.
+OUTCOME_SAYS: dict[str | None, str] = {
+    None: "the turn has not finished: what is shown is what has arrived so far",
+    "completed": "every step's stream ended properly, with its own terminal event",
+    "paused": "the provider paused the turn; send it back as it is to continue",
+    "failed": "an error ended the turn; what arrived before it is kept",
+    "truncated": ("a stream was cut before its terminal event, so the turn is not done; "
+                  "what arrived is kept and marked incomplete"),
+    "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
+    "max_steps": "the turn reached its step limit before the model finished",
+}
+ENDED_SAYS = {"proper": "ended properly", "cut": "cut (no terminal event)",
+              "error": "ended by an error", "cancelled": "cancelled", None: "streaming…"}
+
+
+# -- states of the pieces -----------------------------------------------------------------
+
+
+def tool_state(block: BlockView) -> str:
+    """A tool call's state for the card: the call's (lesson 3), then its execution's."""
+    if block.call_state == "forming":
+        return "forming"
+    if block.call_state in ("invalid", "cut"):
+        return block.call_state
+    if block.execution_status == "interrupted":
+        return "interrupted"
+    if block.execution in ("running", "done", "failed"):
+        return block.execution
+    return "ready"
+
+
+def block_state(block: BlockView) -> str:
+    """A text, reasoning or other block's state: ``arriving``, ``complete``, ``incomplete``."""
+    if block.open:
+        return "arriving"
+    return "complete" if block.complete else "incomplete"
+
+
+def _tail(text: str, limit: int) -> tuple[str, int]:
+    """The last `limit` characters of `text`, and how many were left out."""
+    if len(text) <= limit:
+        return text, 0
+    return text[-limit:], len(text) - limit
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    except ValueError:          # a circular value: say it as Python would
+        return repr(value)
+
+
+def _usage_words(usage: Any) -> str:
+    return (f"input {usage.input} · output {usage.output} · cache read {usage.cache_read} · "
+            f"cache write {usage.cache_write} · reasoning {usage.reasoning}")
+
+
+def _finish_words(step: StepView) -> str:
+    if step.finish is None:
+        return "not finished"
+    raw = step.finish.raw
+    return f"{step.finish.reason} (raw: {raw!r})" if raw is not None else step.finish.reason
+
+
+def _error_words(error: Any) -> str:
+    cure = "a retry may cure it" if error.retryable else "a retry will not cure it"
+    code = f" [{error.code}]" if error.code else ""
+    return (f"step {error.step} · {error.scope} · {error.phase}{code} · {cure}: "
+            f"{error.message}")
+
+
+def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
+    """The outcome banner as one line: glyph, word, and what it means."""
+    look = OUTCOMES.get(state.outcome, OUTCOMES[None])
+    line = f"{look.word}: {OUTCOME_SAYS.get(state.outcome, '')}"
+    line = f"{look.glyph} {line}" if glyph else line
+    errors = state.errors
+    if state.outcome == "failed" and errors:
+        line += f" ({errors[0].scope} error, {errors[0].phase}: {errors[0].message})"
+    return line
+
+
+# -- plain text -----------------------------------------------------------------------------
+
+
+def turn_text(state: TurnState) -> str:
+    """The turn as plain text: outcome, steps with their blocks and tool calls, usage, errors.
+
+    The ``text/plain`` fallback of the view and what ``lesson-lib turn`` prints.
+    """
+    lines = [f"turn · {outcome_line(state)}"]
+    blocks_by_step: dict[int, list[BlockView]] = {}
+    for block in state.blocks:
+        blocks_by_step.setdefault(block.step, []).append(block)
+    for step in state.steps:
+        lines.append(f"step {step.step} · {step.wire} · {step.model or 'model not named'} · "
+                     f"finish {_finish_words(step)} · {ENDED_SAYS.get(step.ended, step.ended)}")
+        for block in blocks_by_step.get(step.step, []):
+            lines += ["  " + line for line in _block_text(block)]
+        if step.finished:
+            lines.append(f"  usage: {_usage_words(step.usage)}")
+    if not state.steps:
+        lines.append("(no step has started)")
+    lines.append(f"usage (turn): {_usage_words(state.usage)}")
+    for error in state.errors:
+        lines.append(f"error: {_error_words(error)}")
+    return "\n".join(lines)
+
+
+def _block_text(block: BlockView) -> list[str]:
+    choice = f" choice {block.choice}" if block.choice else ""
+    side = " server-side" if block.server_side else ""
+    if block.kind == "tool_call":
+        state = tool_state(block)
+        look = TOOL_STATES[state]
+        out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
+               f"· {look.glyph} {look.word}"]
+        if block.input is not None and state not in ("forming", "invalid", "cut"):
+            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
+        else:
+            raw, hidden = _tail(block.raw_input or "", INPUT_TAIL)
+            out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
+                       f"{raw!r}")
+        if block.execution_status is not None:
+            out.append(f"    result ({block.execution_status}): "
+                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
+        return out
+    look = BLOCK_STATES[block_state(block)]
+    label = "refusal" if block.channel == "refusal" else block.kind
+    head = f"[{block.id}] {label}{side}{choice} · {look.glyph} {look.word}"
+    if block.signature:
+        head += " · signed"
+    if block.wire_kind == "redacted_thinking":
+        head += " · redacted"
+    text, hidden = _tail(block.text, TEXT_TAIL)
+    more = f"… {hidden} earlier characters … " if hidden else ""
+    return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]
+
+
+# -- HTML -----------------------------------------------------------------------------------
+
+CSS = f"""<style>
+.rtw-turn {{ font-family: var(--jp-ui-font-family, system-ui, sans-serif); color: {FG};
+  font-size: 13px; }}
+.rtw-turn-banner {{ padding: 6px 10px; margin: 4px 0 8px; border-radius: 4px;
+  background: {BG_ALT}; font-weight: bold; }}
+.rtw-turn-step {{ border-left: 3px solid {FG_MUTED}; padding: 2px 8px; margin: 6px 0; }}
+.rtw-turn-step-head {{ color: {FG_MUTED}; margin: 2px 0 4px; }}
+.rtw-turn-block {{ margin: 4px 0; padding: 3px 6px; border-radius: 3px; }}
+.rtw-turn-text {{ font-family: {MONO}; white-space: pre-wrap; word-break: break-word;
+  margin: 2px 0; }}
+.rtw-turn-badge {{ font-family: {MONO}; font-size: 11px; border: 1px solid {FG_MUTED};
+  border-radius: 8px; padding: 0 5px; margin-right: 4px; }}
+.rtw-turn-state {{ padding: 0 4px; border-radius: 3px; white-space: nowrap; }}
+.rtw-turn-usage td, .rtw-turn-usage th {{ padding: 0 6px; text-align: right;
+  font-family: {MONO}; font-size: 12px; }}
+</style>"""
+
+
+def _badge(look: Look, state: str) -> str:
+    return (f'<span class="rtw-turn-state" data-state="{esc(state)}" '
+            f'style="border:2px {look.border} {look.colour}">'
+            f'<span aria-hidden="true" style="color:{look.colour}">{look.glyph}</span> '
+            f'{esc(look.word)}</span>')
+
+
+def _banner(state: TurnState) -> str:
+    look = OUTCOMES.get(state.outcome, OUTCOMES[None])
+    outcome = state.outcome or "in_progress"
+    return (f'<div class="rtw-turn-banner" role="status" data-outcome="{esc(outcome)}" '
+            f'style="border:3px {look.border} {look.colour}">'
+            f'<span aria-hidden="true" style="color:{look.colour}">{look.glyph}</span> '
+            f'{esc(outcome_line(state, glyph=False))}</div>')
+
+
+def _pre(text: str, hidden: int = 0) -> str:
+    more = (f'<span class="rtw-note" style="color:{FG_MUTED}">… {hidden} earlier characters '
+            "not shown … </span>") if hidden else ""
+    return f'<pre class="rtw-turn-text">{more}{esc(text)}</pre>'
+
+
+def _block_html(block: BlockView) -> str:
+    badge = f'<span class="rtw-turn-badge" title="block id">{esc(block.id)}</span>'
+    extra = []
+    if block.server_side:
+        extra.append("server-side")
+    if block.choice:
+        extra.append(f"choice {block.choice}")
+    tags = "".join(f' <span class="rtw-note" style="color:{FG_MUTED}">{esc(t)}</span>'
+                   for t in extra)
+    if block.kind == "tool_call":
+        return _tool_card(block, badge, tags)
+    state = block_state(block)
+    look = BLOCK_STATES[state]
+    label = "refusal" if block.channel == "refusal" else block.kind
+    if block.signature:
+        tags += f' <span class="rtw-note" style="color:{FG_MUTED}">signed</span>'
+    if block.wire_kind == "redacted_thinking":
+        tags += f' <span class="rtw-note" style="color:{FG_MUTED}">redacted</span>'
+    text, hidden = _tail(block.text, TEXT_TAIL)
+    body = _pre(text, hidden) if text or not block.data else _pre(f"({block.wire_kind})")
+    return (f'<div class="rtw-turn-block" data-kind="{esc(block.kind)}" '
+            f'data-state="{esc(state)}" style="border:1px {look.border} {look.colour}">'
+            f'{badge}<b>{esc(label)}</b>{tags} {_badge(look, state)}{body}</div>')
+
+
+def _tool_card(block: BlockView, badge: str, tags: str) -> str:
+    state = tool_state(block)
+    look = TOOL_STATES[state]
+    parts = [f'{badge}<b>{esc(block.name or "(no name)")}</b>{tags} {_badge(look, state)} '
+             f'<span class="rtw-note" style="color:{FG_MUTED}">{esc(block.call_id or "")}</span>']
+    if block.input is not None and state not in ("forming", "invalid", "cut"):
+        parts.append(_pre(_json(block.input)))
+    else:
+        raw, hidden = _tail(block.raw_input or "", INPUT_TAIL)
+        why = {"invalid": "the input is not valid JSON (or the model stopped inside it): "
+                          "this call never runs",
+               "cut": "the stream ended inside the input: this call never runs"}.get(state)
+        if why:
+            parts.append(f'<div class="rtw-note">{esc(why)}</div>')
+        parts.append(_pre(raw, hidden))
+    if block.execution_status is not None:
+        parts.append(f'<div class="rtw-note">result ({esc(block.execution_status)}):</div>'
+                     + _pre(_json(block.result)))
+    return (f'<div class="rtw-turn-block rtw-tool-card" data-kind="tool_call" '
+            f'data-state="{esc(state)}" style="border:2px {look.border} {look.colour}">'
+            + "".join(parts) + "</div>")
+
+
+def _usage_table(state: TurnState) -> str:
+    heads = ("", "input", "output", "cache read", "cache write", "reasoning")
+    rows = [(f"step {s.step}", s.usage) for s in state.steps if s.finished]
+    rows.append(("turn", state.usage))
+    body = "".join(
+        f'<tr><th scope="row">{esc(name)}</th>'
+        + "".join(f"<td>{n}</td>" for n in (u.input, u.output, u.cache_read, u.cache_write,
+                                              u.reasoning))
+        + "</tr>" for name, u in rows)
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    return (f'<table class="rtw-turn-usage" aria-label="usage"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
+def render_turn(state: TurnState) -> str:
+    """The turn as HTML: outcome banner, steps with their blocks and tool cards, usage, errors."""
+    out = [CSS, '<div class="rtw-turn">', _banner(state)]
+    blocks_by_step: dict[int, list[BlockView]] = {}
+    for block in state.blocks:
+        blocks_by_step.setdefault(block.step, []).append(block)
+    for step in state.steps:
+        ended = ENDED_SAYS.get(step.ended, step.ended)
+        head = (f'<div class="rtw-turn-step-head"><span class="rtw-turn-badge">step '
+                f'{step.step}</span>{esc(step.wire)} · {esc(step.model or "model not named")} · '
+                f'finish {esc(_finish_words(step))} · {esc(ended)}</div>')
+        blocks = "".join(_block_html(b) for b in blocks_by_step.get(step.step, []))
+        out.append(f'<div class="rtw-turn-step" data-step="{step.step}">{head}{blocks}</div>')
+    if not state.steps:
+        out.append(f'<p class="rtw-note" style="color:{FG_MUTED}">No step has started.</p>')
+    out.append(_usage_table(state))
+    if state.errors:
+        items = "".join(f'<li data-scope="{esc(e.scope)}" data-phase="{esc(e.phase)}">'
+                        f"{esc(_error_words(e))}</li>" for e in state.errors)
+        out.append(f'<div class="rtw-turn-errors"><b>Errors</b><ul>{items}</ul></div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+# -- for a notebook -------------------------------------------------------------------------
+
+
+class TurnView:
+    """A turn state for a notebook: HTML in a browser, plain text anywhere else."""
+
+    def __init__(self, state: TurnState, name: str = "Turn") -> None:
+        self.state = state
+        self.name = name
+
+    def _repr_html_(self) -> str:
+        return page(section(self.name, render_turn(self.state)))
+
+    def __repr__(self) -> str:
+        return turn_text(self.state)
+
+    __str__ = __repr__
+
+
+def _state_of(source: Any, route: str | None) -> TurnState:
+    if isinstance(source, TurnState):
+        return source
+    if hasattr(source, "state") and isinstance(source.state, TurnState):
+        return source.state          # a `LoopResult`: the loop's tool executions included
+    from ..turn.run import default_route, turn_state
+    caps = [source] if isinstance(source, Capture) else list(source)
+    return turn_state(caps, route or default_route())
+
+
+def show_turn(source: Capture | Sequence[Capture] | TurnState | Any, at: int | None = None,
+              *, route: str | None = None) -> TurnView:
+    """The turn of `source` after its first `at` turn events (None: all of them).
+
+    `source` is a capture, the captures of a turn's steps in order, a
+    `TurnState`, or the `LoopResult` of the agent loop (whose state has the
+    tools' executions).
+    """
+    state = _state_of(source, route)
+    return TurnView(state if at is None else state.at(at))
+
+
+# -- the pane for the player ----------------------------------------------------------------
+
+_KEPT = 16
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """One capture's turn: the final state and, per wire event, how many turn events it
+    has reached."""
+
+    state: TurnState
+    marks: list[int]
+
+
+def replay_turn(capture: Capture, route: str | None = None) -> _Replay:
+    """A capture as a one-step turn, with the turn-event count reached after each of its
+    wire events (the last one reaches everything, the step's and the turn's ends too)."""
+    from ..turn.adapters import Counter
+    from ..turn.run import default_route, timed_batches
+    route = route or default_route()
+    seq = Counter(1)
+    events: list[Any] = [TurnStarted(0)]
+    batches = list(timed_batches(capture, 1, seq, route))     # type: ignore[arg-type]
+    counts = []
+    for _, batch in batches:
+        events += batch
+        counts.append(len(events))
+    last = next((e for e in reversed(events) if e.kind == "step_finished"), None)
+    outcome = outcome_of_step(last.ended, last.finish.reason) if last else "truncated"
+    events.append(TurnFinished(seq(), outcome=outcome or "completed"))
+    n = len(capture.events)
+    if route == "wire" and len(batches) == n + 2:
+        marks = counts[1:n + 1]          # one batch per wire event, between begin and finish
+    else:
+        # The SDK route has no event indexes: match by arrival time instead.
+        times = [t for t, _ in batches]
+        marks, k = [], 0
+        for sse in capture.events:
+            while k + 1 < len(batches) - 1 and (times[k + 1] or 0.0) <= (sse.t or 0.0):
+                k += 1
+            marks.append(counts[k])
+    if marks:
+        marks[-1] = len(events)
+    return _Replay(reduce_all(events), marks)
+
+
+class TurnPane:
+    """The turn view as a player pane: the turn state after the slider's event.
+
+    The capture is one step of a turn. One replay per capture is kept (the
+    last `_KEPT`), and a state at any index is the final state's prefix
+    (`TurnState.at`): a step costs a render, not a replay.
+    """
+
+    def __init__(self, name: str = "Turn", route: str | None = None) -> None:
+        self.name = name
+        self.route = route
+        self._replays: OrderedDict[int, tuple[Capture, _Replay]] = OrderedDict()
+
+    def replay(self, capture: Capture) -> _Replay:
+        """The capture's turn and marks, computed once per capture."""
+        key = id(capture)
+        hit = self._replays.get(key)
+        if hit is not None and hit[0] is capture:
+            self._replays.move_to_end(key)
+            return hit[1]
+        found = replay_turn(capture, self.route)
+        self._replays[key] = (capture, found)
+        while len(self._replays) > _KEPT:
+            self._replays.popitem(last=False)
+        return found
+
+    def state(self, capture: Capture, index: int) -> TurnState:
+        """The turn after wire event `index` of `capture`."""
+        found = self.replay(capture)
+        if not found.marks:
+            return found.state
+        i = max(0, min(int(index), len(found.marks) - 1))
+        return found.state.at(found.marks[i])
+
+    def __call__(self, capture: Capture, index: int) -> str:
+        """The turn after event `index`, as an HTML region titled with the pane's name."""
+        return section(self.name, render_turn(self.state(capture, index)))
+
+    def text(self, capture: Capture, index: int) -> str:
+        """The turn after event `index`, as plain text."""
+        return turn_text(self.state(capture, index))
