@@ -5,7 +5,9 @@
 - `player`: the replay `Player` every lesson reuses;
 - `timeline_plot`: arrival times of events as a matplotlib figure;
 - `slot_view`: lesson 2's pane, one box per slot, and its counter labeller;
-- `tool_card`: lesson 3's pane, tool calls as their arguments form.
+- `tool_card`: lesson 3's pane, tool calls as their arguments form;
+- `turn_view`: lesson 4's pane, the turn state (steps, blocks, tool cards, outcome);
+- `turn_timeline`: the agent loop's tools drawn over the stream's arrival timeline.
 
 Views never parse: they render what `event_table` and the later stations
 computed, and they escape every piece of model text.
@@ -18,7 +20,9 @@ from .player import Player
 from .slot_view import SlotPane, show_slots, slot_labeller
 from .timeline_plot import timeline_figure, timeline_text
 from .tool_card import ToolCardPane, show_tool_calls, tool_call_labeller
+from .turn_view import TurnPane, render_turn, show_turn, turn_text
 
 __all__ = ["Pane", "Player", "RawBytesPane", "SlotPane", "TablePane", "ToolCardPane",
            "default_labeller", "show_slots", "show_tool_calls", "slot_labeller",
            "timeline_figure", "timeline_text", "tool_call_labeller"]
+__all__ += ["TurnPane", "render_turn", "show_turn", "turn_text"]
