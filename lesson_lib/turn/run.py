@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..accumulate import accumulator_for, http_error
 from ..captures import Capture
 from ..wire_events import DONE, WireEvent, parse_all
-from .adapters import Counter, adapter_for
+from .adapters import Counter, adapter_for, dialect_of
 from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
 from .reduce import TurnState, reduce_all
@@ -65,8 +65,9 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
         from .adapters.sdk import turn_events_from_sdk
         outcome = run_sdk(capture)
         return turn_events_from_sdk(capture.wire or "", outcome.events, outcome.error,
-                                    step=step, seq=seq, model=model)
-    adapter = adapter_for(capture.wire, step, seq, model=model)
+                                    step=step, seq=seq, model=model,
+                                    dialect=dialect_of(capture))
+    adapter = adapter_for(capture.wire, step, seq, model=model, dialect=dialect_of(capture))
     out = adapter.begin()
     if capture.status >= 300:
         diag = http_error(capture)
@@ -102,7 +103,7 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     seq = seq if seq is not None else Counter()
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
     outcome = run_sdk(capture)
-    adapter = SDKAdapter(capture.wire or "", step, seq, model=model)
+    adapter = SDKAdapter(capture.wire or "", step, seq, model=model, dialect=dialect_of(capture))
     yield 0.0, adapter.begin()
     times = _aligned_times(capture, outcome.events)
     last = 0.0
@@ -119,7 +120,7 @@ def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[
         return
     seq = seq if seq is not None else Counter()
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
-    adapter = adapter_for(capture.wire, step, seq, model=model)
+    adapter = adapter_for(capture.wire, step, seq, model=model, dialect=dialect_of(capture))
     yield 0.0, adapter.begin()
     acc = accumulator_for(capture.wire, capture.request)
     last = 0.0
@@ -184,6 +185,40 @@ def turn_events(captures: Sequence[Capture] | Capture, route: Route = "wire",
             break
     out.append(TurnFinished(seq(), outcome=outcome or "completed"))
     return out
+
+
+def turn_by_wire_event(capture: Capture, route: Route = "wire"
+                       ) -> tuple[list[TurnEvent], list[int]]:
+    """A capture as a one-step turn, and for each of its wire events how many of the
+    turn's events it has reached (the player's slider, in turn terms).
+
+    The last wire event reaches everything: the step's synthesised ends and the
+    turn's end too. The SDK route has no event indexes, so its events are
+    matched to the wire events by arrival time.
+    """
+    seq = Counter(1)
+    events: list[TurnEvent] = [TurnStarted(0)]
+    batches = list(timed_batches(capture, 1, seq, route))
+    counts = []
+    for _, batch in batches:
+        events += batch
+        counts.append(len(events))
+    last = next((e for e in reversed(events) if e.kind == "step_finished"), None)
+    outcome = outcome_of_step(last.ended, last.finish.reason) if last else "truncated"
+    events.append(TurnFinished(seq(), outcome=outcome or "completed"))
+    n = len(capture.events)
+    if route == "wire" and len(batches) == n + 2:
+        marks = counts[1:n + 1]          # one batch per wire event, between begin and finish
+    else:
+        times = [t for t, _ in batches]
+        marks, k = [], 0
+        for sse in capture.events:
+            while k + 1 < len(batches) - 1 and (times[k + 1] or 0.0) <= (sse.t or 0.0):
+                k += 1
+            marks.append(counts[k])
+    if marks:
+        marks[-1] = len(events)
+    return events, marks
 
 
 def turn_state(captures: Iterable[Capture] | Capture, route: Route = "wire") -> TurnState:

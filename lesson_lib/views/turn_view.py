@@ -34,8 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
-from ..turn.events import TurnFinished, TurnStarted
-from ..turn.outcome import outcome_of_step
 from ..turn.reduce import BlockView, StepView, TurnState, reduce_all
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
 
@@ -405,33 +403,9 @@ class _Replay:
 
 def replay_turn(capture: Capture, route: str | None = None) -> _Replay:
     """A capture as a one-step turn, with the turn-event count reached after each of its
-    wire events (the last one reaches everything, the step's and the turn's ends too)."""
-    from ..turn.adapters import Counter
-    from ..turn.run import default_route, timed_batches
-    route = route or default_route()
-    seq = Counter(1)
-    events: list[Any] = [TurnStarted(0)]
-    batches = list(timed_batches(capture, 1, seq, route))     # type: ignore[arg-type]
-    counts = []
-    for _, batch in batches:
-        events += batch
-        counts.append(len(events))
-    last = next((e for e in reversed(events) if e.kind == "step_finished"), None)
-    outcome = outcome_of_step(last.ended, last.finish.reason) if last else "truncated"
-    events.append(TurnFinished(seq(), outcome=outcome or "completed"))
-    n = len(capture.events)
-    if route == "wire" and len(batches) == n + 2:
-        marks = counts[1:n + 1]          # one batch per wire event, between begin and finish
-    else:
-        # The SDK route has no event indexes: match by arrival time instead.
-        times = [t for t, _ in batches]
-        marks, k = [], 0
-        for sse in capture.events:
-            while k + 1 < len(batches) - 1 and (times[k + 1] or 0.0) <= (sse.t or 0.0):
-                k += 1
-            marks.append(counts[k])
-    if marks:
-        marks[-1] = len(events)
+    wire events (see `lesson_lib.turn.run.turn_by_wire_event`)."""
+    from ..turn.run import default_route, turn_by_wire_event
+    events, marks = turn_by_wire_event(capture, route or default_route())  # type: ignore[arg-type]
     return _Replay(reduce_all(events), marks)
 
 

@@ -1,21 +1,75 @@
 """Adapters: one per wire, from the accumulators' changes to turn events, and one
-from the official SDKs' own stream events (`sdk`)."""
+from the official SDKs' own stream events (`sdk`).
+
+Which adapter speaks for a step is data: `ADAPTERS` maps a wire to its
+adapter, and `DIALECTS` maps a server that speaks a wire with its own traits
+(an OpenAI-compatible Chat server) to the adapter that knows them. A new
+provider is one more entry here and one more module: the reducer and the
+views never change for it, since they read only the turn's events.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
 from .chat import ChatAdapter
+from .deepseek import DeepSeekChatAdapter
 from .responses import ResponsesAdapter
 
-__all__ = ["AnthropicAdapter", "ChatAdapter", "Counter", "ResponsesAdapter", "WireAdapter",
-           "adapter_for"]
+__all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
+           "DeepSeekChatAdapter", "Dialect", "ResponsesAdapter", "WireAdapter", "adapter_for",
+           "dialect_of"]
 
 
-def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, **kw) -> WireAdapter:
-    """A fresh adapter for one step on `wire` (``ValueError`` for an unknown wire)."""
-    classes = {"anthropic-messages": AnthropicAdapter, "openai-responses": ResponsesAdapter,
-               "openai-chat": ChatAdapter}
-    if wire not in classes:
+@dataclass(frozen=True)
+class Dialect:
+    """A server speaking `wire` with traits of its own: its adapter, and the model-name
+    prefixes that say a stream is in it."""
+
+    wire: str
+    adapter: type[WireAdapter]
+    models: tuple[str, ...] = ()
+
+
+ADAPTERS: dict[str, type[WireAdapter]] = {
+    "anthropic-messages": AnthropicAdapter,
+    "openai-responses": ResponsesAdapter,
+    "openai-chat": ChatAdapter,
+}
+DIALECTS: dict[str, Dialect] = {
+    "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),
+}
+
+
+def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, *,
+                dialect: str | None = None, **kw: Any) -> WireAdapter:
+    """A fresh adapter for one step on `wire`, in `dialect` when given (``ValueError`` for
+    an unknown wire, or a dialect of another wire)."""
+    if dialect is not None:
+        found = DIALECTS.get(dialect)
+        if found is None or found.wire != wire:
+            raise ValueError(f"no turn adapter for dialect {dialect!r} of wire {wire!r}")
+        return found.adapter(step, seq, **kw)
+    if wire not in ADAPTERS:
         raise ValueError(f"no turn adapter for wire {wire!r}")
-    return classes[wire](step, seq, **kw)
+    return ADAPTERS[wire](step, seq, **kw)
+
+
+def dialect_of(capture: Any) -> str | None:
+    """The dialect a capture's stream is in: its sidecar's ``dialect``, else the one whose
+    model prefix the request's model (or the stream's first payload's) starts with."""
+    named = capture.sidecar.get("dialect")
+    if isinstance(named, str) and named in DIALECTS:
+        return named
+    model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    if not isinstance(model, str) and capture.events:
+        from ...wire_events import parse_payload
+        first = parse_payload(capture.events[0]).payload
+        model = first.get("model") if isinstance(first, dict) else None
+    if not isinstance(model, str):
+        return None
+    return next((name for name, d in DIALECTS.items()
+                 if d.wire == capture.wire and model.startswith(d.models)), None)

@@ -137,6 +137,10 @@ class WireAdapter:
         """The step's usage after a change: the wire's usage is cumulative."""
         return new
 
+    def step_usage(self, raw: Any) -> Usage:
+        """The step's usage in the turn's terms, from the wire's usage object."""
+        return _wire_facts.usage(self.wire, raw)
+
     # -- the adapter ------------------------------------------------------------
 
     def _ev(self, cls: type, **kw: Any) -> TurnEvent:
@@ -341,7 +345,7 @@ class WireAdapter:
         elif finish.reason == "stop" and any(b.channel == "refusal" for b in self.order):
             finish = Finish("refusal", finish.raw)     # Chat and Responses say stop
         out.append(self._ev(StepFinished, step=self.step, finish=finish,
-                            usage=_wire_facts.usage(self.wire, self.usage_raw),
+                            usage=self.step_usage(self.usage_raw),
                             ended=ended, model=self.response.get("model"),
                             response_id=self.response.get("id"), t=t, at=at))
 

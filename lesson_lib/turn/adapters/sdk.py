@@ -325,13 +325,14 @@ class SDKAdapter:
     """Turn events for one step from an SDK's stream events (see the module)."""
 
     def __init__(self, wire: str, step: int = 1, seq: Counter | None = None, *,
-                 model: str | None = None, block_start: int = 0) -> None:
+                 model: str | None = None, block_start: int = 0,
+                 dialect: str | None = None) -> None:
         if wire not in _TRANSLATORS:
             raise ValueError(f"no SDK adapter for wire {wire!r}")
         self.wire = wire
         self.translator = _TRANSLATORS[wire]()
         self.adapter: WireAdapter = adapter_for(wire, step, seq, model=model,
-                                                block_start=block_start)
+                                                block_start=block_start, dialect=dialect)
         self.seen = 0
 
     def begin(self) -> list[TurnEvent]:
@@ -393,9 +394,10 @@ def _is_connection_error(error: BaseException) -> bool:
 
 def turn_events_from_sdk(wire: str, events: list[Any], error: BaseException | None = None,
                          *, step: int = 1, seq: Counter | None = None,
-                         model: str | None = None) -> list[TurnEvent]:
+                         model: str | None = None,
+                         dialect: str | None = None) -> list[TurnEvent]:
     """One step's turn events from what an SDK's streaming helper yielded (and raised)."""
-    adapter = SDKAdapter(wire, step, seq, model=model)
+    adapter = SDKAdapter(wire, step, seq, model=model, dialect=dialect)
     out = adapter.begin()
     for event in events:
         out += adapter.feed(event)
