@@ -300,6 +300,26 @@ def test_one_http_error_diagnostic_for_the_ending_and_the_accumulator(capture):
     assert wires.error_body(capture.text).message in diag.message
 
 
+# -- usage ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, usage, expected", [
+    ("anthropic-messages", {"input_tokens": 5, "cache_read_input_tokens": 100,
+                            "cache_creation_input_tokens": 20, "output_tokens": 7},
+     {"input": 125, "output": 7, "cache_read": 100, "cache_write": 20, "reasoning": 0}),
+    ("openai-responses", {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 30},
+                          "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 4}},
+     {"input": 50, "output": 9, "cache_read": 30, "cache_write": 0, "reasoning": 4}),
+    ("openai-chat", {"prompt_tokens": 6, "completion_tokens": True,
+                     "completion_tokens_details": {"reasoning_tokens": 3}},
+     {"input": 6, "output": 0, "cache_read": 0, "cache_write": 0, "reasoning": 3}),
+])
+def test_usage_counts_speak_one_vocabulary(name, usage, expected):
+    counts = wires.WIRES[name].usage_counts(usage)
+    assert tuple(counts) == wires.USAGE_COUNTS and counts == expected
+    assert set(wires.WIRES[name].usage_counts(None).values()) == {0}
+
+
 # -- the cheat sheets -------------------------------------------------------------------
 
 
@@ -323,8 +343,6 @@ OLD = {
     "stream_end.py": {"TERMINALS", "FAILURES", "ERRORS"},
     "accumulate/responses_events.py": {"TERMINALS"},
     "accumulate/anthropic.py": {"KNOWN_BLOCKS"},
-    "turn/_wire_facts.py": {"_ANTHROPIC_STOP", "_CHAT_FINISH", "_RESPONSES_INCOMPLETE",
-                            "_RETRYABLE_TYPES", "_RETRYABLE_STATUS"},
 }
 
 

@@ -20,6 +20,9 @@ small pure functions:
 - ``retryable_error(error_type_or_code) -> bool``, ``retryable(WireError)
   -> bool`` and ``retryable_status(status) -> bool``: which failures a
   retry can cure (`error_body` reads an HTTP error body's `WireError`);
+- ``usage_counts(usage) -> dict``: a usage object's token counts in the
+  unified names `USAGE_COUNTS` (``input`` with cache reads and writes
+  included, ``output``, ``cache_read``, ``cache_write``, ``reasoning``);
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet.
 
 >>> from lesson_lib import wires
@@ -37,13 +40,21 @@ from types import ModuleType
 from typing import Any
 
 from . import anthropic, chat, responses
-from .common import FINISHES, Finish, Sheet, WireError, error_body, retryable_status
+from .common import (
+    FINISHES,
+    USAGE_COUNTS,
+    Finish,
+    Sheet,
+    WireError,
+    error_body,
+    retryable_status,
+)
 
 WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat)}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
-__all__ = ["FAILURE_TYPES", "FINISHES", "WIRES", "Finish", "Sheet", "WireError", "anthropic",
+__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "Sheet", "WireError", "anthropic",
            "chat", "error_body", "for_wire", "read_error", "responses", "retryable_status"]
 
 

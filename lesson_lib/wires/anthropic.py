@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, Sheet, WireError, read_error_object, unified
+from .common import Finish, Sheet, WireError, count, read_error_object, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "anthropic-messages"
@@ -56,6 +56,15 @@ FINISH_REASONS: dict[str, Finish] = {
 def finish_reason(stop_reason: Any) -> Finish | None:
     """A ``stop_reason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, stop_reason)
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
+    """A ``usage`` object's counts in the unified names (`USAGE_COUNTS`): the input counts
+    cache reads and writes, which Anthropic reports apart from ``input_tokens``."""
+    read, write = count(usage, "cache_read_input_tokens"), count(usage, "cache_creation_input_tokens")
+    return {"input": count(usage, "input_tokens") + read + write,
+            "output": count(usage, "output_tokens"), "cache_read": read, "cache_write": write,
+            "reasoning": 0}
 
 
 # -- errors ----------------------------------------------------------------------------

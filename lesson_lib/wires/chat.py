@@ -13,7 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..wire_events import DONE
-from .common import Finish, Sheet, WireError, flat_error, read_error_object, unified
+from .common import (
+    Finish,
+    Sheet,
+    WireError,
+    count,
+    flat_error,
+    read_error_object,
+    unified,
+)
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "openai-chat"
@@ -47,6 +55,14 @@ FINISH_REASONS: dict[str, Finish] = {
 def finish_reason(raw: Any) -> Finish | None:
     """A choice's ``finish_reason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, raw)
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
+    """A ``usage`` object's counts in the unified names (`USAGE_COUNTS`)."""
+    return {"input": count(usage, "prompt_tokens"), "output": count(usage, "completion_tokens"),
+            "cache_read": count(usage, "prompt_tokens_details", "cached_tokens"),
+            "cache_write": 0,
+            "reasoning": count(usage, "completion_tokens_details", "reasoning_tokens")}
 
 
 # -- errors ----------------------------------------------------------------------------

@@ -18,6 +18,19 @@ FINISHES: tuple[Finish, ...] = ("stop", "length", "tool_calls", "content_filter"
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
+# A step's token counts in one vocabulary for every wire (lesson 4's turn reads them):
+# ``input`` counts all input, cache reads and writes included; a count the wire does
+# not report is 0.
+USAGE_COUNTS = ("input", "output", "cache_read", "cache_write", "reasoning")
+
+
+def count(obj: Any, *path: str) -> int:
+    """The integer at `path` inside nested dicts, 0 when absent or not an integer."""
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, int) and not isinstance(obj, bool) else 0
+
+
 def retryable_status(status: int) -> bool:
     """Whether a request that failed with HTTP `status` is worth sending again."""
     return status in RETRYABLE_STATUSES or status >= 500

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, Sheet, WireError, flat_error, read_error_object
+from .common import Finish, Sheet, WireError, count, flat_error, read_error_object
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "openai-responses"
@@ -132,6 +132,14 @@ def finish_from(status: Any, incomplete_reason: Any = None, *, called_tools: boo
     if called_tools:
         return "tool_calls"
     return "refusal" if refused else "stop"
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
+    """A ``usage`` object's counts in the unified names (`USAGE_COUNTS`)."""
+    return {"input": count(usage, "input_tokens"), "output": count(usage, "output_tokens"),
+            "cache_read": count(usage, "input_tokens_details", "cached_tokens"),
+            "cache_write": 0,
+            "reasoning": count(usage, "output_tokens_details", "reasoning_tokens")}
 
 
 # -- errors ----------------------------------------------------------------------------

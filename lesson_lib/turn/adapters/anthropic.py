@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import wires
 from ...accumulate import changes as ch
-from .. import _wire_facts
 from ..events import Finish
 from .base import WireAdapter
 
@@ -32,7 +32,7 @@ class AnthropicAdapter(WireAdapter):
     def finish(self) -> Finish:
         """From ``stop_reason`` (``pause_turn`` is a pause, ``max_tokens`` a length stop)."""
         raw = self.response.get("stop_reason")
-        return Finish(_wire_facts.finish_reason(self.wire, raw), raw)
+        return Finish(wires.anthropic.finish_reason(raw) or "other", raw)
 
     def merge_usage(self, old: Any, new: Any) -> Any:
         """``message_start`` has the input counts, each ``message_delta`` the output so far."""

@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import wires
 from ...accumulate import changes as ch
 from ...tool_calls import partial_value
-from .. import _wire_facts
 from ..events import (
     BlockDelta,
     BlockEnded,
@@ -139,7 +139,17 @@ class WireAdapter:
 
     def step_usage(self, raw: Any) -> Usage:
         """The step's usage in the turn's terms, from the wire's usage object."""
-        return _wire_facts.usage(self.wire, raw)
+        if not isinstance(raw, dict) or self.wire not in wires.WIRES:
+            return Usage(raw=raw)
+        return Usage(**wires.WIRES[self.wire].usage_counts(raw), raw=raw)
+
+    def retryable(self, error_type: str | None, status: int | None = None) -> bool:
+        """Whether a retry can cure this error: by its HTTP `status`, else by its type
+        or code as this wire says."""
+        if status is not None and wires.retryable_status(status):
+            return True
+        module = wires.WIRES.get(self.wire)
+        return module is not None and module.retryable_error(error_type)
 
     # -- the adapter ------------------------------------------------------------
 
@@ -164,7 +174,7 @@ class WireAdapter:
                    error_type: str | None = None) -> list[TurnEvent]:
         """A request that failed before any event: one provider error, then the step's end."""
         out = [self._ev(ErrorReported, step=self.step, scope="provider", phase="before_output",
-                        retryable=_wire_facts.retryable(error_type, status), message=message,
+                        retryable=self.retryable(error_type, status), message=message,
                         code="http_error", raw=raw)]
         self.errors += 1
         self.finished = True
@@ -307,7 +317,7 @@ class WireAdapter:
         self.errors += 1
         out.append(self._ev(ErrorReported, step=self.step, scope="provider",
                             phase="after_output" if self.output_seen else "before_output",
-                            retryable=_wire_facts.retryable(c.error_type), message=c.message,
+                            retryable=self.retryable(c.error_type), message=c.message,
                             code=c.error_type, raw=c.error, t=t, at=at))
 
     def _unknown(self, c: ch.UnknownEvent, out: list, t: float | None, at: int | None) -> None:

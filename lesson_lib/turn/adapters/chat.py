@@ -8,8 +8,8 @@ agent loop cannot start its tool earlier: that is the wire, not the loop.
 
 from __future__ import annotations
 
+from ... import wires
 from ...accumulate import changes as ch
-from .. import _wire_facts
 from ..events import Finish
 from .base import WireAdapter
 
@@ -35,4 +35,4 @@ class ChatAdapter(WireAdapter):
         """Choice 0's ``finish_reason``."""
         # The step's finish is choice 0's (a request for several choices is still one step).
         raw = self.choice_finish.get(0, self.response.get("finish_reason"))
-        return Finish(_wire_facts.finish_reason(self.wire, raw), raw)
+        return Finish(wires.chat.finish_reason(raw) or "other", raw)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import wires
 from ...accumulate import changes as ch
-from .. import _wire_facts
 from ..events import Finish
 from .base import CONTAINER, PARENT, WireAdapter
 
@@ -56,6 +56,5 @@ class ResponsesAdapter(WireAdapter):
         reason = details.get("reason") if isinstance(details, dict) else None
         called = any(b.kind == "tool_call" and not b.server_side for b in self.order)
         raw = {"status": status, "incomplete_details": details}
-        return Finish(_wire_facts.finish_reason(self.wire, None, status=status,
-                                                incomplete_reason=reason,
-                                                called_tools=called), raw)
+        found = wires.responses.finish_from(status, reason, called_tools=called)
+        return Finish(found or "other", raw)
