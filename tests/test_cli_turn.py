@@ -65,7 +65,7 @@ def arrived_text(final: dict, wire: str) -> str:
 def test_the_weather_turns_two_steps_are_completed(capsys, wire):
     steps = [f"{wire}/weather-turn-step1", f"{wire}/weather-turn-step2"]
     code, data, err = run_json(capsys, *steps)
-    assert code == 0 and err == ""
+    assert code == 0 and ": error" not in err        # warnings may come, errors never
     assert data["outcome"] == "completed"
     assert [(s["step"], s["wire"], s["finish"]["reason"]) for s in data["steps"]] == \
         [(1, wire, "tool_calls"), (2, wire, "stop")]
