@@ -208,7 +208,7 @@ def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:
 
 def _cmd_turn(args: argparse.Namespace) -> int:
     from .turn.run import default_route, turn_state
-    from .views.turn_view import turn_text
+    from .turn.summary import turn_text
 
     caps = [open_capture(source) for source in args.captures]
     labels = [_label(cap, source) for cap, source in zip(caps, args.captures, strict=True)]

@@ -11,7 +11,8 @@ Stations, downstream of the accumulators:
 - `order`: the order checker (transition tables);
 - `run`: captures -> turn events, by either route;
 - `loop`: the agent loop (the only async module), with `tools`;
-- `next_request`: the next request of the turn, from a `TurnState`.
+- `next_request`: the next request of the turn, from a `TurnState`;
+- `summary`: the turn in words (states, outcome sentence, `turn_text`).
 """
 
 from __future__ import annotations

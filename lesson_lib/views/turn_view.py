@@ -21,7 +21,7 @@ may override it): colour is never the only cue. All model text, tool names,
 inputs, results and error messages are HTML-escaped.
 
 Pieces: `render_turn(state)` (HTML) and `turn_text(state)` (plain text, also
-what the CLI prints); `show_turn(...)` for a notebook; `TurnPane`, a pane for
+what the CLI prints: it lives with the turn's words in `lesson_lib.turn.summary`); `show_turn(...)` for a notebook; `TurnPane`, a pane for
 the replay `Player` showing the turn at the slider's event.
 """
 
@@ -34,11 +34,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
-from ..turn.reduce import BlockView, StepView, TurnState, reduce_all
+from ..turn.reduce import BlockView, TurnState, reduce_all
+from ..turn.summary import (
+    BLOCK_STATE_WORDS,
+    ENDED_SAYS,
+    INPUT_TAIL,
+    OUTCOME_WORDS,
+    TEXT_TAIL,
+    TOOL_STATE_WORDS,
+    block_state,
+    error_words,
+    finish_words,
+    outcome_line,
+    tail,
+    tool_state,
+    turn_text,
+)
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
-
-TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
-INPUT_TAIL = 600      # characters of a tool's raw input shown while it forms
 
 
 @dataclass(frozen=True)
@@ -55,73 +67,31 @@ def _colour(name: str, okabe: str) -> str:
     return f"var(--rtw-{name}, {OKABE_ITO[okabe]})"
 
 
-TOOL_STATES: dict[str, Look] = {
-    "forming": Look("⋯", "forming", _colour("forming", "orange"), "dashed"),
-    "ready": Look("✓", "ready", _colour("ready", "sky blue"), "solid"),
-    "running": Look("▶", "running", _colour("running", "blue"), "dotted"),
-    "done": Look("✔", "done", _colour("done", "bluish green"), "solid"),
-    "failed": Look("✖", "failed", _colour("failed", "vermillion"), "double"),
-    "invalid": Look("✗", "invalid", _colour("invalid", "vermillion"), "groove"),
-    "cut": Look("✂", "cut", _colour("cut", "reddish purple"), "dotted"),
-    "interrupted": Look("⏹", "interrupted", _colour("interrupted", "yellow"), "dashed"),
-}
-BLOCK_STATES: dict[str, Look] = {
-    "arriving": Look("⋯", "arriving", _colour("forming", "orange"), "dashed"),
-    "complete": Look("✔", "complete", _colour("done", "bluish green"), "solid"),
-    "incomplete": Look("✂", "incomplete", _colour("cut", "reddish purple"), "dotted"),
-}
-OUTCOMES: dict[str | None, Look] = {
-    None: Look("⋯", "in progress", _colour("running", "blue"), "dashed"),
-    "completed": Look("✔", "completed", _colour("done", "bluish green"), "solid"),
-    "paused": Look("⏸", "paused", _colour("forming", "orange"), "dashed"),
-    "failed": Look("✖", "failed", _colour("failed", "vermillion"), "double"),
-    "truncated": Look("✂", "truncated", _colour("cut", "reddish purple"), "dotted"),
-    "cancelled": Look("⊘", "cancelled", _colour("interrupted", "yellow"), "dashed"),
-    "max_steps": Look("⏹", "stopped at max steps", _colour("forming", "orange"), "dashed"),
-}
-# What each outcome means, in a sentence a learner can act on.
-OUTCOME_SAYS: dict[str | None, str] = {
-    None: "the turn has not finished: what is shown is what has arrived so far",
-    "completed": "every step's stream ended properly, with its own terminal event",
-    "paused": "the provider paused the turn; send it back as it is to continue",
-    "failed": "an error ended the turn; what arrived before it is kept",
-    "truncated": ("a stream was cut before its terminal event, so the turn is not done; "
-                  "what arrived is kept and marked incomplete"),
-    "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
-    "max_steps": "the turn reached its step limit before the model finished",
-}
-ENDED_SAYS = {"proper": "ended properly", "cut": "cut (no terminal event)",
-              "error": "ended by an error", "cancelled": "cancelled", None: "streaming…"}
+def _looks(words: dict, styles: dict) -> dict:
+    return {state: Look(*words[state], _colour(*styles[state][:2]), styles[state][2])
+            for state in words}
 
 
-# -- states of the pieces -----------------------------------------------------------------
-
-
-def tool_state(block: BlockView) -> str:
-    """A tool call's state for the card: the call's (lesson 3), then its execution's."""
-    if block.call_state == "forming":
-        return "forming"
-    if block.call_state in ("invalid", "cut"):
-        return block.call_state
-    if block.execution_status == "interrupted":
-        return "interrupted"
-    if block.execution in ("running", "done", "failed"):
-        return block.execution
-    return "ready"
-
-
-def block_state(block: BlockView) -> str:
-    """A text, reasoning or other block's state: ``arriving``, ``complete``, ``incomplete``."""
-    if block.open:
-        return "arriving"
-    return "complete" if block.complete else "incomplete"
-
-
-def _tail(text: str, limit: int) -> tuple[str, int]:
-    """The last `limit` characters of `text`, and how many were left out."""
-    if len(text) <= limit:
-        return text, 0
-    return text[-limit:], len(text) - limit
+# Colour (its CSS variable and Okabe-Ito fallback) and border of each state; the glyphs
+# and words are the turn's own (`lesson_lib.turn.summary`).
+TOOL_STATES: dict[str, Look] = _looks(TOOL_STATE_WORDS, {
+    "forming": ("forming", "orange", "dashed"), "ready": ("ready", "sky blue", "solid"),
+    "running": ("running", "blue", "dotted"), "done": ("done", "bluish green", "solid"),
+    "failed": ("failed", "vermillion", "double"), "invalid": ("invalid", "vermillion", "groove"),
+    "cut": ("cut", "reddish purple", "dotted"),
+    "interrupted": ("interrupted", "yellow", "dashed"),
+})
+BLOCK_STATES: dict[str, Look] = _looks(BLOCK_STATE_WORDS, {
+    "arriving": ("forming", "orange", "dashed"), "complete": ("done", "bluish green", "solid"),
+    "incomplete": ("cut", "reddish purple", "dotted"),
+})
+OUTCOMES: dict[str | None, Look] = _looks(OUTCOME_WORDS, {
+    None: ("running", "blue", "dashed"), "completed": ("done", "bluish green", "solid"),
+    "paused": ("forming", "orange", "dashed"), "failed": ("failed", "vermillion", "double"),
+    "truncated": ("cut", "reddish purple", "dotted"),
+    "cancelled": ("interrupted", "yellow", "dashed"),
+    "max_steps": ("forming", "orange", "dashed"),
+})
 
 
 def _json(value: Any) -> str:
@@ -130,92 +100,6 @@ def _json(value: Any) -> str:
     except ValueError:          # a circular value: say it as Python would
         return repr(value)
 
-
-def _usage_words(usage: Any) -> str:
-    return (f"input {usage.input} · output {usage.output} · cache read {usage.cache_read} · "
-            f"cache write {usage.cache_write} · reasoning {usage.reasoning}")
-
-
-def _finish_words(step: StepView) -> str:
-    if step.finish is None:
-        return "not finished"
-    raw = step.finish.raw
-    return f"{step.finish.reason} (raw: {raw!r})" if raw is not None else step.finish.reason
-
-
-def _error_words(error: Any) -> str:
-    cure = "a retry may cure it" if error.retryable else "a retry will not cure it"
-    code = f" [{error.code}]" if error.code else ""
-    return (f"step {error.step} · {error.scope} · {error.phase}{code} · {cure}: "
-            f"{error.message}")
-
-
-def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
-    """The outcome banner as one line: glyph, word, and what it means."""
-    look = OUTCOMES.get(state.outcome, OUTCOMES[None])
-    line = f"{look.word}: {OUTCOME_SAYS.get(state.outcome, '')}"
-    line = f"{look.glyph} {line}" if glyph else line
-    errors = state.errors
-    if state.outcome == "failed" and errors:
-        line += f" ({errors[0].scope} error, {errors[0].phase}: {errors[0].message})"
-    return line
-
-
-# -- plain text -----------------------------------------------------------------------------
-
-
-def turn_text(state: TurnState) -> str:
-    """The turn as plain text: outcome, steps with their blocks and tool calls, usage, errors.
-
-    The ``text/plain`` fallback of the view and what ``lesson-lib turn`` prints.
-    """
-    lines = [f"turn · {outcome_line(state)}"]
-    blocks_by_step: dict[int, list[BlockView]] = {}
-    for block in state.blocks:
-        blocks_by_step.setdefault(block.step, []).append(block)
-    for step in state.steps:
-        lines.append(f"step {step.step} · {step.wire} · {step.model or 'model not named'} · "
-                     f"finish {_finish_words(step)} · {ENDED_SAYS.get(step.ended, step.ended)}")
-        for block in blocks_by_step.get(step.step, []):
-            lines += ["  " + line for line in _block_text(block)]
-        if step.finished:
-            lines.append(f"  usage: {_usage_words(step.usage)}")
-    if not state.steps:
-        lines.append("(no step has started)")
-    lines.append(f"usage (turn): {_usage_words(state.usage)}")
-    for error in state.errors:
-        lines.append(f"error: {_error_words(error)}")
-    return "\n".join(lines)
-
-
-def _block_text(block: BlockView) -> list[str]:
-    choice = f" choice {block.choice}" if block.choice else ""
-    side = " server-side" if block.server_side else ""
-    if block.kind == "tool_call":
-        state = tool_state(block)
-        look = TOOL_STATES[state]
-        out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
-               f"· {look.glyph} {look.word}"]
-        if block.input is not None and state not in ("forming", "invalid", "cut"):
-            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
-        else:
-            raw, hidden = _tail(block.raw_input or "", INPUT_TAIL)
-            out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
-                       f"{raw!r}")
-        if block.execution_status is not None:
-            out.append(f"    result ({block.execution_status}): "
-                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
-        return out
-    look = BLOCK_STATES[block_state(block)]
-    label = "refusal" if block.channel == "refusal" else block.kind
-    head = f"[{block.id}] {label}{side}{choice} · {look.glyph} {look.word}"
-    if block.signature:
-        head += " · signed"
-    if block.wire_kind == "redacted_thinking":
-        head += " · redacted"
-    text, hidden = _tail(block.text, TEXT_TAIL)
-    more = f"… {hidden} earlier characters … " if hidden else ""
-    return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]
 
 
 # -- HTML -----------------------------------------------------------------------------------
@@ -278,7 +162,7 @@ def _block_html(block: BlockView) -> str:
         tags += f' <span class="rtw-note" style="color:{FG_MUTED}">signed</span>'
     if block.wire_kind == "redacted_thinking":
         tags += f' <span class="rtw-note" style="color:{FG_MUTED}">redacted</span>'
-    text, hidden = _tail(block.text, TEXT_TAIL)
+    text, hidden = tail(block.text, TEXT_TAIL)
     body = _pre(text, hidden) if text or not block.data else _pre(f"({block.wire_kind})")
     return (f'<div class="rtw-turn-block" data-kind="{esc(block.kind)}" '
             f'data-state="{esc(state)}" style="border:1px {look.border} {look.colour}">'
@@ -293,7 +177,7 @@ def _tool_card(block: BlockView, badge: str, tags: str) -> str:
     if block.input is not None and state not in ("forming", "invalid", "cut"):
         parts.append(_pre(_json(block.input)))
     else:
-        raw, hidden = _tail(block.raw_input or "", INPUT_TAIL)
+        raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
         why = {"invalid": "the input is not valid JSON (or the model stopped inside it): "
                           "this call never runs",
                "cut": "the stream ended inside the input: this call never runs"}.get(state)
@@ -332,7 +216,7 @@ def render_turn(state: TurnState) -> str:
         ended = ENDED_SAYS.get(step.ended, step.ended)
         head = (f'<div class="rtw-turn-step-head"><span class="rtw-turn-badge">step '
                 f'{step.step}</span>{esc(step.wire)} · {esc(step.model or "model not named")} · '
-                f'finish {esc(_finish_words(step))} · {esc(ended)}</div>')
+                f'finish {esc(finish_words(step))} · {esc(ended)}</div>')
         blocks = "".join(_block_html(b) for b in blocks_by_step.get(step.step, []))
         out.append(f'<div class="rtw-turn-step" data-step="{step.step}">{head}{blocks}</div>')
     if not state.steps:
@@ -340,7 +224,7 @@ def render_turn(state: TurnState) -> str:
     out.append(_usage_table(state))
     if state.errors:
         items = "".join(f'<li data-scope="{esc(e.scope)}" data-phase="{esc(e.phase)}">'
-                        f"{esc(_error_words(e))}</li>" for e in state.errors)
+                        f"{esc(error_words(e))}</li>" for e in state.errors)
         out.append(f'<div class="rtw-turn-errors"><b>Errors</b><ul>{items}</ul></div>')
     out.append("</div>")
     return "".join(out)

@@ -1,0 +1,170 @@
+"""The turn in words: each piece's state, and the whole turn as plain text.
+
+What a reader is told about a `TurnState`, whatever shows it: the states
+of a tool call (``forming``, ``ready``, ``running``, ``done``, ``failed``,
+``invalid``, ``cut``, ``interrupted``) and of a block (``arriving``,
+``complete``, ``incomplete``), each with a glyph; the outcome as a sentence
+that never says done for a stream that died; and `turn_text`, the turn as
+plain text, which ``lesson-lib turn`` prints and the turn view
+(`lesson_lib.views.turn_view`) gives as its ``text/plain`` fallback. The
+view adds colours and borders to these words, never other words.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .reduce import BlockView, StepView, TurnState
+
+TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
+INPUT_TAIL = 600      # characters of a tool's raw input shown while it forms
+
+# (glyph, word) of each state: a shape and a name, so no reader needs colour.
+TOOL_STATE_WORDS: dict[str, tuple[str, str]] = {
+    "forming": ("⋯", "forming"), "ready": ("✓", "ready"), "running": ("▶", "running"),
+    "done": ("✔", "done"), "failed": ("✖", "failed"), "invalid": ("✗", "invalid"),
+    "cut": ("✂", "cut"), "interrupted": ("⏹", "interrupted"),
+}
+BLOCK_STATE_WORDS: dict[str, tuple[str, str]] = {
+    "arriving": ("⋯", "arriving"), "complete": ("✔", "complete"),
+    "incomplete": ("✂", "incomplete"),
+}
+OUTCOME_WORDS: dict[str | None, tuple[str, str]] = {
+    None: ("⋯", "in progress"), "completed": ("✔", "completed"), "paused": ("⏸", "paused"),
+    "failed": ("✖", "failed"), "truncated": ("✂", "truncated"), "cancelled": ("⊘", "cancelled"),
+    "max_steps": ("⏹", "stopped at max steps"),
+}
+# What each outcome means, in a sentence a learner can act on.
+OUTCOME_SAYS: dict[str | None, str] = {
+    None: "the turn has not finished: what is shown is what has arrived so far",
+    "completed": "every step's stream ended properly, with its own terminal event",
+    "paused": "the provider paused the turn; send it back as it is to continue",
+    "failed": "an error ended the turn; what arrived before it is kept",
+    "truncated": ("a stream was cut before its terminal event, so the turn is not done; "
+                  "what arrived is kept and marked incomplete"),
+    "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
+    "max_steps": "the turn reached its step limit before the model finished",
+}
+ENDED_SAYS = {"proper": "ended properly", "cut": "cut (no terminal event)",
+              "error": "ended by an error", "cancelled": "cancelled", None: "streaming…"}
+
+
+# -- states of the pieces -----------------------------------------------------------------
+
+
+def tool_state(block: BlockView) -> str:
+    """A tool call's state for the card: the call's (lesson 3), then its execution's."""
+    if block.call_state == "forming":
+        return "forming"
+    if block.call_state in ("invalid", "cut"):
+        return block.call_state
+    if block.execution_status == "interrupted":
+        return "interrupted"
+    if block.execution in ("running", "done", "failed"):
+        return block.execution
+    return "ready"
+
+
+def block_state(block: BlockView) -> str:
+    """A text, reasoning or other block's state: ``arriving``, ``complete``, ``incomplete``."""
+    if block.open:
+        return "arriving"
+    return "complete" if block.complete else "incomplete"
+
+
+def tail(text: str, limit: int) -> tuple[str, int]:
+    """The last `limit` characters of `text`, and how many were left out."""
+    if len(text) <= limit:
+        return text, 0
+    return text[-limit:], len(text) - limit
+
+
+def usage_words(usage: Any) -> str:
+    """A `Usage` as ``input 12 · output 3 · ...``."""
+    return (f"input {usage.input} · output {usage.output} · cache read {usage.cache_read} · "
+            f"cache write {usage.cache_write} · reasoning {usage.reasoning}")
+
+
+def finish_words(step: StepView) -> str:
+    """A step's finish reason next to the provider's raw value."""
+    if step.finish is None:
+        return "not finished"
+    raw = step.finish.raw
+    return f"{step.finish.reason} (raw: {raw!r})" if raw is not None else step.finish.reason
+
+
+def error_words(error: Any) -> str:
+    """An `ErrorReported` in one line: step, scope, phase, code, whether a retry helps."""
+    cure = "a retry may cure it" if error.retryable else "a retry will not cure it"
+    code = f" [{error.code}]" if error.code else ""
+    return (f"step {error.step} · {error.scope} · {error.phase}{code} · {cure}: "
+            f"{error.message}")
+
+
+def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
+    """The outcome banner as one line: glyph, word, and what it means."""
+    mark, word = OUTCOME_WORDS.get(state.outcome, OUTCOME_WORDS[None])
+    line = f"{word}: {OUTCOME_SAYS.get(state.outcome, '')}"
+    line = f"{mark} {line}" if glyph else line
+    errors = state.errors
+    if state.outcome == "failed" and errors:
+        line += f" ({errors[0].scope} error, {errors[0].phase}: {errors[0].message})"
+    return line
+
+
+# -- plain text -----------------------------------------------------------------------------
+
+
+def turn_text(state: TurnState) -> str:
+    """The turn as plain text: outcome, steps with their blocks and tool calls, usage, errors.
+
+    The ``text/plain`` fallback of the view and what ``lesson-lib turn`` prints.
+    """
+    lines = [f"turn · {outcome_line(state)}"]
+    blocks_by_step: dict[int, list[BlockView]] = {}
+    for block in state.blocks:
+        blocks_by_step.setdefault(block.step, []).append(block)
+    for step in state.steps:
+        lines.append(f"step {step.step} · {step.wire} · {step.model or 'model not named'} · "
+                     f"finish {finish_words(step)} · {ENDED_SAYS.get(step.ended, step.ended)}")
+        for block in blocks_by_step.get(step.step, []):
+            lines += ["  " + line for line in _block_text(block)]
+        if step.finished:
+            lines.append(f"  usage: {usage_words(step.usage)}")
+    if not state.steps:
+        lines.append("(no step has started)")
+    lines.append(f"usage (turn): {usage_words(state.usage)}")
+    for error in state.errors:
+        lines.append(f"error: {error_words(error)}")
+    return "\n".join(lines)
+
+
+def _block_text(block: BlockView) -> list[str]:
+    choice = f" choice {block.choice}" if block.choice else ""
+    side = " server-side" if block.server_side else ""
+    if block.kind == "tool_call":
+        state = tool_state(block)
+        mark, word = TOOL_STATE_WORDS[state]
+        out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
+               f"· {mark} {word}"]
+        if block.input is not None and state not in ("forming", "invalid", "cut"):
+            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
+        else:
+            raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
+            out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
+                       f"{raw!r}")
+        if block.execution_status is not None:
+            out.append(f"    result ({block.execution_status}): "
+                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
+        return out
+    mark, word = BLOCK_STATE_WORDS[block_state(block)]
+    label = "refusal" if block.channel == "refusal" else block.kind
+    head = f"[{block.id}] {label}{side}{choice} · {mark} {word}"
+    if block.signature:
+        head += " · signed"
+    if block.wire_kind == "redacted_thinking":
+        head += " · redacted"
+    text, hidden = tail(block.text, TEXT_TAIL)
+    more = f"… {hidden} earlier characters … " if hidden else ""
+    return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]
