@@ -22,6 +22,7 @@ from lesson_lib.views import (
     TurnPane,
     render_turn,
     show_turn,
+    turn_labeller,
     turn_text,
 )
 from lesson_lib.views.turn_view import TOOL_STATES, tool_state
@@ -239,6 +240,21 @@ def test_the_player_shows_the_turn_at_the_sliders_event():
     assert seen[-1] == ("ready", "ready") and banner(view.value) == "completed"
     assert ("forming",) in seen
     assert "[Turn]" in player.render_text() and "render_turn" not in player.render_html()
+
+
+def test_the_counter_says_what_each_event_meant_for_the_turn():
+    cap = load("openai-chat/weather-turn-step1")
+    player = Player([cap], panes=[TablePane(), TurnPane()], labeller=turn_labeller)
+    n = len(cap.events)
+    said = []
+    for i in range(n):
+        player.index = i
+        label = player.label()
+        assert label.startswith(f"event {i} / {n} · ") and " · turn: " in label
+        said.append(label.split(" · turn: ", 1)[1])
+    assert "turn_started" in said[0]
+    assert said[-1].endswith("turn_finished completed")
+    assert sum(s.count("tool_call_ready") for s in said) == 2
 
 
 @pytest.mark.parametrize("capture", [c for c in corpus() if c.wire in WIRES],

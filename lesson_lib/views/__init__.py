@@ -21,10 +21,10 @@ from .slot_view import SlotPane, show_slots, slot_labeller
 from .timeline_plot import timeline_figure, timeline_text
 from .tool_card import ToolCardPane, show_tool_calls, tool_call_labeller
 from .turn_timeline import tool_timeline_figure, tool_timeline_text
-from .turn_view import TurnPane, render_turn, show_turn, turn_text
+from .turn_view import TurnPane, render_turn, show_turn, turn_labeller, turn_text
 
 __all__ = ["Pane", "Player", "RawBytesPane", "SlotPane", "TablePane", "ToolCardPane",
            "default_labeller", "show_slots", "show_tool_calls", "slot_labeller",
            "timeline_figure", "timeline_text", "tool_call_labeller"]
 __all__ += ["TurnPane", "render_turn", "show_turn", "tool_timeline_figure",
-            "tool_timeline_text", "turn_text"]
+            "tool_timeline_text", "turn_labeller", "turn_text"]

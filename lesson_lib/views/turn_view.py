@@ -21,8 +21,9 @@ may override it): colour is never the only cue. All model text, tool names,
 inputs, results and error messages are HTML-escaped.
 
 Pieces: `render_turn(state)` (HTML) and `turn_text(state)` (plain text, also
-what the CLI prints: it lives with the turn's words in `lesson_lib.turn.summary`); `show_turn(...)` for a notebook; `TurnPane`, a pane for
-the replay `Player` showing the turn at the slider's event.
+what the CLI prints: it lives with the turn's words in `lesson_lib.turn.summary`);
+`show_turn(...)` for a notebook; `TurnPane`, a pane for the replay `Player`
+showing the turn at the slider's event, and `turn_labeller`, its counter.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from ..turn.summary import (
     turn_text,
 )
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+from .panes import default_labeller
 
 
 @dataclass(frozen=True)
@@ -334,3 +336,28 @@ class TurnPane:
     def text(self, capture: Capture, index: int) -> str:
         """The turn after event `index`, as plain text."""
         return turn_text(self.state(capture, index))
+
+    def caused(self, capture: Capture, index: int) -> list[Any]:
+        """The turn events that wire event `index` caused (the last one: the ends too)."""
+        found = self.replay(capture)
+        if not found.marks:
+            return found.state.events
+        i = max(0, min(int(index), len(found.marks) - 1))
+        before = found.marks[i - 1] if i else 0
+        return found.state.events[before:found.marks[i]]
+
+
+_LABELLER_PANE = TurnPane()
+
+
+def turn_labeller(capture: Capture, index: int) -> str:
+    """The player's counter, saying what the event meant for the turn:
+    ``event 12 / 48 · content_block_delta · turn: block_delta s1.b1, tool_call_ready s1.b1``."""
+    base = default_labeller(capture, index)
+    if not capture.events:
+        return base
+    said = []
+    for event in _LABELLER_PANE.caused(capture, index):
+        target = getattr(event, "block", None) or getattr(event, "outcome", None)
+        said.append(f"{event.kind} {target}" if target else event.kind)
+    return f"{base} · turn: {', '.join(said) if said else 'nothing new'}"
