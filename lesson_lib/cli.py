@@ -207,7 +207,7 @@ def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:
 
 
 def _cmd_turn(args: argparse.Namespace) -> int:
-    from .turn.run import default_route, turn_state
+    from .turn.run import turn_state
     from .turn.summary import turn_text
 
     caps = [open_capture(source) for source in args.captures]
@@ -216,7 +216,7 @@ def _cmd_turn(args: argparse.Namespace) -> int:
         if cap.wire is None:
             raise CaptureError(f"{label}: cannot tell which wire this stream speaks, "
                                "so it cannot be a step of a turn")
-    state = turn_state(caps, default_route())
+    state = turn_state(caps, "auto")
     if args.json:
         json.dump(_finite(state.as_dict()), sys.stdout, ensure_ascii=False, indent=1,
                   allow_nan=False, default=str)

@@ -15,7 +15,7 @@ from lesson_lib.accumulate import accumulate
 from lesson_lib.captures import Capture, load
 from lesson_lib.cli import main
 from lesson_lib.stream_end import how_it_ended
-from lesson_lib.turn.run import default_route
+from lesson_lib.turn.run import route_for
 from lesson_lib.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
@@ -112,7 +112,7 @@ def cut_offsets(cap: Capture) -> list[int]:
 def sdk_cannot_see(cut: Capture) -> bool:
     """On the SDK route a Chat stream whose choices all finished ends properly, [DONE]
     or not (the SDK never yields [DONE]): the wire route sees the cut."""
-    return (default_route() == "sdk" and cut.wire == "openai-chat"
+    return (route_for(cut.wire) == "sdk" and cut.wire == "openai-chat"
             and _FINISHED_CHOICE.search(cut.body) is not None)
 
 

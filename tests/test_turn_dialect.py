@@ -12,7 +12,7 @@ from lesson_lib.captures import from_bytes, reference_dir
 from lesson_lib.turn import adapters
 from lesson_lib.turn.adapters import DIALECTS, ChatAdapter, Dialect, adapter_for, dialect_of
 from lesson_lib.turn.events import Usage
-from lesson_lib.turn.run import default_route, turn_state
+from lesson_lib.turn.run import turn_state
 from lesson_lib.views import render_turn, turn_text
 
 PACKAGE = Path(adapters.__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ def deepseek(body: bytes | None = None):
 def test_the_deepseek_stream_is_known_by_its_model_and_reduces_correctly():
     cap = deepseek()
     assert dialect_of(cap) == "deepseek"
-    state = turn_state(cap, default_route())
+    state = turn_state(cap, "auto")
     assert state.outcome == "completed"
     reasoning, text = state.blocks
     assert (reasoning.kind, reasoning.channel, text.kind) == ("reasoning", "reasoning", "text")
@@ -50,7 +50,7 @@ def test_its_cache_hits_are_read_from_its_own_field():
                      .replace(b'"prompt_cache_hit_tokens":0', b'"prompt_cache_hit_tokens":4'))
     assert only_deepseek != body
     cap = deepseek(only_deepseek)
-    assert turn_state(cap, default_route()).steps[0].usage.cache_read == 4
+    assert turn_state(cap, "auto").steps[0].usage.cache_read == 4
     # The plain Chat adapter does not know the field: that is what the dialect adds.
     raw = {"prompt_tokens": 6, "completion_tokens": 212, "prompt_cache_hit_tokens": 4}
     assert adapter_for("openai-chat").step_usage(raw).cache_read == 0
@@ -75,7 +75,7 @@ def test_a_new_dialect_is_one_more_entry_in_the_registry(monkeypatch):
     cap = deepseek(DEEPSEEK.read_bytes().replace(b'"model":"deepseek-reasoner"',
                                                   b'"model":"doubled-1"'))
     assert dialect_of(cap) == "doubled"
-    state = turn_state(cap, default_route())
+    state = turn_state(cap, "auto")
     assert state.steps[0].usage.output == 424
     assert "<td>424</td>" in render_turn(state)
 

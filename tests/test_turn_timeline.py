@@ -12,7 +12,6 @@ from lesson_lib.captures import load
 from lesson_lib.turn.fake_tools import weather_tool
 from lesson_lib.turn.loop import LoopResult, ToolRun, run_turn
 from lesson_lib.turn.reduce import initial
-from lesson_lib.turn.run import default_route
 from lesson_lib.views import tool_timeline_figure, tool_timeline_text
 from lesson_lib.views.timeline_plot import figure_png
 from lesson_lib.views.turn_timeline import head_start_words, run_label
@@ -20,7 +19,7 @@ from lesson_lib.views.turn_timeline import head_start_words, run_label
 
 def weather_loop(wire: str) -> LoopResult:
     steps = [load(f"{wire}/weather-turn-step1"), load(f"{wire}/weather-turn-step2")]
-    return asyncio.run(run_turn(steps, [weather_tool()], route=default_route()))
+    return asyncio.run(run_turn(steps, [weather_tool()], route="auto"))
 
 
 def texts(fig) -> list[str]:

@@ -13,7 +13,7 @@ from lesson_lib import faults
 from lesson_lib.captures import corpus, from_bytes, load
 from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, weather_tool
 from lesson_lib.turn.loop import run_turn
-from lesson_lib.turn.run import default_route, turn_state
+from lesson_lib.turn.run import turn_state
 from lesson_lib.views import (
     Player,
     RawBytesPane,
@@ -45,7 +45,7 @@ def card_states(html: str) -> list[str]:
 
 def loop(captures, tools=None, **kw):
     tools = [weather_tool()] if tools is None else tools
-    return asyncio.run(run_turn(captures, tools, route=default_route(), **kw))
+    return asyncio.run(run_turn(captures, tools, route="auto", **kw))
 
 
 # -- the outcome banner -------------------------------------------------------------------
@@ -59,7 +59,7 @@ def loop(captures, tools=None, **kw):
     ("openai-responses/error-then-failed", "failed"),
 ])
 def test_the_banner_says_the_outcome_and_never_done_for_a_dead_stream(name, outcome):
-    state = turn_state(load(name), default_route())
+    state = turn_state(load(name), "auto")
     html = render_turn(state)
     assert banner(html) == outcome == state.outcome
     if outcome != "completed":
@@ -69,7 +69,7 @@ def test_the_banner_says_the_outcome_and_never_done_for_a_dead_stream(name, outc
 
 
 def test_a_turn_under_way_is_in_progress_not_done():
-    state = turn_state(weather("anthropic-messages"), default_route())
+    state = turn_state(weather("anthropic-messages"), "auto")
     for i in range(1, state.count):
         assert banner(render_turn(state.at(i))) == "in_progress", i
     assert banner(render_turn(state)) == "completed"
@@ -79,14 +79,14 @@ def test_a_turn_under_way_is_in_progress_not_done():
 def test_every_cut_of_the_weather_step_shows_truncated(wire):
     cap = load(f"{wire}/weather-turn-step1")
     cut = faults.cut_at(cap, len(cap.body) * 2 // 3)
-    state = turn_state(cut, default_route())
+    state = turn_state(cut, "auto")
     html = render_turn(state)
     assert banner(html) == "truncated"
     assert "✂ truncated" in turn_text(state)
 
 
 def test_a_failure_names_its_scope_and_phase():
-    state = turn_state(load("anthropic-messages/overloaded-after-text"), default_route())
+    state = turn_state(load("anthropic-messages/overloaded-after-text"), "auto")
     html = render_turn(state)
     assert re.search(r'<li data-scope="provider" data-phase="after_output">', html)
     assert "provider error, after_output" in turn_text(state)
@@ -97,7 +97,7 @@ def test_a_failure_names_its_scope_and_phase():
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_steps_blocks_and_usage_are_shown(wire):
-    state = turn_state(weather(wire), default_route())
+    state = turn_state(weather(wire), "auto")
     html = render_turn(state)
     assert re.findall(r'class="rtw-turn-step" data-step="(\d)"', html) == ["1", "2"]
     for block in state.blocks:
@@ -111,7 +111,7 @@ def test_steps_blocks_and_usage_are_shown(wire):
 
 
 def test_forming_then_ready_as_the_stream_goes():
-    state = turn_state(load("anthropic-messages/weather-turn-step1"), default_route())
+    state = turn_state(load("anthropic-messages/weather-turn-step1"), "auto")
     seen = []
     for i in range(state.count + 1):
         for s in card_states(render_turn(state.at(i))):
@@ -121,11 +121,11 @@ def test_forming_then_ready_as_the_stream_goes():
 
 
 def test_invalid_and_cut_calls_never_run():
-    state = turn_state(load("openai-chat/cut-in-arguments"), default_route())
+    state = turn_state(load("openai-chat/cut-in-arguments"), "auto")
     assert card_states(render_turn(state)) == ["cut"]
     assert "this call never runs" in render_turn(state)
     cap = load("anthropic-messages/max-tokens-in-tool-json")
-    assert "invalid" in card_states(render_turn(turn_state(cap, default_route())))
+    assert "invalid" in card_states(render_turn(turn_state(cap, "auto")))
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -168,7 +168,7 @@ def test_every_tool_state_has_a_glyph_a_word_and_a_border_besides_its_colour():
 
 
 def test_tool_state_reads_call_then_execution():
-    state = turn_state(load("openai-chat/weather-turn-step1"), default_route())
+    state = turn_state(load("openai-chat/weather-turn-step1"), "auto")
     assert [tool_state(b) for b in state.calls] == ["ready", "ready"]
 
 
@@ -189,7 +189,7 @@ def test_text_tool_names_and_errors_are_escaped():
     cap = edited_text(cap, b"I'll check", script)
     broken = faults.inject_error(cap, len(cap.events) - 3, {
         "type": "error", "error": {"type": "overloaded_error", "message": script.decode()}})
-    state = turn_state(broken, default_route())
+    state = turn_state(broken, "auto")
     assert state.outcome == "failed" and state.calls
     for html in (render_turn(state), show_turn(broken)._repr_html_(),
                  TurnPane()(broken, len(broken.events) - 1)):
@@ -202,7 +202,7 @@ def edited_text(cap, old: bytes, new: bytes):
 
 
 def test_html_in_model_text_is_data():
-    state = turn_state(load("anthropic-messages/html-in-text"), default_route())
+    state = turn_state(load("anthropic-messages/html-in-text"), "auto")
     html = render_turn(state)
     text = "".join(b.text for b in state.blocks if b.kind == "text")
     assert "<img src=x onerror=alert(2)>" in text and "&lt;" in text
@@ -215,7 +215,7 @@ def test_html_in_model_text_is_data():
 
 def test_show_turn_takes_captures_a_state_or_a_loop_result():
     steps = weather("openai-responses")
-    state = turn_state(steps, default_route())
+    state = turn_state(steps, "auto")
     for source in (steps, state, loop(steps)):
         view = show_turn(source)
         assert view._repr_html_().startswith('<div class="rtw">')
@@ -273,5 +273,5 @@ def test_the_pane_renders_every_capture_at_several_indices(capture):
         assert pane.text(capture, index) == turn_text(state)
     final = pane.state(capture, max(0, n - 1))
     assert final.outcome is not None
-    whole = turn_state(capture, default_route())
+    whole = turn_state(capture, "auto")
     assert (final.outcome, final.as_dict()["blocks"]) == (whole.outcome, whole.as_dict()["blocks"])

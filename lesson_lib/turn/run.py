@@ -25,7 +25,7 @@ from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
 from .reduce import TurnState, reduce_all
 
-Route = Literal["wire", "sdk"]
+Route = Literal["wire", "sdk", "auto"]
 
 
 class ChangesUnavailable(RuntimeError):
@@ -43,21 +43,25 @@ def changes_available(wire: str = "anthropic-messages") -> bool:
     return bool(events) and acc.feed(events[0]) is not None
 
 
-def default_route() -> Route:
-    """The wire route when every accumulator returns its changes, else the SDK route."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        wires = ("anthropic-messages", "openai-responses", "openai-chat")
-        _DEFAULT = "wire" if all(changes_available(w) for w in wires) else "sdk"
-    return _DEFAULT
+def route_for(wire: str | None) -> Route:
+    """The route a step on `wire` takes under ``route="auto"``: the wire route once the
+    wire's accumulator returns its changes, else the SDK route."""
+    found = _ROUTES.get(wire or "")
+    if found is None:
+        found = "wire" if wire in _PROBES and changes_available(wire) else "sdk"
+        _ROUTES[wire or ""] = found
+    return found
 
 
-_DEFAULT: Route | None = None
+_PROBES = ("anthropic-messages", "openai-responses", "openai-chat")
+_ROUTES: dict[str, Route] = {}
 
 
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
                 route: Route = "wire") -> list[TurnEvent]:
-    """One step's turn events, from `StepStarted` to `StepFinished`."""
+    """One step's turn events, from `StepStarted` to `StepFinished` (``route="auto"``:
+    the wire route where the wire's accumulator returns its changes, see `route_for`)."""
+    route = route_for(capture.wire) if route == "auto" else route
     seq = seq if seq is not None else Counter()
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
     if route == "sdk":
@@ -95,6 +99,7 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     matched, in order and by type, to the wire event it was decoded from
     (the SDK skips pings and never yields Chat's ``[DONE]``).
     """
+    route = route_for(capture.wire) if route == "auto" else route
     if route == "wire":
         yield from _wire_batches(capture, step, seq)
         return
@@ -196,6 +201,7 @@ def turn_by_wire_event(capture: Capture, route: Route = "wire"
     turn's end too. The SDK route has no event indexes, so its events are
     matched to the wire events by arrival time.
     """
+    route = route_for(capture.wire) if route == "auto" else route
     seq = Counter(1)
     events: list[TurnEvent] = [TurnStarted(0)]
     batches = list(timed_batches(capture, 1, seq, route))

@@ -256,9 +256,9 @@ def _state_of(source: Any, route: str | None) -> TurnState:
         return source
     if hasattr(source, "state") and isinstance(source.state, TurnState):
         return source.state          # a `LoopResult`: the loop's tool executions included
-    from ..turn.run import default_route, turn_state
+    from ..turn.run import turn_state
     caps = [source] if isinstance(source, Capture) else list(source)
-    return turn_state(caps, route or default_route())
+    return turn_state(caps, route or "auto")  # type: ignore[arg-type]
 
 
 def show_turn(source: Capture | Sequence[Capture] | TurnState | Any, at: int | None = None,
@@ -290,8 +290,8 @@ class _Replay:
 def replay_turn(capture: Capture, route: str | None = None) -> _Replay:
     """A capture as a one-step turn, with the turn-event count reached after each of its
     wire events (see `lesson_lib.turn.run.turn_by_wire_event`)."""
-    from ..turn.run import default_route, turn_by_wire_event
-    events, marks = turn_by_wire_event(capture, route or default_route())  # type: ignore[arg-type]
+    from ..turn.run import turn_by_wire_event
+    events, marks = turn_by_wire_event(capture, route or "auto")  # type: ignore[arg-type]
     return _Replay(reduce_all(events), marks)
 
 
