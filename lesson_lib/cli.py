@@ -49,7 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise _Usage("a command is required: events, check, list, final, serve, record or turn")
+            raise _Usage("a command is required: events, check, list, final, serve, record "
+                         "or turn")
         return args.run(args)
     except _Usage as exc:
         _err(f"usage: {exc}")
