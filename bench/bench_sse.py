@@ -3,18 +3,27 @@
 Two inputs, each at two sizes to show growth, all fed in 64-byte chunks:
 one huge event (1 MB and 2 MB of data) and many small events (50k and
 100k). Ratios are printed side by side from one run; a ratio above 1 means
-the SDK decoder is slower than ours.
+the SDK decoder is slower than ours. The small-event cases take the median
+of five interleaved runs (each decoder once per round), so that a noisy
+moment on a shared machine weighs on every decoder alike.
+
+One more row prices the next station: parsing the payloads of 50k small
+events (`wire_events.parse_all`, strict JSON) against a bare `json.loads`
+of each one.
 """
 
 from __future__ import annotations
 
+import json
+import statistics
 import time
 from collections.abc import Callable, Iterator
 
 from anthropic._streaming import SSEDecoder as AnthropicSSEDecoder
 from openai._streaming import SSEDecoder as OpenAISSEDecoder
 
-from lesson_lib.sse import SSEDecoder
+from lesson_lib.sse import SSEDecoder, decode
+from lesson_lib.wire_events import parse_all
 
 CHUNK = 64
 
@@ -63,6 +72,38 @@ def best_of(fn: Callable[[bytes], int], body: bytes, repeat: int) -> tuple[float
     return best, count
 
 
+def median_interleaved(body: bytes, rounds: int) -> tuple[dict[str, float], set[int]]:
+    """Each decoder once per round, `rounds` times; the median time of each."""
+    samples: dict[str, list[float]] = {name: [] for name in IMPLEMENTATIONS}
+    counts = set()
+    for _ in range(rounds):
+        for name, fn in IMPLEMENTATIONS.items():
+            start = time.perf_counter()
+            counts.add(fn(body))
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in samples.items()}, counts
+
+
+def payload_rows(quick: bool = False) -> list[dict]:
+    """Parsing 50k payloads: the strict station against a bare `json.loads` loop."""
+    count = 50_000 // (16 if quick else 1)
+    events, _ = decode([many_small_events(count)])
+
+    def bare() -> int:
+        return len([json.loads(e.data) for e in events])
+
+    def station() -> int:
+        return len(parse_all(events))
+
+    times = {}
+    for name, fn in (("json.loads", bare), ("parse_all", station)):
+        times[name], n = best_of(lambda _body, fn=fn: fn(), b"", 1 if quick else 3)
+        assert n == count
+    return [{"bench": "sse", "case": "payload parsing", "size": f"{count}", "impl": name,
+             "seconds": seconds, "ratio_to_ours": seconds / times["parse_all"]}
+            for name, seconds in times.items()]
+
+
 def run(quick: bool = False) -> list[dict]:
     """Time every decoder on every input; rows carry seconds and the ratio to ours."""
     scale = 16 if quick else 1
@@ -74,24 +115,32 @@ def run(quick: bool = False) -> list[dict]:
     for case, size, body in cases:
         times = {}
         counts = set()
-        for name, fn in IMPLEMENTATIONS.items():
-            times[name], count = best_of(fn, body, 1 if quick else 3)
-            counts.add(count)
+        if case == "many small events":
+            times, counts = median_interleaved(body, 1 if quick else 5)
+        else:
+            for name, fn in IMPLEMENTATIONS.items():
+                times[name], count = best_of(fn, body, 1 if quick else 3)
+                counts.add(count)
         assert len(counts) == 1, f"decoders disagree on {case}: {counts}"
         for name, seconds in times.items():
             rows.append({"bench": "sse", "case": case, "size": size, "impl": name,
                          "seconds": seconds, "ratio_to_ours": seconds / times["lesson_lib"]})
-    return rows
+    return rows + payload_rows(quick)
 
 
 def main(quick: bool = False) -> list[dict]:
     rows = run(quick)
     print("SSE decoding, 64-byte chunks (ratio = time / lesson_lib time)")
     print(f"{'case':<20}{'size':>8}  " + "".join(f"{n:>24}" for n in IMPLEMENTATIONS))
-    for i in range(0, len(rows), len(IMPLEMENTATIONS)):
-        group = rows[i:i + len(IMPLEMENTATIONS)]
+    decoding = [r for r in rows if r["case"] != "payload parsing"]
+    for i in range(0, len(decoding), len(IMPLEMENTATIONS)):
+        group = decoding[i:i + len(IMPLEMENTATIONS)]
         cells = "".join(f"{r['seconds']:>11.4f}s ({r['ratio_to_ours']:>6.1f}x)" for r in group)
         print(f"{group[0]['case']:<20}{group[0]['size']:>8}  {cells}")
+    print("payload parsing (ratio = time / parse_all time)")
+    for r in rows:
+        if r["case"] == "payload parsing":
+            print(f"{r['impl']:<20}{r['size']:>8}  {r['seconds']:>11.4f}s ({r['ratio_to_ours']:>6.2f}x)")
     return rows
 
 

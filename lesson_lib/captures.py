@@ -18,13 +18,21 @@ A capture is two files side by side:
     turn          optional {"name": ..., "step": n} for multi-step turns
 
 A bare ``.sse`` file with no sidecar also loads: the wire is detected from
-its content and the whole body is one chunk with no timing.
+the decoded events' own structure (their ``event:`` names, their payloads'
+``type`` / ``object``), never from text a model may have written, and the
+whole body is one chunk with no timing.
+
+Loading refuses what it cannot trust to read: a sidecar field of the wrong
+shape (named in the error), something that is not a regular file (a FIFO
+with no writer would block forever, ``/dev/zero`` never ends), a file past
+`MAX_BYTES`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -35,6 +43,8 @@ from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+
+MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
 CAPTURES_DIR = Path(__file__).resolve().parent.parent / "captures"
 
@@ -64,7 +74,7 @@ class Capture:
     @property
     def status(self) -> int:
         """The HTTP status (200 when unknown)."""
-        return int(self.sidecar.get("response", {}).get("status", 200))
+        return int((self.sidecar.get("response") or {}).get("status", 200))
 
     @property
     def demonstrates(self) -> str:
@@ -72,7 +82,7 @@ class Capture:
 
     @property
     def request(self) -> dict[str, Any]:
-        return self.sidecar.get("request", {})
+        return self.sidecar.get("request") or {}
 
     @property
     def key(self) -> str:
@@ -81,16 +91,21 @@ class Capture:
 
     @cached_property
     def chunk_ends(self) -> list[int]:
-        ends = list(self.sidecar.get("chunks", {}).get("ends") or [])
+        # Ends that do not move forward inside the body are dropped, so the
+        # chunks always cover the body once, in order (`check` reports them).
+        ends: list[int] = []
+        for end in (self.sidecar.get("chunks") or {}).get("ends") or []:
+            if (ends[-1] if ends else 0) < end <= len(self.body):
+                ends.append(end)
         if not ends or ends[-1] != len(self.body):
             ends.append(len(self.body))
         return ends
 
     @cached_property
     def chunk_times(self) -> list[float | None]:
-        times = list(self.sidecar.get("chunks", {}).get("t_ms") or [])
+        times = list((self.sidecar.get("chunks") or {}).get("t_ms") or [])
         times += [None] * (len(self.chunk_ends) - len(times))
-        return times
+        return times[:len(self.chunk_ends)]
 
     # -- replay ------------------------------------------------------------
 
@@ -130,6 +145,12 @@ class Capture:
             return [], []
         return self.decode()
 
+    @cached_property
+    def text_diagnostics(self) -> list[Diagnostic]:
+        """A `not_text` warning where the body is not valid UTF-8 (the reader shows
+        U+FFFD there; the bytes stay as they are in `body`)."""
+        return not_text(self.body) if self.status < 300 else []
+
     @property
     def text(self) -> str:
         """The body as text (replacement characters for invalid UTF-8)."""
@@ -139,45 +160,148 @@ class Capture:
 # -- loading -----------------------------------------------------------------
 
 
+_ANTHROPIC_TYPES = frozenset({"message_start", "message_delta", "message_stop",
+                              "content_block_start", "content_block_delta",
+                              "content_block_stop"})
+
+
+def not_text(body: bytes) -> list[Diagnostic]:
+    """A `not_text` warning at the first byte that is not UTF-8, with the count of such runs."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    else:
+        return []
+    runs = body[first:].decode("utf-8", "replace").count("\ufffd")
+    return [Diagnostic(
+        code="not_text",
+        message=(f"invalid UTF-8 from byte {first} ({runs} invalid sequence"
+                 f"{'s' if runs != 1 else ''} in all); the reader shows U+FFFD there"),
+        severity="warning", offset=first, extra={"invalid_sequences": runs})]
+
+
 def detect_wire(body: bytes) -> str | None:
-    """Guess the wire from the bytes: event names and payload types."""
-    head = body[:65536].decode("utf-8", "replace")
-    if "event: message_start" in head or '"type":"message_start"' in head.replace(" ", ""):
-        return "anthropic-messages"
-    compact = head.replace(" ", "")
-    if "event: response." in head or '"type":"response.' in compact:
-        return "openai-responses"
-    if "chat.completion.chunk" in head or "data: [DONE]" in head or '"choices":' in compact:
-        return "openai-chat"
-    if '"type":"content_block_' in compact:
-        return "anthropic-messages"
+    """Tell the wire from the decoded events: their names, their payloads' type/object.
+
+    The first event whose structure belongs to one wire decides: an
+    ``event:`` name or payload ``type`` of Anthropic's (``message_start``,
+    ``content_block_*``, ...), one starting ``response.``, a payload
+    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel. What is
+    inside strings (model output) is never looked at.
+    """
+    decoder = SSEDecoder()
+    for event in decoder.feed(body) + decoder.finish():
+        wire = _wire_of(event)
+        if wire is not None:
+            return wire
     return None
 
 
-def load(source: str | os.PathLike, *, search_reference: bool = True) -> Capture:
+def _wire_of(event: ServerSentEvent) -> str | None:
+    names = [event.event]
+    if event.data.strip() == "[DONE]":
+        return "openai-chat"
+    try:
+        payload = json.loads(event.data)
+    except (ValueError, RecursionError):
+        payload = None
+    if isinstance(payload, dict):
+        if payload.get("object") == "chat.completion.chunk":
+            return "openai-chat"
+        names.append(payload.get("type"))
+    for name in names:
+        if not isinstance(name, str):
+            continue
+        if name in _ANTHROPIC_TYPES:
+            return "anthropic-messages"
+        if name.startswith("response."):
+            return "openai-responses"
+    return None
+
+
+def load(source: str | os.PathLike, *, search_reference: bool = True,
+         max_bytes: int = MAX_BYTES) -> Capture:
     """Load a capture by path (with or without sidecar) or by corpus name.
 
     A corpus name is the file name without extension, or ``wire/name`` where
     two wires share a name; the project's `captures/` are searched first,
-    then the reference captures.
+    then the reference captures. Raises `CaptureError` (one line) for what
+    cannot be read: see the module docstring.
     """
     path = _resolve(str(source), search_reference)
     if path.suffix == ".json" and path.with_suffix(".sse").exists():
         path = path.with_suffix(".sse")
-    try:
-        body = path.read_bytes()
-    except IsADirectoryError as exc:
-        raise CaptureError(f"{path}: is a directory, not a capture") from exc
-    except OSError as exc:
-        raise CaptureError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    body = read_body(path, max_bytes)
     sidecar_path = path.with_suffix(".json")
     sidecar: dict[str, Any] = {}
     if sidecar_path.exists() and sidecar_path != path:
         try:
             sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise CaptureError(f"{sidecar_path}: sidecar is not valid JSON ({exc})") from exc
+        problem = sidecar_shape_problem(sidecar)
+        if problem is not None:
+            raise CaptureError(f"{sidecar_path}: {problem}")
     return from_bytes(body, name=path.stem, sidecar=sidecar, path=path)
+
+
+def read_body(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`, or a one-line `CaptureError`."""
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise CaptureError(f"{path}: is a directory, not a capture")
+        if not stat.S_ISREG(info.st_mode):
+            raise CaptureError(f"{path}: not a regular file (a device, FIFO or socket), "
+                               "so not read; pipe it to stdin (-) instead")
+        if info.st_size > max_bytes:
+            raise CaptureError(f"{path}: {info.st_size} bytes, more than the limit of "
+                               f"{max_bytes} (--max-bytes)")
+        with path.open("rb") as handle:
+            body = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise CaptureError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(body) > max_bytes:
+        raise CaptureError(f"{path}: more than the limit of {max_bytes} bytes (--max-bytes)")
+    return body
+
+
+def sidecar_shape_problem(sidecar: Any) -> str | None:
+    """One line naming the first sidecar field whose type is wrong, or None."""
+    if not isinstance(sidecar, dict):
+        return f"sidecar is a JSON {type(sidecar).__name__}, not an object"
+    wire = sidecar.get("wire")
+    if wire is not None and wire not in WIRES:
+        return f"sidecar field 'wire' is {_short(wire)}, not one of {', '.join(WIRES)}"
+    for name in ("request", "response", "chunks", "provenance", "sdk", "turn"):
+        if sidecar.get(name) is not None and not isinstance(sidecar[name], dict):
+            return f"sidecar field {name!r} is {_short(sidecar[name])}, not an object"
+    if "response" in sidecar and sidecar["response"] is None:
+        return "sidecar field 'response' is null, not an object"
+    response = sidecar.get("response") or {}
+    status = response.get("status", 200)
+    if type(status) is not int or not 100 <= status <= 999:
+        return f"sidecar field 'response.status' is {_short(status)}, not an HTTP status"
+    if response.get("headers") is not None and not isinstance(response["headers"], dict):
+        return f"sidecar field 'response.headers' is {_short(response['headers'])}, not an object"
+    chunks = sidecar.get("chunks") or {}
+    for name, kinds in (("ends", (int,)), ("t_ms", (int, float, type(None)))):
+        values = chunks.get(name)
+        if values is None:
+            continue
+        if not isinstance(values, list) or any(
+                type(v) not in kinds for v in values):
+            return (f"sidecar field 'chunks.{name}' is {_short(values)}, "
+                    f"not a list of {'byte offsets' if name == 'ends' else 'times in ms'}")
+    if not isinstance(sidecar.get("demonstrates", ""), str):
+        return f"sidecar field 'demonstrates' is {_short(sidecar['demonstrates'])}, not text"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def from_bytes(body: bytes, *, name: str = "<bytes>", sidecar: dict | None = None,
@@ -190,7 +314,7 @@ def from_bytes(body: bytes, *, name: str = "<bytes>", sidecar: dict | None = Non
 
 def _resolve(source: str, search_reference: bool) -> Path:
     path = Path(source)
-    if path.exists():
+    if os.path.lexists(path):  # a dangling link or a link loop is there, just unreadable
         return path
     roots = [CAPTURES_DIR]
     if search_reference:

@@ -15,12 +15,17 @@ empty, not an event stream); 3 the stream did not end properly (cut,
 in-band error, undispatched bytes, unparseable payloads, HTTP error) —
 everything that did arrive is still printed. Diagnostics go to stderr, one
 line each, naming the file and the byte offset.
+
+Input is a regular file or stdin, at most ``--max-bytes`` (default 1 GiB);
+anything else cannot start. Output that cannot be written (a full disk, a
+closed stdout) is one line and exit 2; a reader that closes the pipe early
+(``| head``) ends the command quietly.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -28,6 +33,7 @@ from typing import Any
 from . import captures as captures_mod
 from .captures import Capture, CaptureError
 from .diagnostics import Diagnostic
+from .json_text import dumps, printable
 from .stream_end import Ending, how_it_ended
 from .wire_events import parse_all
 
@@ -51,7 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             raise _Usage("a command is required: events, check, list, final, serve, record "
                          "or turn")
-        return args.run(args)
+        code = args.run(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
     except _Usage as exc:
         _err(f"usage: {exc}")
         return CANNOT_START
@@ -59,7 +68,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(str(exc))
         return CANNOT_START
     except BrokenPipeError:
+        _silence_stdout()
         return OK
+    except OSError as exc:  # only writes get here: reads raise CaptureError
+        _silence_stdout()
+        _err(f"cannot write the output ({exc.strerror or exc})")
+        return CANNOT_START
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -70,10 +94,12 @@ def _build_parser() -> argparse.ArgumentParser:
     events.add_argument("capture")
     events.add_argument("--chunk-size", type=_positive, default=None)
     events.add_argument("--json", action="store_true")
+    _max_bytes_option(events)
     events.set_defaults(run=_cmd_events)
 
     check = sub.add_parser("check", help="validate captures and replay them through the SDK")
     check.add_argument("captures", nargs="+")
+    _max_bytes_option(check)
     check.set_defaults(run=_cmd_check)
 
     listing = sub.add_parser("list", help="the capture corpus")
@@ -83,6 +109,7 @@ def _build_parser() -> argparse.ArgumentParser:
     final.add_argument("capture")
     final.add_argument("--chunk-size", type=_positive, default=None)
     final.add_argument("--json", action="store_true")
+    _max_bytes_option(final)
     final.set_defaults(run=_cmd_final)
 
     from .record import add_command as add_record
@@ -95,6 +122,11 @@ def _build_parser() -> argparse.ArgumentParser:
     turn.add_argument("--json", action="store_true")
     turn.set_defaults(run=_cmd_turn)
     return parser
+
+
+def _max_bytes_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-bytes", type=_positive, default=captures_mod.MAX_BYTES,
+                        help="refuse a body larger than this (default 1 GiB)")
 
 
 def _positive(text: str) -> int:
@@ -110,13 +142,12 @@ def _positive(text: str) -> int:
 # -- loading, with the checks that decide "cannot start" ---------------------
 
 
-def open_capture(source: str) -> Capture:
+def open_capture(source: str, max_bytes: int = captures_mod.MAX_BYTES) -> Capture:
     """Load a capture for the CLI; raise CaptureError with one clear line if it can't start."""
     if source == "-":
-        body = sys.stdin.buffer.read()
-        cap = captures_mod.from_bytes(body, name="<stdin>")
+        cap = captures_mod.from_bytes(_read_stdin(max_bytes), name="<stdin>")
     else:
-        cap = captures_mod.load(source)
+        cap = captures_mod.load(source, max_bytes=max_bytes)
     label = _label(cap, source)
     if not cap.body:
         raise CaptureError(f"{label}: empty file, nothing to decode")
@@ -129,16 +160,50 @@ def open_capture(source: str) -> Capture:
     return cap
 
 
+def _read_stdin(max_bytes: int) -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise CaptureError("<stdin>: stdin is closed, nothing to read")
+    try:
+        body = stream.read(max_bytes + 1)
+    except (OSError, ValueError) as exc:
+        raise CaptureError(f"<stdin>: cannot read ({getattr(exc, 'strerror', None) or exc})"
+                           ) from exc
+    if len(body) > max_bytes:
+        raise CaptureError(f"<stdin>: more than the limit of {max_bytes} bytes (--max-bytes)")
+    return body
+
+
 def _looks_binary(body: bytes) -> bool:
-    head = body[:4096]
-    if b"\x00" in head:
-        return True
-    replaced = head.decode("utf-8", "replace").count("\ufffd")
-    return replaced > max(4, len(head) // 50)
+    """What cannot be an event stream: mostly invalid UTF-8, or no line structure.
+
+    NUL is legal (in ``data`` it is data; in ``id`` it voids the field), so
+    it counts only as one sign among others of a body with no lines at all.
+    """
+    if b"\n" not in body and b"\r" not in body:
+        return b"\x00" in body
+    try:
+        body.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        pass
+    replaced = body.decode("utf-8", "replace").count("\ufffd") - body.count("\ufffd".encode())
+    return replaced > max(4, len(body) // 10)
 
 
 def _label(cap: Capture, source: str) -> str:
     return str(cap.path) if cap.path is not None else source
+
+
+def _text_and_wire(cap: Capture) -> list[Diagnostic]:
+    """Warnings about the body itself: not UTF-8, or no wire can be told."""
+    diags = list(cap.text_diagnostics)
+    if cap.wire is None and cap.status < 300:
+        diags.append(Diagnostic(
+            "wire_unknown", "cannot tell which wire this stream speaks (no event name or "
+            "payload type of a known wire), so whether it ended properly cannot be checked",
+            severity="warning"))
+    return diags
 
 
 def _ending(cap: Capture, chunk_size: int | None = None) -> tuple[list, Ending]:
@@ -161,14 +226,13 @@ def _err(line: str) -> None:
 
 
 def _cmd_events(args: argparse.Namespace) -> int:
-    cap = open_capture(args.capture)
+    cap = open_capture(args.capture, args.max_bytes)
     label = _label(cap, args.capture)
     sse, sse_diags = cap.decode(args.chunk_size) if cap.status < 300 else ([], [])
     events = parse_all(sse)
     ending = how_it_ended(cap.wire, events, sse_diags, cap.status, cap.text)
     if args.json:
-        json.dump([e.as_dict() for e in sse], sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps([e.as_dict() for e in sse]) + "\n")
     else:
         for i, e in enumerate(sse):
             t = f"{e.t:>8.1f}ms" if e.t is not None else "        -"
@@ -176,14 +240,14 @@ def _cmd_events(args: argparse.Namespace) -> int:
             print(f"{i:>4} {t} {e.start:>7}-{e.end:<7} {name:<40} {_preview(e.data)}")
         if cap.status >= 300:
             print(f"HTTP {cap.status}: {_preview(cap.text, 160)}")
-    _report(label, ending.diagnostics)
+    _report(label, ending.diagnostics + _text_and_wire(cap))
     return OK if ending.proper else NOT_PROPER
 
 
 def _cmd_final(args: argparse.Namespace) -> int:
     from .accumulate import accumulate
 
-    cap = open_capture(args.capture)
+    cap = open_capture(args.capture, args.max_bytes)
     label = _label(cap, args.capture)
     if cap.wire is None:
         raise CaptureError(f"{label}: cannot tell which wire this stream speaks, "
@@ -191,20 +255,19 @@ def _cmd_final(args: argparse.Namespace) -> int:
     result = accumulate(cap, chunk_size=args.chunk_size)
     _, ending = _ending(cap, args.chunk_size)
     if args.json:
-        json.dump(result.final, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps(result.final) + "\n")
     else:
         print(_summarise_final(cap.wire, result.final))
     seen = {(d.code, d.offset) for d in result.diagnostics}
     extra = [d for d in ending.diagnostics if (d.code, d.offset) not in seen]
-    _report(label, list(result.diagnostics) + extra)
+    _report(label, list(result.diagnostics) + extra + _text_and_wire(cap))
     return OK if ending.proper and result.complete else NOT_PROPER
 
 
 def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:
     if final is None:
         return "(no final object: the request failed before any event)"
-    return json.dumps(final, ensure_ascii=False, indent=1)
+    return dumps(final)
 
 
 def _cmd_turn(args: argparse.Namespace) -> int:
@@ -262,7 +325,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     worst = OK
     for source in args.captures:
         try:
-            cap = open_capture(source)
+            cap = open_capture(source, args.max_bytes)
         except CaptureError as exc:
             _err(f"FAIL {exc}")
             worst = CANNOT_START
@@ -280,5 +343,5 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _preview(text: str, limit: int = 72) -> str:
-    flat = text.replace("\n", "\\n")
+    flat = printable(text.replace("\n", "\\n"))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

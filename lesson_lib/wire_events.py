@@ -9,11 +9,19 @@ and Responses wires. Chat Completions has no event names: its chunks are
 typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
 ``[DONE]``, and an in-band error payload (a top-level ``"error"`` key) is
 ``error``.
+
+Payloads are read as strictly as the lesson-3 parser reads tool input:
+``NaN``, ``Infinity``, a number too large for a float (``1e999``) and a
+name given twice in one object are parse errors, not values, so nothing
+downstream prints a value that is not JSON or silently keeps the last of
+two names. A payload nested deeper than Python's JSON reader can follow
+is a parse error too, never a crash.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,9 +51,12 @@ def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
     if data.strip() == DONE:
         return WireEvent(index, sse, DONE, None)
     try:
-        payload = json.loads(data)
+        payload = _STRICT.decode(data)
     except ValueError as exc:
         return WireEvent(index, sse, sse.event, None, parse_error=_describe(exc, data))
+    except RecursionError:
+        return WireEvent(index, sse, sse.event, None,
+                         parse_error="not JSON this reader can follow: nested too deeply")
     return WireEvent(index, sse, payload_type(payload, sse.event), payload)
 
 
@@ -66,6 +77,34 @@ def payload_type(payload: Any, sse_event: str | None = None) -> str | None:
 def parse_all(events: list[ServerSentEvent]) -> list[WireEvent]:
     """Parse every event of a stream, in order."""
     return [parse_payload(sse, i) for i, sse in enumerate(events)]
+
+
+class _NotStrictJSON(ValueError):
+    """A construct Python's reader accepts but JSON does not."""
+
+
+def _no_constant(word: str) -> Any:
+    raise _NotStrictJSON(f"{word} is not a JSON value")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NotStrictJSON(f"the number {text[:40]} is too large to be read as a float")
+    return value
+
+
+def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(name for name, _ in pairs if name in seen or seen.add(name))
+        raise _NotStrictJSON(f"the name {twice!r} appears twice in one object")
+    return obj
+
+
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float,
+                           object_pairs_hook=_unique_names)
 
 
 def _describe(exc: ValueError, data: str) -> str:
