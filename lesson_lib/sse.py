@@ -11,7 +11,9 @@ A sans-IO decoder that follows the WHATWG "event stream interpretation"
 - ``data`` lines are joined with LF; ``id`` persists across events and is
   ignored when it contains NUL; ``retry`` counts only when all ASCII digits;
 - an event is dispatched at a blank line, and only when its data buffer is
-  not empty.
+  not empty. A blank line ended by a CR dispatches at the CR, also when the
+  CR is the last byte of a chunk (an idle stream never holds an event back);
+  an LF that then follows completes that line end and starts no line.
 
 Lines are split on the raw bytes (CR and LF never occur inside a multi-byte
 UTF-8 sequence), and each complete line is decoded on its own, so a chunk
@@ -43,7 +45,10 @@ class ServerSentEvent(NamedTuple):
     LF; `id` is the last event ID at dispatch; `retry` the value of a valid
     ``retry:`` field in this event's lines; `start`/`end` the byte range in
     the body, from the event's first line to just past the blank line that
-    dispatched it; `t` the arrival time (ms) of the chunk that completed it.
+    dispatched it (for a CRLF blank line, just past its CR: the event is
+    dispatched there, whatever the chunking, and the LF belongs to no event,
+    so ranges may leave gaps); `t` the arrival time (ms) of the chunk that
+    completed it.
     """
 
     event: str | None
@@ -83,10 +88,6 @@ class SSEDecoder:
         self._finished = False
         # True when the next chunk needs none of the BOM / CR-LF / finished checks.
         self._plain = False
-        # A blank line ended by a CR that closed a chunk: its event is held
-        # until the next byte shows whether an LF belongs to that line end,
-        # so that `end` does not depend on the chunking.
-        self._held: ServerSentEvent | None = None
         self.reconnection_time: int | None = None
         self.diagnostics: list[Diagnostic] = []
 
@@ -138,12 +139,9 @@ class SSEDecoder:
                 base -= len(self._pending)
                 self._pending.clear()
         if self._skip_lf and start < len(data):
-            ate_lf = data[start] == _LF
-            if ate_lf:
+            if data[start] == _LF:
                 start += 1
             self._skip_lf = False
-            if self._held is not None:
-                out.append(self._release_held(extra=ate_lf))
         n = len(data)
         if data.find(b"\r", start) < 0:
             i = self._feed_lf_only(data, start, base, t, out)
@@ -216,12 +214,11 @@ class SSEDecoder:
                         nxt += 1
                 else:
                     self._skip_lf = True
-            event = self._line(line, self._line_start, base + nxt, t)
+            # A line's end is taken after its first end byte: for a CRLF blank
+            # line that is the CR, whether or not the LF is in this chunk.
+            event = self._line(line, self._line_start, base + end + 1, t)
             if event is not None:
-                if self._skip_lf:
-                    self._held = event
-                else:
-                    out.append(event)
+                out.append(event)
             i = nxt
             self._line_start = base + i
         return i
@@ -271,26 +268,17 @@ class SSEDecoder:
         self._event_start = None
         return event
 
-    def _release_held(self, extra: bool) -> ServerSentEvent:
-        held, self._held = self._held, None
-        assert held is not None
-        if extra:
-            held = ServerSentEvent(held.event, held.data, held.id, held.retry,
-                                   held.start, held.end + 1, held.t)
-        return held
-
     # -- ending ------------------------------------------------------------
 
     def finish(self) -> list[ServerSentEvent]:
-        """End of stream: release a held event; report (never dispatch) the
-        bytes of an unfinished event in `diagnostics`."""
+        """End of stream: report (never dispatch) the bytes of an unfinished
+        event in `diagnostics`. Returns no event (kept for symmetry with `feed`)."""
         if self._finished:
             return []
         self._finished = True
         self._plain = False
-        out = [self._release_held(extra=False)] if self._held is not None else []
         self.diagnostics.extend(self._undispatched())
-        return out
+        return []
 
     def _undispatched(self) -> list[Diagnostic]:
         if not self._bom_checked and self._pending:

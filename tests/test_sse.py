@@ -46,7 +46,8 @@ def test_event_type_resets_after_dispatch():
 def test_cr_lf_and_crlf_all_end_lines(sep):
     body = b"event: e" + sep + b"data: x" + sep + sep
     (ev,), _ = events(body)
-    assert (ev.event, ev.data, ev.end) == ("e", "x", len(body))
+    # A CRLF blank line dispatches at its CR: the final LF belongs to no event.
+    assert (ev.event, ev.data, ev.end) == ("e", "x", len(body) - (sep == b"\r\n"))
 
 
 def test_cr_ending_one_chunk_and_lf_starting_the_next_are_one_line_end():
@@ -55,7 +56,7 @@ def test_cr_ending_one_chunk_and_lf_starting_the_next_are_one_line_end():
     for cut in range(1, len(body)):
         split, _ = decode([body[:cut], body[cut:]])
         assert split == whole, cut
-    assert [e.end for e in whole] == [11, 22]
+    assert [e.end for e in whole] == [10, 21]  # each stops after the CR of its CRLF blank line
 
 
 def test_id_persists_and_is_ignored_when_it_contains_nul():
@@ -132,3 +133,19 @@ def test_a_huge_single_event_in_tiny_chunks_is_decoded_once():
     body = f"data: {payload}\n\n".encode()
     (ev,), _ = events(body, 64)
     assert ev.data == payload and ev.end == len(body)
+
+
+def test_a_cr_ending_a_blank_line_at_the_end_of_a_chunk_dispatches_there():
+    decoder = SSEDecoder()
+    (ev,) = decoder.feed(b"data: a\r\r")
+    assert (ev.data, ev.end) == ("a", 9)
+    # The LF that follows completes that line end: it starts no line and no event.
+    assert decoder.feed(b"\ndata: b\n\n")[0].start == 10
+    assert decoder.finish() == [] and decoder.diagnostics == []
+
+
+def test_a_crlf_blank_line_split_after_its_cr_dispatches_at_the_cr():
+    decoder = SSEDecoder()
+    (ev,) = decoder.feed(b"data: a\r\n\r")
+    assert ev.end == 10
+    assert decoder.feed(b"\n") == []
