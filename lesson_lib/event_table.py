@@ -56,6 +56,10 @@ from . import wires
 from .captures import Capture
 from .wire_events import DONE, WireEvent, parse_all
 
+# Cells hold text from the stream; a table shown through its Styler
+# (``event_table(cap).style``) must show ``<script>`` as text, never run it.
+pd.set_option("styler.format.escape", "html")
+
 # delta_type values, grouped by what the fragment is (same groups on every wire)
 TEXT_DELTAS = frozenset({"text_delta", "output_text", "content"})
 TOOL_ARGUMENT_DELTAS = frozenset({

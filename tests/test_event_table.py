@@ -379,3 +379,13 @@ def test_the_longest_silence_of_a_tool_call_falls_while_its_arguments_form():
         pytest.skip("constructed capture text-then-tool not built yet")
     silence = longest_silence(event_table(cap))
     assert silence.delta_type == "input_json_delta" and silence.ms > 1000
+
+
+def test_the_tables_styler_shows_html_from_the_stream_as_text():
+    body = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m",'
+            b'"type":"message","role":"assistant","model":"x","content":[],"stop_reason":null,'
+            b'"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
+            b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+            b'"delta":{"type":"text_delta","text":"<script>alert(1)</script>"}}\n\n')
+    html = event_table(from_bytes(body, sidecar={"wire": "anthropic-messages"})).style.to_html()
+    assert "<script>" not in html and "&lt;script&gt;" in html

@@ -67,7 +67,8 @@ def timeline_figure(source: Capture | pd.DataFrame, *, pause_ms: float = 500.0,
     if handles:
         fig.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
     if title:
-        ax.set_title(title, fontsize=10, loc="left")
+        # A title comes from data (a capture's name): `$` in it is a dollar, not mathtext.
+        ax.set_title(title, fontsize=10, loc="left", parse_math=False)
     if len(table) == 0:
         ax.text(0.5, 0.5, "no events", transform=ax.transAxes, ha="center", va="center")
     _show_as_png()
