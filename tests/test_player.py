@@ -214,13 +214,15 @@ def test_raw_bytes_pane_shows_line_ends_padding_and_network_reads():
         "wire": "anthropic-messages", "chunks": {"ends": [split, len(body)], "t_ms": [5, 9]}})
     pane = RawBytesPane()
     html = pane(cap, 0)
-    assert html.count("‹CR›‹LF›") == 3
+    # An event ends after the CR of its CRLF blank line (the LF belongs to no event).
+    assert html.count("‹CR›‹LF›") == 2 and pane.text(cap, 0).splitlines()[-1] == "‹CR›"
     assert 'class="rtw-pad" title="6 spaces"' in html
     assert html.count('class="rtw-chunk-break"') == 1
     assert "bytes 0–" in html and "t = 9.0 ms" in html
     text = pane.text(cap, 1)
     assert text.splitlines()[1:] == ["event: message_stop‹CR›‹LF›",
-                                     'data: {"type":"message_stop"}‹CR›‹LF›', "‹CR›‹LF›"]
+                                     'data: {"type":"message_stop"}‹CR›‹LF›', "‹CR›"]
+    assert "never dispatched" not in pane.text(cap, 1)
 
 
 def test_raw_bytes_pane_shows_bytes_never_dispatched_after_the_last_event():

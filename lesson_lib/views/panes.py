@@ -279,6 +279,8 @@ class RawBytesPane:
         if not capture.events or clamp(index, capture) != len(capture.events) - 1:
             return None
         last = capture.events[-1].end
+        if capture.body[last - 1:last + 1] == b"\r\n":
+            last += 1  # the LF of the last CRLF blank line: part of a line end, not left over
         return last if last < len(capture.body) else None
 
     def _pre(self, capture: Capture, start: int, end: int) -> str:
