@@ -282,11 +282,9 @@ def _cmd_turn(args: argparse.Namespace) -> int:
                                "so it cannot be a step of a turn")
     state = turn_state(caps, "auto")
     if args.json:
-        json.dump(_finite(state.as_dict()), sys.stdout, ensure_ascii=False, indent=1,
-                  allow_nan=False, default=str)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps(state.as_dict()) + "\n")
     else:
-        print(turn_text(state))
+        print(printable(turn_text(state)))
     for event in state.events:
         if event.kind == "error_reported":
             cap = caps[event.step - 1]
@@ -298,17 +296,6 @@ def _cmd_turn(args: argparse.Namespace) -> int:
         elif event.kind == "noted" and event.diagnostic is not None:
             _report(labels[event.step - 1], [event.diagnostic])
     return OK if state.outcome in ("completed", "paused") else NOT_PROPER
-
-
-def _finite(value: Any) -> Any:
-    """`value` with every NaN or infinity replaced by None (so the JSON is valid)."""
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
