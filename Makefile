@@ -17,8 +17,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# The learner works in my-work/ (git-ignored, never regenerated): seeded from
+# notebooks/learner/ with any lesson it lacks, and where JupyterLab opens.
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+	$(BIN)/python -c "from lesson_lib import learner; print(learner.seed())"
+	$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/my-work \
+		$(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check lesson_lib tests scripts bench
@@ -27,6 +31,10 @@ test: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py
+
+# Only the solution-free copies in notebooks/learner/, from the built lessons.
+learner-copy: $(STAMP)
+	$(BIN)/python scripts/build_notebooks.py --learner-only
 
 captures: $(STAMP)
 	$(BIN)/python scripts/build_captures.py

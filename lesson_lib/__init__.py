@@ -20,6 +20,24 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import importlib  # noqa: E402
+
 from .environment import setup  # noqa: E402
 
 __all__ = ["setup", "__version__"]
+
+
+def __getattr__(name: str):
+    """``lesson_lib.exercises`` (and every other submodule) works after a bare ``import lesson_lib``.
+
+    A notebook's key points call ``lesson_lib.exercises.progress("01")`` from a
+    fresh kernel; the submodule is imported on first use.
+    """
+    if name.startswith("_"):
+        raise AttributeError(name)
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

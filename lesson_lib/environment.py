@@ -1,7 +1,8 @@
 """The course environment: the pinned versions, and `setup()`, the one call a notebook makes first.
 
-`setup()` pins display options and warns when installed versions drift from
-the pins (exposed as ``lesson_lib.setup``).
+`setup()` pins display options, warns when installed versions drift from
+the pins, and seeds the learner's own folder ``my-work/`` (exposed as
+``lesson_lib.setup``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def version_drift() -> dict[str, tuple[str, str | None]]:
 
 
 def setup(*, quiet: bool = False) -> dict[str, str]:
-    """Pin pandas/matplotlib display options and warn when package versions drift.
+    """Pin pandas/matplotlib display options, warn when package versions drift, and
+    seed the learner's own folder ``my-work/`` with any lesson it lacks (never
+    overwriting one: see `lesson_lib.learner`).
 
     Returns the pinned versions so a notebook can print them.
     """
@@ -48,6 +51,12 @@ def setup(*, quiet: bool = False) -> dict[str, str]:
     matplotlib.rcParams.update({"figure.dpi": 80, "svg.hashsalt": "reading-the-wire",
                                 "figure.figsize": (9, 3.2)})
     warnings.filterwarnings("ignore", category=DeprecationWarning, module="anthropic")
+    from . import learner
+
+    try:
+        learner.seed()
+    except OSError as exc:  # a read-only checkout still runs the lessons
+        warnings.warn(f"could not seed your folder {learner.FOLDER}/: {exc}", stacklevel=2)
     drift = version_drift()
     if drift and not quiet:
         lines = ", ".join(f"{k} {v[1]} (pinned {v[0]})" for k, v in drift.items())

@@ -1,4 +1,5 @@
-"""`make lab` really serves the notebooks: start it headless, list them through its API, stop it."""
+"""`make lab` really serves the learner's own folder: start it headless, list it through its
+API (seeded from the learner copies, beside the source lessons), stop it."""
 
 from __future__ import annotations
 
@@ -41,16 +42,24 @@ def test_make_lab_serves_the_notebook_list(tmp_path):
             if proc.poll() is not None:
                 pytest.fail(f"make lab exited early: {proc.stderr.read().decode()[-2000:]}")
             try:
-                url = f"http://127.0.0.1:{port}/api/contents?token={token}"
-                with urllib.request.urlopen(url, timeout=5) as response:
-                    names = [item["name"] for item in json.load(response)["content"]]
+                names = listing(port, token, "my-work")
             except OSError:
                 time.sleep(0.5)
         assert names is not None, "the server never answered"
         expected = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
         assert expected and set(expected) <= set(names)
+        assert set(expected) <= set(listing(port, token, "notebooks"))
+        opens_on = urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=5)
+        assert "/lab/tree/my-work" in opens_on.url
+        opens_on.close()
     finally:
         stop(proc)
+
+
+def listing(port: int, token: str, folder: str) -> list[str]:
+    url = f"http://127.0.0.1:{port}/api/contents/{folder}?token={token}"
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return [item["name"] for item in json.load(response)["content"]]
 
 
 def stop(proc: subprocess.Popen) -> None:

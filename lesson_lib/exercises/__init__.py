@@ -6,17 +6,25 @@ runs on a list of `Case`s (built from captures, so no key or network is
 needed), and the first mismatch is explained in the learner's terms.
 
 A function whose body still raises ``NotImplementedError`` counts as "not
-attempted yet"; `progress()` summarises a lesson's exercises.
+attempted yet"; `progress()` summarises a lesson's exercises, from a fresh
+kernel too: it imports the lesson's checker module itself, and in a learner's
+own folder (``my-work/``) it also reads the results kept in that folder's
+progress file (`lesson_lib.learner.PROGRESS_FILE`), so they outlive a kernel
+restart. Anywhere else (the source notebooks run by ``make notebooks`` and
+nbval, the tests) nothing is read or written, so outputs stay deterministic.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .. import learner
 from ..captures import Capture, load
 from .compare import first_difference
 
@@ -122,7 +130,27 @@ def corpus_capture(key: str) -> Capture:
 
 def _record(verdict: Verdict) -> Verdict:
     _RESULTS[(verdict.exercise.lesson, verdict.exercise.number)] = verdict
+    folder = learner.learner_folder()
+    if folder is not None:
+        stored = _stored(folder)
+        stored.setdefault(verdict.exercise.lesson, {})[str(verdict.exercise.number)] = verdict.status
+        try:
+            (folder / learner.PROGRESS_FILE).write_text(json.dumps(stored, indent=1, sort_keys=True)
+                                                        + "\n", encoding="utf-8")
+        except OSError:
+            pass  # progress is a convenience: never let it break a check
     return verdict
+
+
+def _stored(folder) -> dict[str, dict[str, str]]:
+    """The results kept in a learner's folder ({} when none, or unreadable)."""
+    try:
+        data = json.loads((folder / learner.PROGRESS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)}
 
 
 @dataclass(frozen=True)
@@ -136,14 +164,29 @@ class Progress:
         return "\n".join((f"Progress in {self.lesson}:",) + self.lines)
 
 
-def progress(lesson: str) -> Progress:
-    """Summarise which of a lesson's exercises pass, fail or wait to be attempted."""
+def progress(lesson: str | int) -> Progress:
+    """Summarise which of a lesson's exercises pass, fail or wait to be attempted.
+
+    `lesson` is "01" (or 1). Works from a fresh kernel: the lesson's checker
+    module is imported here, and in a learner's folder earlier results come
+    from its progress file.
+    """
+    lesson = f"{int(lesson):02d}" if str(lesson).isdigit() else str(lesson)
+    module = f"{__name__}.lesson{lesson}"
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return Progress(lesson, (f"  no exercises for lesson {lesson!r}",))
+    folder = learner.learner_folder()
+    stored = _stored(folder).get(lesson, {}) if folder is not None else {}
     lines = []
     for (les, num), ex in sorted(REGISTRY.items()):
         if les != lesson:
             continue
         verdict = _RESULTS.get((les, num))
-        status = verdict.status if verdict else "not checked yet"
+        status = verdict.status if verdict else stored.get(str(num), "not checked yet")
         lines.append(f"  Exercise {num} ({ex.title}): {status}")
     return Progress(lesson, tuple(lines))
 
