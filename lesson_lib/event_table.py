@@ -36,7 +36,9 @@ parse_error        why the data is not JSON, or None
 (``response.output_text.delta`` -> ``output_text``), and on Chat the field the
 chunk's delta fills: ``content``, ``tool_calls``, ``refusal``,
 ``reasoning_content``, ``role``, then ``finish`` (only a finish reason) or
-``usage`` (the final usage chunk).
+``usage`` (the final usage chunk). A Chat tool-call fragment that names its
+function is ``tool_call_name``: it is the call's start (Chat has no start
+event), so `event_kind` calls it start/stop, not a tool-args delta.
 
 Nothing raises on odd input: an unknown type or a payload that is not JSON
 is a row with a flag. The vocabularies live in `lesson_lib.wires`, one
@@ -63,8 +65,8 @@ pd.set_option("styler.format.escape", "html")
 # delta_type values, grouped by what the fragment is (same groups on every wire)
 TEXT_DELTAS = frozenset({"text_delta", "output_text", "content"})
 TOOL_ARGUMENT_DELTAS = frozenset({
-    "input_json_delta", "function_call_arguments", "tool_calls", "custom_tool_call_input",
-    "mcp_call_arguments",
+    "input_json_delta", "function_call_arguments", "tool_calls", "tool_call_name",
+    "custom_tool_call_input", "mcp_call_arguments",
 })
 REASONING_DELTAS = frozenset({
     "thinking_delta", "signature_delta", "reasoning_summary_text", "reasoning_text",
@@ -232,7 +234,8 @@ def _chat_delta(delta: dict, call: dict, finish: Any, has_choices: bool,
         name = function.get("name")
         args = function.get("arguments")
         args = args if isinstance(args, str) else ""
-        return "tool_calls", (f"{name} {args}" if name and args else name or args)
+        dtype = "tool_call_name" if isinstance(name, str) and name else "tool_calls"
+        return dtype, (f"{name} {args}" if name and args else name or args)
     for key in wires.chat.DELTA_FIELDS:
         value = delta.get(key)
         if isinstance(value, str) and value:
@@ -438,6 +441,8 @@ def event_kind(row: Any) -> str:
         return "ping"
     if dtype in TEXT_DELTAS:
         return "text delta"
+    if dtype == "tool_call_name":      # Chat's only sign that a call begins
+        return "start/stop"
     if dtype in TOOL_ARGUMENT_DELTAS:
         return "tool-args delta"
     if dtype in REASONING_DELTAS:

@@ -216,10 +216,14 @@ def test_chat_rows_carry_choice_and_tool_call_indices():
     table = event_table(reference("tool-calls-parallel"))
     assert table["sse_event"].isna().all()
     assert table.iloc[0]["delta_type"] == "role"
-    calls = table[table["delta_type"] == "tool_calls"]
+    calls = table[table["delta_type"].isin(("tool_calls", "tool_call_name"))]
     assert sorted(set(calls["tool_call"])) == [0, 1]
     first = calls.iloc[0]
-    assert first["preview"] == "GetWeatherArgs"
+    assert first["preview"] == "GetWeatherArgs" and first["delta_type"] == "tool_call_name"
+    names = calls[calls["delta_type"] == "tool_call_name"]
+    assert list(names["tool_call"]) == [0, 1]
+    assert set(kinds(names)) == {"start/stop"}
+    assert set(kinds(calls[calls["delta_type"] == "tool_calls"])) == {"tool-args delta"}
     assert (calls["choice"] == 0).all() and (calls["choices"] == 1).all()
     assert table.iloc[-1]["type"] == "[DONE]" and pd.isna(table.iloc[-1]["choices"])
     usage = table[table["delta_type"] == "usage"]
@@ -389,3 +393,12 @@ def test_the_tables_styler_shows_html_from_the_stream_as_text():
             b'"delta":{"type":"text_delta","text":"<script>alert(1)</script>"}}\n\n')
     html = event_table(from_bytes(body, sidecar={"wire": "anthropic-messages"})).style.to_html()
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_the_chat_chunk_that_names_a_call_is_its_start_not_an_argument_delta():
+    table = event_table(load("openai-chat/parallel-tools-interleaved", search_reference=False))
+    named = table[table["delta_type"] == "tool_call_name"]
+    assert list(named["preview"]) == ["get_weather", "get_air_quality"]
+    assert set(kinds(named)) == {"start/stop"}
+    arguments = table[table["delta_type"] == "tool_calls"]
+    assert len(arguments) > 10 and set(kinds(arguments)) == {"tool-args delta"}

@@ -2,8 +2,10 @@
 
 Each kind of event sits in its own lane and has its own marker shape and
 colour (the same shapes as the glyphs in the event table), so the plot
-reads without colour. Silences longer than `pause_ms` are shaded, spanned
-by a double-headed arrow and labelled with their length: the point is to see that a pause while
+reads without colour. Silences longer than `pause_ms` are hatched; the
+longest few are also spanned by a double-headed arrow and labelled with their
+length, written as `timeline_text` writes it (`pause_label`), so the figure
+and the text never disagree: the point is to see that a pause while
 tool arguments form is normal, not a failure.
 
 The figure is a plain `matplotlib.figure.Figure` (not registered with pyplot,
@@ -14,7 +16,6 @@ as a PNG.
 from __future__ import annotations
 
 import io
-import math
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -32,7 +33,7 @@ def timeline_figure(source: Capture | pd.DataFrame, *, pause_ms: float = 500.0,
 
     `source` is a capture or its event table. Without recorded timing the x
     axis is the event index instead (and the title says so). At most
-    `max_labels` pauses are labelled (the longest); every one is shaded.
+    `max_labels` pauses get an arrow and a label (the longest); every one is hatched.
     """
     if isinstance(source, Capture):
         table = event_table(source)
@@ -122,16 +123,16 @@ def timeline_text(source: Capture | pd.DataFrame, *, pause_ms: float = 500.0) ->
                      f"{pause_ms:g} ms:")
         for at, row in long.iterrows():
             where = f" in {row['block']}" if row["block"] else ""
-            lines.append(f"  {row['gap_ms']:,.0f} ms before event {row['seq']} "
+            lines.append(f"  {pause_label(row['gap_ms'])} before event {row['seq']} "
                          f"({kind.loc[at]}{where})")
     return "\n".join(lines)
 
 
 def _shade_pauses(ax, table: pd.DataFrame, pause_ms: float, max_labels: int,
                   top: float) -> None:
-    """Each long pause: a light band, a double-headed arrow across it, and (for the
-    longest few) its length; labels alternate between two heights so neighbours don't
-    collide."""
+    """Each long pause: a hatched band; the longest few also get a double-headed arrow
+    across it and their length (never an arrow without a label); labels alternate
+    between two heights so neighbours don't collide."""
     g = gaps(table)
     long = g[g["gap_ms"] > pause_ms]
     labelled = set(long["gap_ms"].nlargest(max_labels).index) if max_labels else set()
@@ -139,14 +140,17 @@ def _shade_pauses(ax, table: pd.DataFrame, pause_ms: float, max_labels: int,
         end = float(row["t_ms"])
         start = end - float(row["gap_ms"])
         y = top + (0.45 if n % 2 else 0.0)
-        ax.axvspan(start, end, facecolor="#bbbbbb", alpha=0.18, linewidth=0, zorder=1)
+        ax.axvspan(start, end, facecolor="#e4e4e4", edgecolor="#9a9a9a", hatch="///",
+                   linewidth=0, zorder=1)
+        if at not in labelled:
+            continue
         ax.annotate("", xy=(start, y), xytext=(end, y), zorder=4,
                     arrowprops={"arrowstyle": "<->", "color": "#444444", "linewidth": 1.0,
                                 "shrinkA": 0, "shrinkB": 0})
-        if at in labelled:
-            ax.text((start + end) / 2, y + 0.08, _length(float(row["gap_ms"])), ha="center",
-                    va="bottom", fontsize=8, color="#222222", zorder=5)
+        ax.text((start + end) / 2, y + 0.08, f"{pause_label(float(row['gap_ms']))} pause",
+                ha="center", va="bottom", fontsize=8, color="#222222", zorder=5)
 
 
-def _length(ms: float) -> str:
-    return f"{ms / 1000:.1f} s pause" if ms >= 1000 else f"{math.floor(ms)} ms pause"
+def pause_label(ms: float) -> str:
+    """A pause's length as the figure and `timeline_text` both write it ("520 ms")."""
+    return f"{ms:,.0f} ms"

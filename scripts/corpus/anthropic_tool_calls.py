@@ -154,14 +154,14 @@ def write_file_tool(w: AnthropicWriter, rid: str) -> Scenario:
     w.message_start(model="claude-sonnet-4-6", message_id=w.message_id(), input_tokens=1302,
                     cache_read=2816)
     w.text_block(0, text, ping_probability=1.0)
-    w.tool_use_block(1, tool_id, "write_file", value, sizes=(14, 26))
+    deltas = w.tool_use_block(1, tool_id, "write_file", value, sizes=(14, 26))
     raw, _ = tool_json(value)
     w.message_delta(stop_reason="tool_use", input_tokens=1302, cache_read=2816,
                     output_tokens=token_estimate(text) + token_estimate(raw))
     w.message_stop()
     return Scenario(
         demonstrates="A file-writing tool: a ~24 KB content string streamed in ~20-byte "
-                     "input_json_delta fragments (about 1,300 deltas).",
+                     f"input_json_delta fragments ({deltas:,} deltas).",
         request=request("claude-sonnet-4-6", [user(
             "Write a Python module climate_normals.py with monthly mean temperatures and "
             "rainfall for about twenty cities, as a list of dicts, plus a helper to look "

@@ -351,12 +351,17 @@ class AnthropicWriter:
 
     def tool_use_block(self, index: int, tool_id: str, name: str, value: dict[str, Any], *,
                        server: bool = False, caller: bool = True,
-                       sizes: tuple[int, int] = (1, 14), after_ms: float | None = None) -> None:
-        """A whole tool call: start, argument fragments over pauses, stop."""
+                       sizes: tuple[int, int] = (1, 14), after_ms: float | None = None) -> int:
+        """A whole tool call: start, argument fragments over pauses, stop.
+
+        Returns how many argument fragments it sent (a sidecar can quote it).
+        """
         self.tool_use_start(index, tool_id, name, server=server, caller=caller,
                             after_ms=after_ms)
-        self.input_json(index, self.argument_fragments(value, sizes=sizes))
+        fragments = self.argument_fragments(value, sizes=sizes)
+        self.input_json(index, fragments)
         self.block_stop(index)
+        return len(fragments)
 
     # -- the end -------------------------------------------------------------
 
