@@ -30,6 +30,7 @@ with no writer would block forever, ``/dev/zero`` never ends), a file past
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import stat
@@ -332,7 +333,18 @@ def _resolve(source: str, search_reference: bool) -> Path:
     if len(matches) > 1:
         options = ", ".join(f"{m.parent.name}/{m.stem}" for m in matches)
         raise CaptureError(f"{source}: ambiguous corpus name; say one of {options}")
-    raise CaptureError(f"{source}: no such file or corpus capture")
+    raise CaptureError(f"{source}: no such file or corpus capture{_suggest(source, roots)}")
+
+
+def _suggest(source: str, roots: list[Path]) -> str:
+    """ "; did you mean hello?" for a corpus name that is nearly right (else "")."""
+    names: set[str] = set()
+    for root in roots:
+        if root.exists():
+            for sse in root.glob("*/*.sse"):
+                names.update((sse.stem, f"{sse.parent.name}/{sse.stem}"))
+    close = difflib.get_close_matches(source, sorted(names), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def corpus(root: Path | None = None) -> list[Capture]:

@@ -239,3 +239,14 @@ def test_a_claimed_field_the_sdk_does_not_have_is_a_problem_not_a_null():
     assert sdk_claim_problems({"raises": None, "final": {"no_such_field": None}}, outcome)
     assert sdk_claim_problems({"raises": None, "final": {"stop_reason": "end_turn"}},
                               outcome) == []
+
+
+def test_an_unknown_capture_name_suggests_the_nearest_ones():
+    from lesson_lib.captures import CaptureError, load
+    with pytest.raises(CaptureError, match=r"helo: no such file or corpus capture; did you "
+                                           r"mean hello\?"):
+        load("helo", search_reference=False)
+    with pytest.raises(CaptureError, match=r"did you mean .*anthropic-messages/text-then-tool"):
+        load("anthropic-messages/text-then-tol", search_reference=False)
+    with pytest.raises(CaptureError, match=r"capture$"):
+        load("zzzzzzzz", search_reference=False)

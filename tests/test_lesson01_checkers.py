@@ -33,7 +33,16 @@ pytestmark = [FRESH_PROGRESS,
 def test_split_events_passes_the_solution():
     verdict = checks.check_split_events(solutions.split_events)
     assert verdict.passed, verdict
-    assert verdict.cases_total == 7
+    assert verdict.cases_total == 8
+
+
+def test_split_events_rejects_stripping_every_leading_space():
+    def stripped(text):                            # right but for .strip()
+        return [(name, data.strip()) for name, data in solutions.split_events(text)]
+    verdict = checks.check_split_events(stripped)
+    assert verdict.status == "failed"
+    assert "expected data ' two', got 'two'" in verdict.message
+    assert "drop only the first space after the colon" in verdict.message
 
 
 def test_split_events_rejects_a_parser_that_ignores_event_names():

@@ -132,8 +132,20 @@ def test_scan_string_rejects_skipping_escapes():
             i += 1
         return len(text), "end"
     verdict = checks.check_scan_string(skip_escaped)
-    assert verdict.message.endswith("the first character that is not plain text is the "
-                                    "backslash at 4")
+    assert verdict.message.endswith("your scan went past the backslash at 4; a backslash "
+                                    "ends the plain run too (the escape is the next step's job)")
+
+
+def test_scan_string_says_a_backslash_was_missed_not_off_by_one():
+    def quotes_only(text, start):                  # never stops at a backslash
+        at = text.find('"', start)
+        return (at, "quote") if at >= 0 else (len(text), "end")
+    message = checks.check_scan_string(quotes_only).message
+    assert "off by one" not in message
+    assert message.startswith("case 'stops at a backslash'")
+    assert message.endswith("expected (4, 'backslash'), got (5, 'quote'): your scan went past "
+                            "the backslash at 4; a backslash ends the plain run too (the "
+                            "escape is the next step's job)")
 
 
 def test_scan_string_rejects_off_by_one_and_bad_shapes():

@@ -43,6 +43,8 @@ HANDMADE = {
         'data: first line\ndata: second line\n\n',
     "no space after the colon":
         'event:message_stop\ndata:{"type":"message_stop"}\n\n',
+    "two spaces after the colon: only the first is dropped":
+        'data:  two\n\n',
     "a stream cut inside its last event":
         'event: content_block_delta\ndata: {"type":"content_block_delta","index":0}\n\n'
         'event: content_block_delta\ndata: {"type":"content_blo',
@@ -85,6 +87,9 @@ def _explain_split(expected: list, got: Any) -> str | None:
 def _data_hint(want: str, have: Any) -> str:
     if isinstance(have, str) and have == " " + want:
         return " (drop the one space after the colon)"
+    if isinstance(have, str) and want.startswith(" ") and have == want.lstrip(" "):
+        return (" (drop only the first space after the colon: the rest belongs to the data, "
+                "so strip() is too much)")
     if isinstance(have, str) and "\n" in want and want.replace("\n", "") == have:
         return " (several data lines are joined with a newline)"
     return ""

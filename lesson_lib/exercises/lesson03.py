@@ -219,10 +219,14 @@ def _explain_scan(text: str, start: int) -> Callable[[tuple, Any], str | None]:
             return f"{call}: the run begins at `start`; nothing before it is looked at"
         if stop not in ("quote", "backslash", "end"):
             return f"{call}: the stop word is one of 'quote', 'backslash', 'end'"
-        if end == expected[0] + 1 or end == expected[0] - 1:
-            return f"{call}: off by one (the end is the index of the stopping character)"
         what = {"quote": 'the quote " at', "backslash": "the backslash at",
                 "end": "the end of the fragment at"}[expected[1]]
+        if stop != expected[1] and end > expected[0]:
+            missed = ("; a backslash ends the plain run too (the escape is the next step's job)"
+                      if expected[1] == "backslash" else "")
+            return f"{call}: your scan went past {what} {expected[0]}{missed}"
+        if stop == expected[1] and abs(end - expected[0]) == 1:
+            return f"{call}: off by one (the end is the index of the stopping character)"
         return f"{call}: the first character that is not plain text is {what} {expected[0]}"
     return explain
 
