@@ -3,7 +3,9 @@
     python scripts/build_notebooks.py [NOTEBOOK ...]      (default: every notebooks/NN-*.ipynb)
     python scripts/build_notebooks.py --learner-only      (only refresh notebooks/learner/)
 
-For each notebook:
+First the course map's time column (README.md, and the lesson table in
+notebook 00) is rewritten from the lessons' own ``**Time:**`` lines
+(`lesson_lib.course`), so the figures have one source. Then, for each notebook:
 
 1. Every markdown cell whose metadata has ``"solution": "module:function"``
    is regenerated from that function's source, inside ``<details>``: the
@@ -28,6 +30,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from lesson_lib import course
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -90,8 +94,16 @@ def learner_copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return copy
 
 
+def sync_times(nb: nbformat.NotebookNode, plan: list[course.Lesson]) -> None:
+    """Course-map rows in markdown cells take their times from the plan."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = course.sync_times(cell.source, plan)
+
+
 def build(path: Path) -> str:
     nb = nbformat.read(path, as_version=4)
+    sync_times(nb, course.lessons(NOTEBOOKS))
     fill_solutions(nb)
     execute(nb)
     strip_volatile(nb)
@@ -111,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
     LEARNER.mkdir(exist_ok=True)
+    if not args.learner_only:
+        readme = ROOT / "README.md"
+        text = readme.read_text(encoding="utf-8")
+        synced = course.sync_times(text, course.lessons(NOTEBOOKS))
+        if synced != text:
+            readme.write_text(synced, encoding="utf-8")
     for path in paths:
         path = path.resolve()
         if args.learner_only:
