@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks  # noqa: E402
 
-CHECK = ROOT / "lesson_lib" / "check"
+CHECK = ROOT / "lesson_lib" / "exercises"
 LESSONS_WITH_EXERCISES = sorted(p.stem[-2:] for p in CHECK.glob("lesson[0-9][0-9].py"))
 
 
@@ -81,7 +81,7 @@ def run_fresh(code: str, cwd: Path) -> str:
 
 @pytest.mark.parametrize("lesson", LESSONS_WITH_EXERCISES)
 def test_progress_works_from_a_fresh_kernel_for_every_lesson(lesson, tmp_path):
-    out = run_fresh(f"import lesson_lib; print(lesson_lib.check.progress({lesson!r}))", tmp_path)
+    out = run_fresh(f"import lesson_lib; print(lesson_lib.exercises.progress({lesson!r}))", tmp_path)
     exercises = re.findall(r"^  Exercise \d+ \(.+\): not checked yet$", out, re.M)
     assert exercises, out
 
@@ -92,7 +92,7 @@ def test_every_lesson_that_calls_progress_has_exercises():
             assert called in LESSONS_WITH_EXERCISES, (path.name, called)
 
 
-CHECK_ONE = ("from lesson_lib.check import lesson01 as c\n"
+CHECK_ONE = ("from lesson_lib.exercises import lesson01 as c\n"
              "from lesson_lib.solutions import lesson01 as s\n"
              "c.check_split_events(s.split_events)\n"
              "c.check_first_text_ms(lambda table: 0.0)\n")
@@ -104,7 +104,7 @@ def test_progress_outlives_the_kernel_in_the_learners_folder(tmp_path):
     run_fresh(CHECK_ONE, folder)
     stored = json.loads((folder / learner.PROGRESS_FILE).read_text())
     assert stored == {"01": {"1": "passed", "2": "failed"}}
-    out = run_fresh("import lesson_lib; print(lesson_lib.check.progress('01'))", folder)
+    out = run_fresh("import lesson_lib; print(lesson_lib.exercises.progress('01'))", folder)
     assert "Exercise 1 (Split a stream into events): passed" in out
     assert "Exercise 2 (Time to the first text fragment): failed" in out
     assert "Exercise 3 (Where did the response die?): not checked yet" in out
@@ -116,7 +116,7 @@ def test_progress_is_never_read_or_written_outside_the_learners_folder(tmp_path)
     (tmp_path / learner.PROGRESS_FILE).write_text('{"01": {"3": "passed"}}')
     (lessons / learner.PROGRESS_FILE).write_text('{"01": {"3": "passed"}}')
     run_fresh(CHECK_ONE, lessons)
-    out = run_fresh("import lesson_lib; print(lesson_lib.check.progress('01'))", lessons)
+    out = run_fresh("import lesson_lib; print(lesson_lib.exercises.progress('01'))", lessons)
     assert "Exercise 3 (Where did the response die?): not checked yet" in out
     assert (lessons / learner.PROGRESS_FILE).read_text() == '{"01": {"3": "passed"}}'
     assert sorted(p.name for p in lessons.iterdir()) == [learner.PROGRESS_FILE]
@@ -126,5 +126,5 @@ def test_a_damaged_progress_file_is_ignored(tmp_path):
     folder = tmp_path / learner.FOLDER
     folder.mkdir()
     (folder / learner.PROGRESS_FILE).write_text("{not json")
-    out = run_fresh("import lesson_lib; print(lesson_lib.check.progress('01'))", folder)
+    out = run_fresh("import lesson_lib; print(lesson_lib.exercises.progress('01'))", folder)
     assert out.count("not checked yet") == 3
