@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+# Lessons being written: a lesson's "Next" may already link to them.
+UPCOMING = ("04-unified-reducer.ipynb",)
+
 TIME_LINE = re.compile(r"\*\*Time:\*\* (\d+) minutes \((\d+) teaching / (\d+) exercises\)")
 TITLE_LINE = re.compile(r"^# (?:Lesson \d+ · )?(.+)$", re.M)
 TIMING_NOTE = re.compile(r"\*\*Timing\.\*\*(.+?)(?:\n- |\n\n|$)", re.S)
