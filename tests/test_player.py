@@ -354,7 +354,7 @@ def test_timeline_marks_each_kind_and_labels_pauses():
     assert labels == ["start/stop (1)", "text delta (1)", "tool-args delta (1)", "ping (1)",
                       "error (1)"]
     texts = [t.get_text() for t in ax.texts]
-    assert sorted(t for t in texts if t) == ["2.5 s pause", "890 ms pause"]
+    assert sorted(t for t in texts if t) == ["2,500 ms pause", "890 ms pause"]
     assert texts.count("") == 2                      # one double-headed arrow per pause
     assert ax.get_xlabel().startswith("arrival time")
 

@@ -160,13 +160,13 @@ def test_pause_lines_come_at_the_events_followed_by_a_long_silence():
         if pauses:
             with_pause[i] = pauses[0].text()
     assert sorted(with_pause) == [15, 17, 21, 24, 27, 29]
-    assert with_pause[17] == ("⏸ waiting 439 ms for the next key — the model emits one key "
+    assert with_pause[17] == ("‖ waiting 439 ms for the next key — the model emits one key "
                               "and value at a time")
     for i in with_pause:
         gap = capture.events[i + 1].t - capture.events[i].t
         assert gap > PAUSE_MS
-    assert "⏸ waiting 439 ms" in show_tool_calls(capture, at=17).state.text()
-    assert "⏸ waiting 439 ms" in ToolCardPane()(capture, 17)
+    assert "‖ waiting 439 ms" in show_tool_calls(capture, at=17).state.text()
+    assert "‖ waiting 439 ms" in ToolCardPane()(capture, 17)
 
 
 def test_no_pause_without_timing_or_for_ended_calls():

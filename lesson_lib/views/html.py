@@ -78,7 +78,8 @@ def kind_badge(kind: str) -> str:
 def counter_html(text: str) -> str:
     """The player's counter: announced by screen readers (a polite live region)."""
     return (f'<div class="rtw-counter-text" role="status" aria-live="polite" aria-atomic="true" '
-            f'style="font-family:{MONO};color:{FG};white-space:pre">{esc(text)}</div>')
+            f'style="font-family:{MONO};color:{FG};white-space:pre-wrap;overflow-wrap:anywhere">'
+            f'{esc(text)}</div>')
 
 
 def section(name: str, body: str, css_class: str = "") -> str:

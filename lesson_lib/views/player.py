@@ -101,8 +101,12 @@ class Player(widgets.VBox):
         self.slider = widgets.IntSlider(
             value=0, min=0, max=max(0, len(self._capture.events) - 1), description="Event",
             tooltip="The event index, from 0 like the table's seq column",
-            continuous_update=True, layout=widgets.Layout(width="420px"))
-        self.counter = widgets.HTML(tooltip="Where the replay is")
+            continuous_update=True,
+            # Grows with the room it has (a 1,400-event capture needs the width), and
+            # never shrinks below a usable length when the counter is long.
+            layout=widgets.Layout(flex="1 1 560px", min_width="360px", width="auto"))
+        self.counter = widgets.HTML(tooltip="Where the replay is",
+                                    layout=widgets.Layout(flex="0 1 auto", max_width="100%"))
         self.pane_views = [widgets.HTML() for _ in self.panes]
 
         for widget, name in ((self.picker, "picker"), (self.play_button, "play"),
@@ -125,7 +129,11 @@ class Player(widgets.VBox):
         controls = widgets.HBox([self.back_button, self.play_button, self.forward_button,
                                  self.reset_button])
         super().__init__([widgets.HTML(STYLE), self.picker, controls, self.speed,
-                          widgets.HBox([self.slider, self.counter]), *self.pane_views])
+                          widgets.HBox([self.slider, self.counter],
+                                       layout=widgets.Layout(flex_flow="row wrap",
+                                                             align_items="center",
+                                                             width="100%")),
+                          *self.pane_views])
         self.add_class(CSS_CLASSES["player"])
         self._render()
 

@@ -216,9 +216,9 @@ class Pause:
 
     def text(self) -> str:
         if self.waiting_for in ("key", "fragment"):
-            return (f"⏸ waiting {self.gap_ms:,.0f} ms for the next {self.waiting_for} — the "
+            return (f"‖ waiting {self.gap_ms:,.0f} ms for the next {self.waiting_for} — the "
                     "model emits one key and value at a time")
-        return (f"⏸ waiting {self.gap_ms:,.0f} ms for {self.waiting_for}: the text is whole, "
+        return (f"‖ waiting {self.gap_ms:,.0f} ms for {self.waiting_for}: the text is whole, "
                 "the call is not final yet")
 
 
@@ -284,7 +284,7 @@ def _excerpt(raw: str, position: int, before: int = 40, after: int = 20) -> tupl
     start = max(0, position - before)
     text = raw[start:position + after]
     lead = "…" if start else ""
-    shown = lead + text.replace("\n", "⏎").replace("\r", "␍").replace("\t", "→")
+    shown = lead + text.replace("\n", "⏎").replace("\r", "‹CR›").replace("\t", "→")
     return shown + ("…" if position + after < len(raw) else ""), len(lead) + position - start
 
 
