@@ -258,14 +258,17 @@ def test_trusted_at_not_attempted_and_wrong_type():
     assert "an event index (an int) or None" in checks.check_trusted_at(lambda p: True).message
 
 
-def test_progress_lists_the_three_exercises():
+def test_progress_lists_the_three_exercises_and_the_extra_practice():
     checks.check_anthropic_content(solutions.accumulate_content)
     checks.check_keyed_loop(naive_loop)
     lines = repr(exercises.progress("02")).splitlines()
     assert lines == ["Progress in 02:",
                      "  Exercise 1 (Accumulate Anthropic content blocks by index): passed",
                      "  Exercise 2 (Fix the pending-tools loop): failed",
-                     "  Exercise 3 (When can a Chat tool call be trusted?): not checked yet"]
+                     "  Exercise 3 (When can a Chat tool call be trusted?): not checked yet",
+                     "  Exercise 4 (Message text per item on the Responses wire): not checked yet",
+                     "  Exercise 5 (Thinking blocks and their signatures): not checked yet",
+                     "  Exercise 6 (Citations, block by block): not checked yet"]
 
 
 def test_payloads_helper_matches_the_stream():
