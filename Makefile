@@ -9,7 +9,7 @@ export REFERENCE_CAPTURES
 # Jupyter refuses to run as root unless told; containers and CI often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test notebooks captures bench learner-copy lint clean
+.PHONY: lab test notebooks captures bench learner-copy cheat-sheet lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py
+	$(BIN)/python scripts/build_cheat_sheet.py
+
+# The one-page cheat sheet of the three wires, from lesson_lib/wires/.
+cheat-sheet: $(STAMP)
+	$(BIN)/python scripts/build_cheat_sheet.py
 
 # Only the solution-free copies in notebooks/learner/, from the built lessons.
 learner-copy: $(STAMP)

@@ -1,0 +1,23 @@
+"""Write CHEATSHEET.md and cheatsheet.html from the wire facts (`lesson_lib.cheat_sheet`).
+
+    python scripts/build_cheat_sheet.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from lesson_lib import cheat_sheet
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    (ROOT / "CHEATSHEET.md").write_text(cheat_sheet.markdown(), encoding="utf-8")
+    (ROOT / "cheatsheet.html").write_text(cheat_sheet.html(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

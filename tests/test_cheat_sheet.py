@@ -1,0 +1,51 @@
+"""The cheat sheet is rendered from the wire facts and the committed pages are in step."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+from lesson_lib import cheat_sheet, wires
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_committed_pages_are_what_the_wire_facts_render():
+    assert (ROOT / "CHEATSHEET.md").read_text(encoding="utf-8") == cheat_sheet.markdown(), (
+        "run `make cheat-sheet`")
+    assert (ROOT / "cheatsheet.html").read_text(encoding="utf-8") == cheat_sheet.html()
+
+
+def test_every_wire_and_every_fact_is_on_the_page():
+    text = cheat_sheet.markdown()
+    for module in wires.WIRES.values():
+        sheet = module.SHEET
+        assert f"**{sheet.wire}**" in text
+        for name, _ in sheet.events + sheet.addressing:
+            assert f"`{name}`" in text, (sheet.wire, name)
+        assert sheet.terminal.replace("|", "\\|") in text
+    rows = [line for line in text.splitlines() if line.startswith("| **")]
+    assert len(rows) == len(cheat_sheet.ROWS)
+    assert all(row.count(" | ") == len(wires.WIRES) for row in rows)
+
+
+class Cells(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.open, self.cells = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "meta"):
+            self.open.append(tag)
+        self.cells += tag == "td"
+
+    def handle_endtag(self, tag):
+        assert self.open and self.open.pop() == tag, tag
+
+
+def test_the_html_page_is_well_formed_and_escaped():
+    page = cheat_sheet.html()
+    parser = Cells()
+    parser.feed(page.removeprefix("<!DOCTYPE html>\n"))
+    assert parser.open == [] and parser.cells == len(cheat_sheet.ROWS) * len(wires.WIRES)
+    assert "@page { size: A4 landscape" in page
