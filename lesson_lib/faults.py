@@ -19,7 +19,34 @@ The faults imitate what really happens to streams in transit:
 `drop_terminal`        the stream stops just before its terminal event
 `split_character`      a network chunk ends inside a multi-byte character
 `corrupt_json`         one event's JSON payload arrives damaged
+`duplicate`            one event arrives twice (a retrying proxy, a replayed buffer)
+`swap`                 two adjacent events arrive in each other's place
 =====================  ======================================================
+
+A duplicated or swapped event is not always visible: the wire must carry
+something that shows the order. `lesson_lib.fault_visibility` decides, per
+capture and event, whether it does; where it does, the accumulator must say
+so in a diagnostic. Where no wire can show it:
+
+==================  =============================================================
+wire                what a duplicate or a swap leaves no trace of
+==================  =============================================================
+Anthropic           a repeated ``content_block_delta`` (the text is doubled; a
+                    doubled argument fragment usually breaks the tool's JSON,
+                    which shows only as invalid input), a
+                    repeated ``ping`` or ``message_delta`` (usage is cumulative,
+                    the repeat overwrites with the same values); two deltas of one
+                    block swapped (the text is scrambled), a ``ping`` swapped with
+                    anything, two ``message_delta`` swapped
+Responses           nothing, while events carry ``sequence_number``; in older
+                    streams without it, a repeated or swapped ``*.delta`` (the
+                    text is doubled or scrambled)
+Chat                a repeated or swapped content, refusal or arguments chunk:
+                    chunks carry no number, so the text is doubled or scrambled
+                    (a repeated ``finish_reason``, tool-call opening or
+                    ``[DONE]``, and a delta moved after its choice's
+                    ``finish_reason``, are visible)
+==================  =============================================================
 
 They are pure: bytes and dicts in, a `Capture` out; no file is written.
 """
@@ -36,7 +63,7 @@ from .captures import Capture, from_bytes
 from .wire_events import DONE, WireEvent, parse_all
 
 __all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_terminal",
-           "inject_error", "split_character"]
+           "duplicate", "inject_error", "split_character", "swap"]
 
 # The in-band error each wire sends, in its own shape (Responses also gets a
 # ``sequence_number`` that continues the stream's own numbering).
@@ -215,6 +242,42 @@ def stall(capture: Capture, ms: float, after_chunk: int | None = None) -> Captur
     return from_bytes(capture.body, name=_name(capture, "stall"), sidecar=sidecar)
 
 
+def duplicate(capture: Capture, event_index: int) -> Capture:
+    """Event `event_index` arrives twice: an exact copy follows it.
+
+    Imitates a proxy or client that retries a read and replays a buffer it
+    had already passed on, or a server that re-sends after a hiccup. The
+    copy is byte for byte the same event (same ``sequence_number``, same
+    index), so only what the wire numbers or frames can reveal it.
+    """
+    events = _events(capture)
+    ev = _event(events, event_index)
+    raw = capture.body[ev.sse.start:ev.sse.end]
+    gap = _gap_after(capture.body, ev)
+    return _splice(capture, ev.sse.end + len(gap), ev.sse.end + len(gap), raw + gap,
+                   kind="duplicate", at=event_index,
+                   what=f"event {event_index} ({ev.type}) arrives twice")
+
+
+def swap(capture: Capture, event_index: int) -> Capture:
+    """Events `event_index` and `event_index + 1` arrive in each other's place.
+
+    Imitates a multiplexing proxy or a buggy server that reorders writes:
+    both events arrive, whole, in the wrong order. Bytes between the two
+    events (the LF of a CRLF blank line) stay where they were.
+    """
+    events = _events(capture)
+    first = _event(events, event_index)
+    second = _event(events, event_index + 1)
+    body = capture.body
+    new = (body[second.sse.start:second.sse.end] + body[first.sse.end:second.sse.start]
+           + body[first.sse.start:first.sse.end])
+    return _splice(capture, first.sse.start, second.sse.end, new, kind="swap",
+                   at=event_index,
+                   what=f"events {event_index} ({first.type}) and {event_index + 1} "
+                        f"({second.type}) arrive swapped")
+
+
 # -- the shared plumbing -----------------------------------------------------------
 
 
@@ -237,6 +300,12 @@ def _newline(body: bytes, ev: WireEvent) -> bytes:
     if b"\r" in raw:
         return b"\r"
     return b"\n"
+
+
+def _gap_after(body: bytes, ev: WireEvent) -> bytes:
+    """The LF that a CRLF blank line leaves outside the event's range, if any."""
+    return b"\n" if body[ev.sse.end - 1:ev.sse.end] == b"\r" and \
+        body[ev.sse.end:ev.sse.end + 1] == b"\n" else b""
 
 
 def _chunking(capture: Capture) -> tuple[list[int], list[float | None]]:
