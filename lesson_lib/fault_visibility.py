@@ -91,7 +91,7 @@ def _responses_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
     if _seq(a) is not None and _seq(b) is not None:
         return "sequence_number out of order"
     if _frame(a, wire) or _frame(b, wire):
-        return "an item or part frame moved (no sequence numbers)"
+        return f"{a.type} swapped with {b.type} (no sequence numbers)"
     return None
 
 

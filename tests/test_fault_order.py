@@ -63,9 +63,17 @@ CATEGORIES: dict[tuple[str, str, str], str | None] = {
         "a part closed twice in a stream without sequence numbers: " + MISSED,
     ("openai-responses", "duplicate", "response.output_text.done twice (no sequence numbers)"):
         "a text closed twice in a stream without sequence numbers: " + MISSED,
-    ("openai-responses", "swap", "an item or part frame moved (no sequence numbers)"):
-        "in a stream without sequence numbers, response.in_progress moved after the first "
-        "output_item.added: " + MISSED,
+    ("openai-responses", "swap", "response.created swapped with response.in_progress (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.output_item.added swapped with response.content_part.added (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.content_part.added swapped with response.output_text.delta (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.output_text.delta swapped with response.output_text.done (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.output_text.done swapped with response.content_part.done (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.content_part.done swapped with response.output_item.done (no sequence numbers)"): None,
+    ("openai-responses", "swap", "response.output_item.done swapped with response.completed (no sequence numbers)"): None,
+    ("openai-responses", "swap",
+     "response.in_progress swapped with response.output_item.added (no sequence numbers)"):
+        "an item added before response.in_progress, in a stream without sequence numbers: "
+        + MISSED,
     ("openai-chat", "duplicate", "[DONE] twice"): None,
     ("openai-chat", "duplicate", "finish_reason twice"):
         "a choice's finish_reason repeated: " + MISSED,
