@@ -305,6 +305,31 @@ def _check_against_terminal(capture, ours, sdk):
     return server   # the server's own final object, compared as usual
 
 
+def _resumed(capture: Capture) -> bool:
+    """A Responses stream that starts mid-way (a resume with ``starting_after``)."""
+    first = next(iter(payloads(capture)), {})
+    return first.get("type") != "response.created" and _terminal_response(capture) is not None
+
+
+def _check_resumed(capture, ours, sdk):
+    assert ours.complete
+    assert "event_before_start" in {d.code for d in ours.diagnostics}
+    return copy.deepcopy(_terminal_response(capture))   # the server's own final object
+
+
+def _check_cut_text(capture, ours, sdk):
+    assert not ours.complete
+    streamed: dict[tuple, str] = {}
+    for p in payloads(capture):
+        if p.get("type") == "response.output_text.delta":
+            key = (p["output_index"], p["content_index"])
+            streamed[key] = streamed.get(key, "") + p["delta"]
+    assert streamed
+    for (item, part), text in streamed.items():
+        assert ours.final["output"][item]["content"][part]["text"] == text
+    return None   # no SDK object to compare with
+
+
 def _interleaved(capture: Capture) -> bool:
     for p in payloads(capture):
         for ch in p.get("choices") or []:
@@ -395,6 +420,22 @@ GAPS = [
         lambda c, o: o.final is None and c.status < 300 and
         (_terminal_response(c) or {}).get("status") in ("incomplete", "failed"),
         _check_against_terminal),
+    Gap("responses-resumed",
+        "A resumed stream (responses.retrieve with starting_after) does not begin with "
+        "response.created, so the SDK's stream helper raises at its first event. Ours says "
+        "the events came before the start and is compared with the server's own Response "
+        "in the terminal event.",
+        "openai-responses",
+        lambda c, o: o.final is None and c.status < 300 and _resumed(c),
+        _check_resumed),
+    Gap("responses-cut",
+        "get_final_response() raises on a stream cut before any terminal event. Ours is "
+        "checked against the bytes: not complete, and each output_text part holds exactly "
+        "the deltas that arrived.",
+        "openai-responses",
+        lambda c, o: o.final is None and c.status < 300 and _terminal_response(c) is None
+        and any(p.get("type") == "response.output_text.delta" for p in payloads(c)),
+        _check_cut_text),
     Gap("chat-interleaved-calls",
         "With interleaved parallel calls the SDK emits arguments.done for a call before its "
         "last fragment (seen here: a done event whose arguments are not the call's final "

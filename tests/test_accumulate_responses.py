@@ -947,7 +947,13 @@ def test_every_capture_accumulates_to_the_servers_own_response(capture):
     final = acc.final()
     json.dumps(final)
     acc.slots()
-    assert "server_object_differs" not in codes(acc), [str(d) for d in acc.diagnostics]
+    events = parse_all(capture.events)
+    if events and events[0].type != "response.created":
+        # A resumed stream (starting_after) alone: its text lacks what the first stream
+        # carried, so the .done events disagree with its deltas, and ours says so.
+        assert {"event_before_start", "server_object_differs"} <= codes(acc)
+    else:
+        assert "server_object_differs" not in codes(acc), [str(d) for d in acc.diagnostics]
     terminal = terminal_of(capture)
     if terminal is None:
         assert not acc.complete
@@ -963,6 +969,8 @@ def test_every_capture_accumulates_to_the_servers_own_response(capture):
 def test_every_capture_matches_what_the_sdk_builds(capture):
     if capture.status >= 300:
         pytest.skip("an HTTP error before any event")
+    if capture.events and parse_all(capture.events)[0].type != "response.created":
+        pytest.skip("a resumed stream: the SDK helper refuses it (its sidecar says so)")
     outcome = run_sdk(capture)
     acc = run(capture)
     if outcome.final is None:          # the SDK raised: ours must not claim a clean end

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from datetime import datetime
 from email.utils import parsedate_to_datetime
 from functools import cache
 from pathlib import Path
@@ -31,9 +32,10 @@ NAMES = [
     "thinking-signature", "redacted-thinking", "citations", "web-search",
     "overloaded-after-text", "cut-in-tool-json", "max-tokens-in-tool-json", "refusal",
     "http-529-overloaded", "html-in-text", "write-file-tool",
-    "weather-turn-step1", "weather-turn-step2",
+    "weather-turn-step1", "weather-turn-step2", "http-429-rate-limited", "overloaded-first",
 ]
-STREAMS = [n for n in NAMES if n != "http-529-overloaded"]
+HTTP_ERRORS = {"http-529-overloaded", "http-429-rate-limited"}
+STREAMS = [n for n in NAMES if n not in HTTP_ERRORS]
 MODELS = {"claude-sonnet-4-6", "claude-opus-4-6", "claude-haiku-4-5"}
 ID = "[1-9A-HJ-NP-Za-km-z]"
 
@@ -155,7 +157,8 @@ def _unknown_fields(model: Any, path: str = "") -> list[str]:
     return []
 
 
-TERMINAL = {"overloaded-after-text": "error", "cut-in-tool-json": None}
+TERMINAL = {"overloaded-after-text": "error", "overloaded-first": "error",
+            "cut-in-tool-json": None}
 NEVER_STOPPED = {"overloaded-after-text": {0}, "cut-in-tool-json": {1},
                  "max-tokens-in-tool-json": {1}}
 
@@ -226,7 +229,7 @@ def test_messiness_across_the_corpus():
     assert len(non_ascii) >= len(STREAMS) // 2
 
 
-@pytest.mark.parametrize("name", STREAMS)
+@pytest.mark.parametrize("name", [n for n in STREAMS if n != "overloaded-first"])
 def test_a_slow_first_token_then_a_steady_stream(name: str):
     evs = events(name)
     first = next(e for e in evs if e.type == "content_block_delta")
@@ -369,6 +372,25 @@ def test_overloaded_error_names_the_request():
     assert last["error"] == {"type": "overloaded_error", "message": "Overloaded"}
     assert last["request_id"] == cap("overloaded-after-text").sidecar["response"]["headers"][
         "request-id"]
+
+
+def test_overloaded_first_fails_before_any_content():
+    evs = events("overloaded-first")
+    assert [e.type for e in evs] == ["message_start", "ping", "error"]
+    assert evs[-1].payload["error"]["type"] == "overloaded_error"
+
+
+def test_http_429_carries_the_rate_limit_hints():
+    c = cap("http-429-rate-limited")
+    assert c.status == 429 and c.events == []
+    assert ErrorResponse.model_validate(json.loads(c.body)).error.type == "rate_limit_error"
+    headers = c.sidecar["response"]["headers"]
+    date = parsedate_to_datetime(headers["date"])
+    resets = {k: datetime.fromisoformat(v) for k, v in headers.items() if k.endswith("-reset")}
+    assert len(resets) == 4 and all(r > date for r in resets.values())
+    limiting = [k for k in resets if headers[k.replace("-reset", "-remaining")] == "0"]
+    assert limiting == ["anthropic-ratelimit-input-tokens-reset"]
+    assert (resets[limiting[0]] - date).total_seconds() == int(headers["retry-after"])
 
 
 def test_http_529_is_a_json_error_document():

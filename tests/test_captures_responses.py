@@ -38,8 +38,10 @@ from lesson_lib.validate import sdk_claim_problems
 WIRE = "openai-responses"
 NAMES = {"text", "function-call", "parallel-function-calls", "reasoning-summary", "refusal",
          "incomplete", "error-then-failed", "web-search", "http-429", "structured-output",
-         "weather-turn-step1", "weather-turn-step2"}
-STREAMS = sorted(NAMES - {"http-429"})
+         "weather-turn-step1", "weather-turn-step2", "http-429-retry-after", "background-cut",
+         "background-resumed"}
+RESUME_PAIR = ("background-cut", "background-resumed")
+STREAMS = sorted(NAMES - {"http-429", "http-429-retry-after", *RESUME_PAIR})
 TERMINALS = {"response.completed", "response.incomplete", "response.failed"}
 
 
@@ -71,7 +73,10 @@ def test_committed_captures_are_what_the_builder_writes(built):
 def test_sidecar_says_what_produced_the_capture(built, name):
     cap = built[name]
     side = cap.sidecar
-    assert_sidecar_request(cap, WIRE)
+    if name == "background-resumed":   # a GET: no model, no input
+        assert side["request"]["method"] == "GET" and side["request"]["stream"] is True
+    else:
+        assert_sidecar_request(cap, WIRE)
     headers = side["response"]["headers"]
     assert headers["x-request-id"].startswith("req_") and len(headers["x-request-id"]) == 36
     assert not any("key" in h.lower() or "auth" in h.lower() for h in headers)
@@ -234,6 +239,38 @@ def test_timing_is_realistic(built):
 
 
 # -- each capture shows its thing --------------------------------------------------------
+
+
+def test_the_resume_pair_is_one_stream_cut_and_resumed(built):
+    cut, resumed = (built[n] for n in RESUME_PAIR)
+    first, rest = events(cut), events(resumed)
+    assert [d.code for d in cut.sse_diagnostics] == ["undispatched_bytes"]
+    assert not resumed.sse_diagnostics
+    numbers = [w.payload["sequence_number"] for w in first + rest]
+    last = first[-1].payload["sequence_number"]
+    assert numbers[:len(first)] == list(range(len(first)))
+    # one event is lost in the cut: the resume starts right after the last whole one
+    assert numbers[len(first):] == list(range(last + 1, last + 1 + len(rest)))
+    assert first[-1].type == rest[0].type == "response.output_text.delta"
+    assert not {w.type for w in first} & TERMINALS and rest[-1].type == "response.completed"
+    request = resumed.sidecar["request"]
+    assert request["starting_after"] == request["query"]["starting_after"] == last
+    assert request["path"] == f"/v1/responses/{first[0].payload['response']['id']}"
+    assert first[0].payload["response"]["background"] is True
+    joined = "".join(w.payload["delta"] for w in first + rest
+                     if w.type == "response.output_text.delta")
+    assert joined == rest[-1].payload["response"]["output"][0]["content"][0]["text"]
+    assert first[0].t >= 150 and rest[0].t >= 100
+    assert cut.sidecar["sdk"]["text"] == "".join(
+        w.payload["delta"] for w in first if w.type == "response.output_text.delta")
+
+
+def test_the_429_hints_agree_with_the_message(built):
+    headers = built["http-429-retry-after"].sidecar["response"]["headers"]
+    assert headers["x-ratelimit-remaining-requests"] == "0"
+    assert int(headers["retry-after"]) == 6 * 60
+    assert headers["x-ratelimit-reset-requests"] == "6m0s"
+    assert "6m0s" in json.loads(built["http-429-retry-after"].body)["error"]["message"]
 
 
 def test_function_calls_are_separate_items(built):

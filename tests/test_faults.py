@@ -33,7 +33,9 @@ TERMINALS = {name: wire.TERMINALS for name, wire in WIRES.items()}
 
 # -- the captures the properties draw from -----------------------------------------
 
-STREAMS = [c for c in corpus() if c.status < 300]
+# A resumed stream (background-resumed) starts mid-response: it is a fault's input only
+# once joined onto its first stream (lesson_lib.resume), so the pools leave it out.
+STREAMS = [c for c in corpus() if c.status < 300 and "starting_after" not in c.request]
 REFERENCE = [c for c in reference_corpus() if c.status < 300]
 BY_KEY = {f"{pool}:{c.key}": c for pool, caps in (("corpus", STREAMS), ("reference", REFERENCE))
           for c in caps}

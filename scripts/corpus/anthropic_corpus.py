@@ -22,7 +22,13 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from . import anthropic_citations, anthropic_failures, anthropic_tool_calls, anthropic_turn
+from . import (
+    anthropic_citations,
+    anthropic_failures,
+    anthropic_retry,
+    anthropic_tool_calls,
+    anthropic_turn,
+)
 from .anthropic_requests import request, user
 from .anthropic_writer import HELPER, AnthropicWriter, Scenario, token_estimate
 from .writer import write_capture
@@ -168,6 +174,7 @@ CAPTURES: dict[str, Builder] = {
     "redacted-thinking": redacted_thinking,
     **anthropic_citations.CAPTURES,
     **anthropic_failures.CAPTURES,
+    **anthropic_retry.CAPTURES,
     "html-in-text": html_in_text,
     **anthropic_turn.CAPTURES,
 }
@@ -216,6 +223,7 @@ def sidecar(scenario: Scenario, rid: str, chunks: dict[str, list], seed: int
         "server": "cloudflare",
         "x-robots-tag": "none",
         **scenario.extra_headers,
+        **(scenario.dated_headers(date) if scenario.dated_headers else {}),
     }
     out: dict[str, Any] = {
         "wire": WIRE,

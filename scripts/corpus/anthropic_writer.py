@@ -25,7 +25,9 @@ from __future__ import annotations
 import base64
 import json
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from .writer import StreamBuilder, dumps, shuffled
@@ -396,3 +398,5 @@ class Scenario:
     status: int = 200
     turn: dict[str, Any] | None = None
     extra_headers: dict[str, str] = field(default_factory=dict)
+    # Headers that depend on the response's date (rate-limit resets), given that date.
+    dated_headers: Callable[[datetime], dict[str, str]] | None = None

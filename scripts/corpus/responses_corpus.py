@@ -19,6 +19,7 @@ from typing import Any
 from . import weather_turn as weather
 from .openai_responses_common import BASE, HELPER, WIRE, ok, request
 from .openai_responses_endings import error_then_failed, http_429, incomplete
+from .openai_responses_resume import background_resume, http_429_retry_after
 from .openai_responses_stream import ResponsesStream
 from .openai_sidecar import sdk_expectation, write
 
@@ -317,4 +318,4 @@ def build(root: Path) -> list[Path]:
     paths = [text(root), function_call(root), parallel_function_calls(root),
              reasoning_summary(root), refusal(root), incomplete(root), error_then_failed(root),
              web_search(root), http_429(root), structured_output(root)]
-    return paths + weather_turn(root)
+    return paths + weather_turn(root) + [http_429_retry_after(root)] + background_resume(root)
