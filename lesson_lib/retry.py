@@ -42,6 +42,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from . import wires
+
 RETRY = "retry"                      # retryable as is
 NOT_PLAIN_RETRY = "not_plain_retry"  # output arrived: continue or redo, never blindly
 NO_RETRY = "no_retry"                # the request itself is wrong
@@ -54,17 +56,6 @@ SDK_MAX_RETRIES = 2
 SDK_INITIAL_DELAY_S = 0.5
 SDK_MAX_DELAY_S = 8.0
 OPENAI_MAX_RETRY_AFTER_S = 120.0
-
-# Which errors are transient, per wire. This table moves to lesson_lib/wires/ (one home
-# per fact) when that package lands; until then it is kept here, private.
-_RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-_RETRYABLE_TYPES: dict[str, frozenset[str]] = {
-    "anthropic-messages": frozenset({"overloaded_error", "api_error", "rate_limit_error",
-                                     "timeout_error"}),
-    "openai-responses": frozenset({"server_error", "rate_limit_exceeded", "timeout"}),
-    "openai-chat": frozenset({"server_error", "rate_limit_exceeded", "timeout"}),
-}
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -88,8 +79,9 @@ def classify(*, wire: str, status: int | None = None, error_type: str | None = N
     """
     phase = AFTER_OUTPUT if output_arrived else BEFORE_OUTPUT
     should = _lower(headers).get("x-should-retry")
-    transient = (status is not None and status in _RETRYABLE_STATUS) or (
-        error_type in _RETRYABLE_TYPES.get(wire, frozenset()))
+    # Which errors are transient is a wire's fact: lesson_lib.wires holds it.
+    transient = (status is not None and status != 200 and wires.retryable_status(status)) or (
+        error_type is not None and wires.for_wire(wire).retryable_error(error_type))
     if not output_arrived and should in ("true", "false"):
         transient = should == "true"
         why = f"the server says x-should-retry: {should}"
