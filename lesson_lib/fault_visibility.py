@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .captures import Capture
-from .stream_end import TERMINALS
 from .wire_events import DONE, WireEvent, parse_all
+from .wires import WIRES
 
 _ANTHROPIC_FRAMES = frozenset({"message_start", "content_block_start", "content_block_stop",
                                "message_stop", "error"})
@@ -51,7 +51,7 @@ def _seq(ev: WireEvent) -> int | None:
 
 
 def _terminal(ev: WireEvent, wire: str) -> bool:
-    return ev.type in TERMINALS.get(wire, ())
+    return wire in WIRES and ev.type in WIRES[wire].TERMINALS
 
 
 # -- Anthropic: block frames ---------------------------------------------------------

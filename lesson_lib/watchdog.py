@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from .captures import Capture, corpus
-from .stream_end import ERRORS, TERMINALS
 from .wire_events import WireEvent, parse_all
+from .wires import FAILURE_TYPES, WIRES
 
 STILL_WORKING = "still working"
 LOST = "connection lost"
@@ -49,7 +49,7 @@ def kind_of(ev: WireEvent, wire: str) -> str:
     """What a silence after this event means: see `KINDS`."""
     kind = ev.type or ""
     p = ev.payload if isinstance(ev.payload, dict) else {}
-    if kind in TERMINALS.get(wire, ()) or kind in ERRORS:
+    if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
         return "end"
     if kind == "ping":
         return "ping"
