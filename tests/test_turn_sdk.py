@@ -24,7 +24,8 @@ from lesson_lib.turn.run import turn_events
 from lesson_lib.wire_events import parse_all
 
 CAPTURES = [c for c in corpus() + reference_corpus()
-            if c.wire in ("anthropic-messages", "openai-responses", "openai-chat")]
+            if c.wire in ("anthropic-messages", "openai-responses", "openai-chat")
+            and "starting_after" not in c.request]   # a resumed stream joins its first one
 IDS = [c.key for c in CAPTURES]
 
 # The stream's end (lesson 1's verdict) -> the turn's outcome.
