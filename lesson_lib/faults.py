@@ -21,6 +21,7 @@ The faults imitate what really happens to streams in transit:
 `corrupt_json`         one event's JSON payload arrives damaged
 `duplicate`            one event arrives twice (a retrying proxy, a replayed buffer)
 `swap`                 two adjacent events arrive in each other's place
+`stall`                the stream goes silent for a while, then resumes (timing only)
 =====================  ======================================================
 
 A duplicated or swapped event is not always visible: the wire must carry
@@ -63,7 +64,7 @@ from .captures import Capture, from_bytes
 from .wire_events import DONE, WireEvent, parse_all
 
 __all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_terminal",
-           "duplicate", "inject_error", "split_character", "swap"]
+           "duplicate", "inject_error", "split_character", "stall", "swap"]
 
 # The in-band error each wire sends, in its own shape (Responses also gets a
 # ``sequence_number`` that continues the stream's own numbering).
