@@ -66,6 +66,7 @@ def strip_volatile(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("ExecuteTime", None)
         if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.get("outputs", []))
             for k, output in enumerate(cell.get("outputs", [])):
                 output.get("metadata", {}).pop("execution", None)
                 view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
@@ -73,6 +74,20 @@ def strip_volatile(nb: nbformat.NotebookNode) -> None:
                     # Widget state is not saved, so the id points nowhere anyway;
                     # a stable one keeps rebuilds byte-identical.
                     view["model_id"] = f"unsaved-widget-{number}-{k}"
+
+
+def merge_streams(outputs: list) -> list:
+    """Join adjacent outputs of the same stream: the kernel splits printed text into
+    messages at arbitrary points, and a rebuild must not depend on where."""
+    merged: list = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream" and last.get("name") == output.get("name")):
+            last["text"] = "".join(last["text"]) + "".join(output["text"])
+        else:
+            merged.append(output)
+    return merged
 
 
 def execute(nb: nbformat.NotebookNode) -> None:
