@@ -14,8 +14,6 @@ import ast
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "lesson_lib"
 
@@ -147,7 +145,6 @@ def test_no_import_cycle_in_lesson_lib():
 
 
 VIEWS = "lesson_lib.views"
-# Lesson 2's graders still label slots with the view's own function.
 LESSON02 = "lesson_lib.exercises.lesson02"
 
 
@@ -158,12 +155,10 @@ def _view_importers() -> dict[str, set[str]]:
 
 
 def test_no_module_outside_views_imports_a_view():
-    offenders = {m: t for m, t in _view_importers().items() if t and m != LESSON02}
+    offenders = {m: t for m, t in _view_importers().items() if t}
     assert offenders == {}
 
 
-@pytest.mark.xfail(strict=True, reason="lesson_lib/exercises/lesson02.py imports "
-                   "views.slot_view.labels_for; the graders are to label slots without it")
 def test_lesson02_exercises_import_no_view():
     assert _view_importers()[LESSON02] == set()
 
@@ -187,3 +182,12 @@ def test_the_corpus_builders_are_outside_lesson_lib():
         named |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
                   if isinstance(node, ast.ImportFrom) and not node.level}
         assert not named & {"corpus", "scripts"}, name
+
+
+def test_views_do_not_reach_into_each_others_modules():
+    """A view may use the shared pieces (html, panes, replays) but not another view's module."""
+    shared = {f"{VIEWS}.html", f"{VIEWS}.panes", f"{VIEWS}.replays"}
+    views = {m: {t for t in targets if t.startswith(VIEWS + ".") and t not in shared}
+             for m, targets in import_graph().items()
+             if m.startswith(VIEWS + ".") and m not in shared | {f"{VIEWS}.player"}}
+    assert views and {m: t for m, t in views.items() if t} == {}

@@ -11,7 +11,7 @@ import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import Capture, corpus, from_bytes, reference_corpus
+from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.checkpoints import checkpoint
 from lesson_lib.tool_calls import ToolCall
 from lesson_lib.wire_events import parse_all
@@ -387,3 +387,17 @@ def test_a_checkpoint_shares_a_calls_fragments_and_a_copy_of_it_goes_on_alone():
     thawed.end()
     assert thawed.value == {"k": "abc", "n": 1} and call.value == {"k": "abc"}
     assert call.raw == '{"k": "abc"}'
+
+
+def test_the_history_keeps_what_each_event_changed():
+    capture = load("anthropic-messages/text-then-tool")
+    history = History(capture, every=4)
+    fresh = accumulator_for(capture.wire, capture.request)
+    expected = [fresh.feed(ev) for ev in parse_all(capture.events)]
+    history.at(len(history))
+    history.at(2)                      # a rewind feeds again: the changes are kept once
+    assert [history.changes_of(i) for i in range(len(history))] == expected
+    assert history.at(3).changes == tuple(expected[2])
+    end = history.end()
+    assert end.changes == (*expected[-1], *fresh.finish(capture.sse_diagnostics))
+    assert history.at(0).changes == ()

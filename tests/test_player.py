@@ -376,3 +376,14 @@ def test_timeline_without_timing_uses_the_event_index():
     assert "no recorded timing" in fig.axes[0].get_xlabel()
     assert figure_png(fig).startswith(b"\x89PNG") and figure_png(fig) == figure_png(fig)
     assert len(fig.axes[0].texts) == 0
+
+
+def test_pause_before_reads_the_events_arrival_times_not_a_table(monkeypatch):
+    capture = next(c for c in corpus() if len(c.events) > 3
+                   and all(e.t is not None for e in c.events))
+    player = Player([capture])
+    monkeypatch.setattr(panes_mod, "table_for", lambda _: pytest.fail("read a table"))
+    for i in range(1, len(capture.events)):
+        gap = capture.events[i].t - capture.events[i - 1].t
+        assert player.pause_before(i) == pytest.approx(max(0.0, gap))
+    assert player.pause_before(0) == 0.0

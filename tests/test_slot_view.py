@@ -307,3 +307,31 @@ def test_player_with_the_slot_pane_steps_and_rerenders():
     assert 'aria-live="polite"' in html and "rtw-slot" in html
     bundle = player._repr_mimebundle_()
     assert bundle["text/plain"].startswith("openai-chat/parallel-tools-interleaved: event 37")
+
+
+def test_a_player_with_two_panes_builds_one_history_for_a_capture(monkeypatch):
+    from lesson_lib.views import ToolCardPane, replays
+
+    built = []
+    real = replays.History
+
+    def counting(capture, **kwargs):
+        built.append(capture.key)
+        return real(capture, **kwargs)
+
+    monkeypatch.setattr(replays, "History", counting)
+    monkeypatch.setattr(replays, "_HISTORIES", type(replays._HISTORIES)())
+    capture = load("anthropic-messages/parallel-tools")
+    player = Player([capture], panes=[SlotPane(), ToolCardPane()])
+    for _ in range(5):
+        player.step(1)
+    assert built == [capture.key]
+    assert SlotPane().timeline(capture) is replays.history_for(capture)
+
+
+def test_the_labels_come_from_the_accumulator_side():
+    from lesson_lib.accumulate import labels
+
+    capture = load("anthropic-messages/parallel-tools")
+    assert slot_labeller(capture, 3) == labels.event_counter(capture, 3)
+    assert labels.labels_for(capture) is labels.labels_for(capture)   # computed once

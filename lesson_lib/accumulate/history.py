@@ -4,6 +4,9 @@ The player's slider asks for "the state after event k" in any order. Copying
 the whole state at every event would cost time proportional to everything
 so far at each step, so the history keeps:
 
+- the changes each event caused (`changes_of`), kept the first time the
+  walk feeds that event, so a view reads what an event did without parsing
+  its payload again (``None`` for an accumulator whose `feed` returns none);
 - checkpoints: a read-only copy of the accumulator after every `every`-th
   event, taken the first time the walk passes that index; it shares the
   append-only fragment logs (text, raw arguments) with the accumulator it
@@ -55,6 +58,7 @@ class Snapshot:
     diagnostics: list[Diagnostic]
     complete: bool
     tool_calls: tuple[ToolCallView, ...] = ()
+    changes: tuple | None = ()   # what `event` changed (ended: and what `finish` did)
 
 
 class History:
@@ -81,6 +85,8 @@ class History:
         self._cursor_at = 0
         self._checkpoints: dict[int, Accumulator] = {}
         self._ended: Accumulator | None = None   # after the whole stream and its end
+        self._changes: list[list | None] = []     # per event index: what feeding it changed
+        self.end_changes: list | None = None      # what `finish` changed at the end
         if self.http_error is None:
             self._cursor = accumulator_for(capture.wire, capture.request)
             self._checkpoints[0] = self._checkpoint(self._cursor)
@@ -106,7 +112,9 @@ class History:
                 self._cursor_at = base
         acc = self._cursor
         while self._cursor_at < k:
-            acc.feed(self.events[self._cursor_at])
+            changes = acc.feed(self.events[self._cursor_at])
+            if self._cursor_at == len(self._changes):
+                self._changes.append(changes)
             self.feeds += 1
             self._cursor_at += 1
             if self._cursor_at % self.every == 0 and self._cursor_at not in self._checkpoints:
@@ -119,16 +127,31 @@ class History:
             if k != 0:
                 raise IndexError(f"event index {k} outside 0..0")
             return Snapshot(0, ended, None, [], None, [self.http_error], False)
+        end: list | None = []
         if ended and k == len(self.events):
             acc = self.ended_accumulator()
+            end = self.end_changes
         else:
             acc = self.accumulator_at(k)
             if ended:
                 acc = self._copy(acc)
-                acc.finish(())
+                end = acc.finish(())
         event = self.events[k - 1] if k else None
+        changes = self.changes_of(k - 1) if k else []
+        if changes is not None:
+            changes = None if end is None else [*changes, *end]
         return Snapshot(k, ended, event, acc.slots(), acc.final(), list(acc.diagnostics),
-                        acc.complete, tuple(acc.tool_calls()))
+                        acc.complete, tuple(acc.tool_calls()),
+                        None if changes is None else tuple(changes))
+
+    def changes_of(self, i: int) -> list | None:
+        """The changes event `i` (0-based) caused when fed; None where the wire's
+        accumulator returns no changes. Feeds up to it the first time it is asked."""
+        if not 0 <= i < len(self.events):
+            raise IndexError(f"event {i} outside 0..{len(self.events) - 1}")
+        if i >= len(self._changes):
+            self.accumulator_at(i + 1)
+        return self._changes[i]
 
     def ended_accumulator(self) -> Accumulator:
         """The accumulator after the whole stream and its end (made once; read, don't feed)."""
@@ -136,7 +159,7 @@ class History:
             if self._cursor is None:
                 raise ValueError(f"{self.capture.key}: no events (the request failed)")
             acc = self._copy(self.accumulator_at(len(self.events)))
-            acc.finish(self.sse_diagnostics)
+            self.end_changes = acc.finish(self.sse_diagnostics)
             self._ended = acc
         return self._ended
 

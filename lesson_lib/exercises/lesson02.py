@@ -21,9 +21,9 @@ from typing import Any
 
 from ..accumulate import accumulate
 from ..accumulate.history import History
+from ..accumulate.labels import labels_for
 from ..captures import Capture
 from ..naive_handler import interleave_tool_blocks, normalise, slot_calls
-from ..views.slot_view import labels_for
 from ..wire_events import DONE, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 

@@ -33,7 +33,7 @@ import ipywidgets as widgets
 from .. import captures as captures_mod
 from ..captures import Capture
 from .html import STYLE, counter_html, esc, page
-from .panes import Pane, RawBytesPane, TablePane, clamp, default_labeller, table_for
+from .panes import Pane, RawBytesPane, TablePane, clamp, default_labeller
 
 SPEEDS: tuple[tuple[str, float], ...] = (("0.25x", 0.25), ("1x", 1.0), ("4x", 4.0),
                                          ("instant", math.inf))
@@ -221,12 +221,13 @@ class Player(widgets.VBox):
             thread.join(timeout)
 
     def pause_before(self, index: int) -> float:
-        """The recorded wait before event `index`, in ms (200 ms when untimed)."""
+        """The recorded wait before event `index`, in ms (200 ms when untimed), read
+        from the events' own arrival times."""
         if index <= 0:
             return 0.0
-        times = table_for(self._capture)["t_ms"]
-        now, before = times.iat[index], times.iat[index - 1]
-        if math.isnan(now) or math.isnan(before):
+        events = self._capture.events
+        now, before = events[index].t, events[index - 1].t
+        if now is None or before is None or math.isnan(now) or math.isnan(before):
             return UNTIMED_GAP_MS
         return max(0.0, float(now - before))
 

@@ -32,18 +32,16 @@ Pieces:
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..accumulate.base import Slot
 from ..accumulate.history import History
+from ..accumulate.labels import address_text, event_counter, labels_for
 from ..captures import Capture
 from ..diagnostics import Diagnostic
-from ..wire_events import DONE, WireEvent, parse_all
-from ..wires import anthropic, chat
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+from .replays import history_for
 
 TAIL = 400           # characters of content shown per slot (the end of it)
 INPUT_PREVIEW = 300  # characters of a parsed tool input shown
@@ -96,31 +94,6 @@ def family(kind: str) -> str:
 
 
 STATE_WORDS = {"open": "open", "closed": "closed", "never closed": "⚠ never closed"}
-
-
-def address_text(address: Any) -> str:
-    """A slot's address in the wire's own terms.
-
-    Anthropic ``1`` -> ``[1]``; Responses ``(0,)`` -> ``item [0]``,
-    ``(0, 1)`` -> ``item [0] · part [1]``, ``(0, "summary", 1)`` ->
-    ``item [0] · summary [1]``; Chat ``(0, "content")`` -> ``choice 0 ·
-    content``, ``(0, ("tool", 1))`` -> ``choice 0 · tool_calls[1]``.
-    """
-    if isinstance(address, int):
-        return f"[{address}]"
-    if isinstance(address, tuple) and address and isinstance(address[0], int):
-        head, rest = address[0], address[1:]
-        if not rest:
-            return f"item [{head}]"
-        if len(rest) == 1 and isinstance(rest[0], int):
-            return f"item [{head}] · part [{rest[0]}]"
-        if len(rest) == 2 and rest[0] == "summary":
-            return f"item [{head}] · summary [{rest[1]}]"
-        if len(rest) == 1 and isinstance(rest[0], str):
-            return f"choice {head} · {rest[0]}"
-        if len(rest) == 1 and isinstance(rest[0], tuple) and rest[0][:1] == ("tool",):
-            return f"choice {head} · tool_calls[{rest[0][1]}]"
-    return f"[{address}]"
 
 
 def tail_of(text: str, tail: int = TAIL) -> tuple[str, int]:
@@ -343,13 +316,10 @@ def show_slots(capture: Capture, at: int | None = None, *, tail: int = TAIL) -> 
 
 # -- the pane for the player ---------------------------------------------------------------
 
-_KEPT = 16
-
-
 class SlotPane:
     """The slot view as a player pane: ``pane(capture, index) -> HTML`` and ``text``.
 
-    One `History` per capture is kept (the last `_KEPT` captures), so stepping
+    The capture's one shared `History` is read (`replays.history_for`), so stepping
     forward costs one ``feed`` and a jump at most `every` feeds plus a copy.
     """
 
@@ -357,20 +327,10 @@ class SlotPane:
         self.tail = tail
         self.name = name
         self.every = every
-        self._timelines: OrderedDict[int, tuple[Capture, History]] = OrderedDict()
 
     def timeline(self, capture: Capture) -> History:
-        """The capture's timeline, built once."""
-        key = id(capture)
-        hit = self._timelines.get(key)
-        if hit is not None and hit[0] is capture:
-            self._timelines.move_to_end(key)
-            return hit[1]
-        timeline = History(capture, every=self.every)
-        self._timelines[key] = (capture, timeline)
-        while len(self._timelines) > _KEPT:
-            self._timelines.popitem(last=False)
-        return timeline
+        """The capture's history, shared with the other panes (`replays.history_for`)."""
+        return history_for(capture, self.every)
 
     def state(self, capture: Capture, index: int) -> SlotsAt:
         """The slots after event `index`."""
@@ -387,7 +347,8 @@ class SlotPane:
 
 # -- the counter -----------------------------------------------------------------------------
 
-_LABELS: OrderedDict[int, tuple[Capture, list[str]]] = OrderedDict()
+__all__ = ["SlotPane", "address_text", "labels_for", "show_slots", "slot_labeller",
+           "slots_html", "slots_text", "state_at"]
 
 
 def slot_labeller(capture: Capture, index: int) -> str:
@@ -397,134 +358,4 @@ def slot_labeller(capture: Capture, index: int) -> str:
     ``event 5 / 29 · item [1] function_call · function_call_arguments.delta``
     (Responses), ``event 7 / 31 · choice 0 · tool_calls[1] · arguments`` (Chat).
     """
-    n = len(capture.events)
-    if n == 0:
-        return f"no events · HTTP {capture.status}: the request failed before any event"
-    i = max(0, min(int(index), n - 1))
-    return f"event {i} / {n} · {labels_for(capture)[i]}"
-
-
-def labels_for(capture: Capture) -> list[str]:
-    """What each event addresses, computed once per capture (kept for the last few)."""
-    key = id(capture)
-    hit = _LABELS.get(key)
-    if hit is not None and hit[0] is capture:
-        _LABELS.move_to_end(key)
-        return hit[1]
-    events = parse_all(capture.events)
-    reader = {"anthropic-messages": _anthropic_labels, "openai-responses": _responses_labels,
-              "openai-chat": _chat_labels}.get(capture.wire or "", _plain_labels)
-    labels = reader(events)
-    _LABELS[key] = (capture, labels)
-    while len(_LABELS) > _KEPT:
-        _LABELS.popitem(last=False)
-    return labels
-
-
-def _plain(ev: WireEvent) -> str:
-    if ev.parse_error is not None:
-        return f"{ev.type or '(no type)'} (not JSON)"
-    return ev.type or "(no type)"
-
-
-def _plain_labels(events: list[WireEvent]) -> list[str]:
-    return [_plain(ev) for ev in events]
-
-
-def _anthropic_labels(events: list[WireEvent]) -> list[str]:
-    kinds: dict[Any, str] = {}
-    out = []
-    for ev in events:
-        p = ev.payload
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        kind = ev.type
-        index = p.get("index")
-        if kind == "content_block_start":
-            block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
-            kinds[index] = str(block.get("type", "?"))
-        if kind in anthropic.BLOCK_EVENTS:
-            what = kind
-            if kind == "content_block_delta":
-                delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
-                what = str(delta.get("type", "?"))
-            out.append(f"block [{index}] {kinds.get(index, '?')} · {what}")
-        elif kind == "message_delta":
-            delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
-            reason = delta.get("stop_reason")
-            out.append(f"message_delta · stop_reason {reason}" if reason else "message_delta")
-        elif kind in anthropic.FAILURES:
-            error = anthropic.read_error(kind, p)
-            out.append(f"error · {(error.type if error else None) or '?'}")
-        else:
-            out.append(_plain(ev))
-    return out
-
-
-def _responses_labels(events: list[WireEvent]) -> list[str]:
-    items: dict[Any, str] = {}
-    out = []
-    for ev in events:
-        p = ev.payload
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        kind = ev.type or "(no type)"
-        oi = p.get("output_index")
-        item = p.get("item")
-        if isinstance(item, dict) and oi is not None:
-            items[oi] = str(item.get("type", "?"))
-        if oi is None:
-            out.append(_plain(ev))
-            continue
-        where = f"item [{oi}] {items.get(oi, '?')}"
-        if p.get("content_index") is not None:
-            where += f" · part [{p['content_index']}]"
-        if p.get("summary_index") is not None:
-            where += f" · summary [{p['summary_index']}]"
-        out.append(f"{where} · {kind.removeprefix('response.')}")
-    return out
-
-
-def _chat_labels(events: list[WireEvent]) -> list[str]:
-    out = []
-    for ev in events:
-        p = ev.payload
-        if ev.type == DONE:
-            out.append("[DONE]")
-            continue
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        if chat.is_error_payload(p):
-            out.append("error")
-            continue
-        parts = []
-        for choice in p.get("choices") or []:
-            if isinstance(choice, dict):
-                parts.append(_chat_choice_label(choice))
-        if p.get("usage") and not p.get("choices"):
-            parts.append("usage")
-        out.append("; ".join(parts) if parts else "(empty chunk)")
-    return out
-
-
-def _chat_choice_label(choice: dict) -> str:
-    delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-    fields = []
-    for call in delta.get("tool_calls") or []:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        what = f"start {function.get('name') or ''}".rstrip() if call.get("id") else "arguments"
-        fields.append(f"tool_calls[{call.get('index')}] · {what}")
-    texts = [name for name in chat.TEXT_FIELDS if isinstance(delta.get(name), str)]
-    fields += [name for name in texts if delta[name]]
-    if not fields and delta.get("role"):
-        fields.append("role")
-    if not fields:
-        fields += texts            # an empty string is still a (tiny) fragment
-    if choice.get("finish_reason") is not None:
-        fields.append(f"finish_reason {choice['finish_reason']}")
-    return f"choice {choice.get('index', 0)} · " + (" · ".join(fields) if fields else "(empty)")
+    return event_counter(capture, index)

@@ -31,16 +31,16 @@ block [1] tool_use get_weather · input_json_delta · 3 fields settled``);
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..accumulate.history import History
+from ..accumulate.labels import address_text, event_counter, labels_for
 from ..captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
-from .slot_view import address_text, labels_for, slot_labeller
+from .replays import history_for
 
 PAUSE_MS = 300.0      # a silence longer than this gets the pause line
 STRING_TAIL = 120     # characters of a long string shown (its end)
@@ -393,22 +393,9 @@ class ToolCallsAt:
                 f'font-size:12px;margin:2px 0">{esc(self.caption)}</p>{"".join(cards)}</div>')
 
 
-_KEPT = 16
-_TIMELINES: OrderedDict[tuple[int, int], tuple[Capture, History]] = OrderedDict()
-
-
 def timeline_for(capture: Capture, every: int = 64) -> History:
-    """The capture's timeline, shared by the pane and the labeller (the last few kept)."""
-    key = (id(capture), every)
-    hit = _TIMELINES.get(key)
-    if hit is not None and hit[0] is capture:
-        _TIMELINES.move_to_end(key)
-        return hit[1]
-    timeline = History(capture, every=every)
-    _TIMELINES[key] = (capture, timeline)
-    while len(_TIMELINES) > _KEPT:
-        _TIMELINES.popitem(last=False)
-    return timeline
+    """The capture's history, shared by the panes and the labeller (`replays.history_for`)."""
+    return history_for(capture, every)
 
 
 def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
@@ -482,16 +469,16 @@ def tool_call_labeller(capture: Capture, index: int) -> str:
     """The player's counter, naming the tool call the event addresses and what is settled.
 
     ``event 17 / 38 · block [1] tool_use search_flights · input_json_delta · 1 field
-    settled``; an event that addresses no tool call gets `slot_labeller`'s text.
+    settled``; an event that addresses no tool call gets the slot view's counter text (`accumulate.labels.event_counter`).
     """
     n = len(capture.events)
     if n == 0:
-        return slot_labeller(capture, index)
+        return event_counter(capture, index)
     state = tool_calls_at(capture, index)
     i = state.index
     touched = [v for v, c in zip(state.calls, state.current, strict=True) if c]
     if not touched:
-        return slot_labeller(capture, i)
+        return event_counter(capture, i)
     what = labels_for(capture)[i].rsplit(" · ", 1)[-1]
     if len(touched) == 1:
         view = touched[0]
