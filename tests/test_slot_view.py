@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from lesson_lib.accumulate import labels
 from lesson_lib.accumulate.base import Slot
 from lesson_lib.captures import corpus, from_bytes, load
 from lesson_lib.views import Player, TablePane
@@ -330,8 +331,31 @@ def test_a_player_with_two_panes_builds_one_history_for_a_capture(monkeypatch):
 
 
 def test_the_labels_come_from_the_accumulator_side():
-    from lesson_lib.accumulate import labels
+    from lesson_lib.views import replays
 
     capture = load("anthropic-messages/parallel-tools")
-    assert slot_labeller(capture, 3) == labels.event_counter(capture, 3)
-    assert labels.labels_for(capture) is labels.labels_for(capture)   # computed once
+    n = len(capture.events)
+    words = labels.labels_for(capture)
+    assert words == list(replays.labels_of(capture))
+    assert replays.labels_of(capture) is replays.labels_of(capture)   # read once
+    assert slot_labeller(capture, 3) == f"event 3 / {n} · {words[3]}"
+
+
+@pytest.mark.parametrize("key", ["anthropic-messages/parallel-tools",
+                                 "openai-chat/parallel-tools-interleaved"])
+def test_the_labels_are_read_from_the_changes(key):
+    import dataclasses
+
+    from lesson_lib.accumulate.changes import SlotOpened
+    from lesson_lib.accumulate.history import History
+
+    history = History(load(key))
+    before = labels.event_labels(history)
+    i, opened = next((i, c) for i in range(len(history)) for c in history.changes_of(i)
+                     if type(c) is SlotOpened and c.takes_input)
+    history._changes[i] = [dataclasses.replace(c, slot_kind="renamed_kind", name="renamed")
+                           if c is opened else c for c in history._changes[i]]
+    after = labels.event_labels(history)
+    assert after != before
+    assert [k for k in range(len(after)) if after[k] != before[k]]
+    assert "renamed" in after[i]

@@ -290,3 +290,18 @@ def test_a_card_for_arguments_5000_levels_deep():
         assert state.calls[0].name == "nest"
         assert "entries" in state.text() and 'class="rtw-tool-card"' in state.html()
     assert state.calls[0].state == "complete"
+
+
+def test_the_current_call_is_the_one_the_events_changes_addressed():
+    capture = cap("anthropic-messages/parallel-tools")
+    i = next(k for k in range(len(capture.events) - 1)
+             if any(tool_calls_at(capture, k).current))
+    assert any(tool_calls_at(capture, i).current)
+    timeline = timeline_for(capture)
+    timeline.changes_of(i)
+    kept = timeline._changes[i]
+    try:
+        timeline._changes[i] = []          # this event changed nothing: no call is current
+        assert not any(tool_calls_at(capture, i).current)
+    finally:
+        timeline._changes[i] = kept

@@ -2,22 +2,28 @@
 
 ``block [1] tool_use · input_json_delta`` (Anthropic), ``item [1] function_call ·
 function_call_arguments.delta`` (Responses), ``choice 0 · tool_calls[1] · arguments``
-(Chat). The labels are a fact of the stream, not of a view: the slot view's
-counter, the tool-call card's counter and lesson 2's graders all read them
-from here, and `address_text` is how any of them writes a slot's address.
+(Chat). A label is read from the changes the event caused (the slot it
+addressed, that slot's kind, a call's name, a finish or stop reason), kept by
+the `History`, and from the event's own name (its type, an Anthropic delta's
+type). The Responses accumulator returns no changes yet (`feed` gives None),
+so that wire's labels are read from its payloads until it does.
+
+The labels are a fact of the stream, not of a view: the slot view's counter,
+the tool-call card's counter and lesson 2's graders all read them from here,
+and `address_text` is how any of them writes a slot's address.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from ..captures import Capture
 from ..wire_events import DONE, WireEvent, parse_all
 from ..wires import anthropic, chat
+from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, ToolInputGrew
+from .history import History
 
-_KEPT = 16
-_LABELS: OrderedDict[int, tuple[Capture, list[str]]] = OrderedDict()
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 
 
 def address_text(address: Any) -> str:
@@ -45,37 +51,54 @@ def address_text(address: Any) -> str:
     return f"[{address}]"
 
 
-def event_counter(capture: Capture, index: int) -> str:
-    """The player's counter: the event, then the slot it addresses and what it carries.
-
-    ``event 12 / 48 · block [1] tool_use · input_json_delta`` (Anthropic),
-    ``event 5 / 29 · item [1] function_call · function_call_arguments.delta``
-    (Responses), ``event 7 / 31 · choice 0 · tool_calls[1] · arguments`` (Chat).
-    """
-    n = len(capture.events)
-    if n == 0:
-        return f"no events · HTTP {capture.status}: the request failed before any event"
-    i = max(0, min(int(index), n - 1))
-    return f"event {i} / {n} · {labels_for(capture)[i]}"
-
-
-
 
 def labels_for(capture: Capture) -> list[str]:
-    """What each event addresses, computed once per capture (kept for the last few)."""
-    key = id(capture)
-    hit = _LABELS.get(key)
-    if hit is not None and hit[0] is capture:
-        _LABELS.move_to_end(key)
-        return hit[1]
-    events = parse_all(capture.events)
-    reader = {"anthropic-messages": _anthropic_labels, "openai-responses": _responses_labels,
-              "openai-chat": _chat_labels}.get(capture.wire or "", _plain_labels)
-    labels = reader(events)
-    _LABELS[key] = (capture, labels)
-    while len(_LABELS) > _KEPT:
-        _LABELS.popitem(last=False)
-    return labels
+    """What each event of `capture` addresses (its own `History` is built to read the
+    changes; a view that has one calls `event_labels`)."""
+    if capture.wire not in WIRES:
+        return [_plain(ev) for ev in parse_all(capture.events)]
+    return event_labels(History(capture))
+
+
+def event_labels(history: History) -> list[str]:
+    """What each event of the history's stream addresses, from the changes it caused."""
+    labels = EventLabels(history)
+    return [labels[i] for i in range(len(labels))]
+
+
+class EventLabels:
+    """The labels of one history's events, read as far as asked: ``labels[i]`` reads the
+    changes of events up to `i` only, so a player asking for the label of the event it
+    shows never feeds the history past that event."""
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self._done: list[str] = []
+        self._kinds: dict[Any, str] = {}    # Anthropic: slot address -> its block type
+        events = history.events
+        wire = history.capture.wire
+        self._reader = None
+        if events and wire in ("anthropic-messages", "openai-chat"):
+            self._reader = _anthropic_label if wire == "anthropic-messages" else _chat_label
+        elif events and wire == "openai-responses":
+            # Its accumulator returns no changes yet: its labels are read from the payloads.
+            self._done = _responses_labels(events)
+
+    def __len__(self) -> int:
+        return len(self.history.events)
+
+    def __getitem__(self, i: int) -> str:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        events = self.history.events
+        while len(self._done) <= i:
+            k = len(self._done)
+            changes = self.history.changes_of(k)
+            if self._reader is None or changes is None:
+                self._done.append(_plain(events[k]))
+            else:
+                self._done.append(self._reader(events[k], changes, self._kinds))
+        return self._done[i]
 
 
 def _plain(ev: WireEvent) -> str:
@@ -84,39 +107,33 @@ def _plain(ev: WireEvent) -> str:
     return ev.type or "(no type)"
 
 
-def _plain_labels(events: list[WireEvent]) -> list[str]:
-    return [_plain(ev) for ev in events]
-
-
-def _anthropic_labels(events: list[WireEvent]) -> list[str]:
-    kinds: dict[Any, str] = {}
-    out = []
-    for ev in events:
-        p = ev.payload
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        kind = ev.type
-        index = p.get("index")
-        if kind == "content_block_start":
-            block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
-            kinds[index] = str(block.get("type", "?"))
-        if kind in anthropic.BLOCK_EVENTS:
-            what = kind
-            if kind == "content_block_delta":
-                delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
-                what = str(delta.get("type", "?"))
-            out.append(f"block [{index}] {kinds.get(index, '?')} · {what}")
-        elif kind == "message_delta":
+def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+    p = ev.payload
+    if not isinstance(p, dict):
+        return _plain(ev)
+    addressed = None
+    for change in caused:
+        if type(change) is SlotOpened:
+            kinds[change.address] = change.slot_kind
+        if addressed is None and getattr(change, "address", None) is not None:
+            addressed = change.address
+    kind = ev.type
+    if kind in anthropic.BLOCK_EVENTS:
+        what = kind
+        if kind == "content_block_delta":
             delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
-            reason = delta.get("stop_reason")
-            out.append(f"message_delta · stop_reason {reason}" if reason else "message_delta")
-        elif kind in anthropic.FAILURES:
-            error = anthropic.read_error(kind, p)
-            out.append(f"error · {(error.type if error else None) or '?'}")
-        else:
-            out.append(_plain(ev))
-    return out
+            what = str(delta.get("type", "?"))
+        # An event the accumulator could not place still names an index: show it.
+        where = addressed if addressed is not None else p.get("index")
+        return f"block [{where}] {kinds.get(where, '?')} · {what}"
+    if kind == "message_delta":
+        reason = next((c.fields["stop_reason"] for c in caused if type(c) is ResponseChanged
+                       and c.fields.get("stop_reason")), None)
+        return f"message_delta · stop_reason {reason}" if reason else "message_delta"
+    if kind in anthropic.FAILURES:
+        error = next((c for c in caused if type(c) is InBandError), None)
+        return f"error · {(error.error_type if error else None) or '?'}"
+    return _plain(ev)
 
 
 def _responses_labels(events: list[WireEvent]) -> list[str]:
@@ -144,44 +161,51 @@ def _responses_labels(events: list[WireEvent]) -> list[str]:
     return out
 
 
-def _chat_labels(events: list[WireEvent]) -> list[str]:
-    out = []
-    for ev in events:
-        p = ev.payload
-        if ev.type == DONE:
-            out.append("[DONE]")
-            continue
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        if chat.is_error_payload(p):
-            out.append("error")
-            continue
-        parts = []
-        for choice in p.get("choices") or []:
-            if isinstance(choice, dict):
-                parts.append(_chat_choice_label(choice))
-        if p.get("usage") and not p.get("choices"):
-            parts.append("usage")
-        out.append("; ".join(parts) if parts else "(empty chunk)")
-    return out
+def _chat_label(ev: WireEvent, caused: list, _kinds: dict) -> str:
+    p = ev.payload
+    if ev.type == DONE:
+        return "[DONE]"
+    if not isinstance(p, dict):
+        return _plain(ev)
+    if any(type(c) is InBandError for c in caused):
+        return "error"
+    parts = [_chat_choice_label(choice, caused) for choice in p.get("choices") or []
+             if isinstance(choice, dict)]
+    if p.get("usage") and not p.get("choices"):
+        parts.append("usage")
+    return "; ".join(parts) if parts else "(empty chunk)"
 
 
-def _chat_choice_label(choice: dict) -> str:
+def _chat_choice_label(choice: dict, caused: list) -> str:
+    """One choice of a chunk: the calls it started or grew, the text fields it filled,
+    its finish reason (the role where nothing else came)."""
+    index = choice.get("index", 0)
+    calls: dict[Any, str] = {}
+    texts, empty = set(), set()
+    reason = None
+    for change in caused:
+        kind = type(change)
+        if kind is ResponseChanged:
+            if change.choice == index and "finish_reason" in change.fields:
+                reason = change.fields["finish_reason"]
+            continue
+        address = getattr(change, "address", None)
+        if not (isinstance(address, tuple) and address[0] == index):
+            continue
+        if isinstance(address[1], tuple):              # (choice, ("tool", n)): a call
+            where = f"tool_calls[{address[1][1]}]"
+            if kind is SlotOpened:
+                calls[address] = f"{where} · " + f"start {change.name or ''}".rstrip()
+            elif kind is ToolInputGrew:
+                calls.setdefault(address, f"{where} · arguments")
+        elif kind is TextAppended:
+            (texts if change.fragment else empty).add(change.field)
+    fields = list(calls.values()) + [name for name in chat.TEXT_FIELDS if name in texts]
     delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-    fields = []
-    for call in delta.get("tool_calls") or []:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        what = f"start {function.get('name') or ''}".rstrip() if call.get("id") else "arguments"
-        fields.append(f"tool_calls[{call.get('index')}] · {what}")
-    texts = [name for name in chat.TEXT_FIELDS if isinstance(delta.get(name), str)]
-    fields += [name for name in texts if delta[name]]
     if not fields and delta.get("role"):
         fields.append("role")
     if not fields:
-        fields += texts            # an empty string is still a (tiny) fragment
-    if choice.get("finish_reason") is not None:
-        fields.append(f"finish_reason {choice['finish_reason']}")
-    return f"choice {choice.get('index', 0)} · " + (" · ".join(fields) if fields else "(empty)")
+        fields += [name for name in chat.TEXT_FIELDS if name in empty]  # still a fragment
+    if reason is not None:
+        fields.append(f"finish_reason {reason}")
+    return f"choice {index} · " + (" · ".join(fields) if fields else "(empty)")

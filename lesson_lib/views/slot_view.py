@@ -37,11 +37,11 @@ from dataclasses import dataclass
 
 from ..accumulate.base import Slot
 from ..accumulate.history import History
-from ..accumulate.labels import address_text, event_counter, labels_for
+from ..accumulate.labels import address_text
 from ..captures import Capture
 from ..diagnostics import Diagnostic
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
-from .replays import history_for
+from .replays import event_counter, history_for, labels_of
 
 TAIL = 400           # characters of content shown per slot (the end of it)
 INPUT_PREVIEW = 300  # characters of a parsed tool input shown
@@ -347,7 +347,7 @@ class SlotPane:
 
 # -- the counter -----------------------------------------------------------------------------
 
-__all__ = ["SlotPane", "address_text", "labels_for", "show_slots", "slot_labeller",
+__all__ = ["SlotPane", "address_text", "labels_of", "show_slots", "slot_labeller",
            "slots_html", "slots_text", "state_at"]
 
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..accumulate.history import History
-from ..accumulate.labels import address_text, event_counter, labels_for
+from ..accumulate.labels import address_text
 from ..captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
-from .replays import history_for
+from .replays import event_counter, history_for, labels_of
 
 PAUSE_MS = 300.0      # a silence longer than this gets the pause line
 STRING_TAIL = 120     # characters of a long string shown (its end)
@@ -404,7 +404,8 @@ def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
 
     The last index shows the timeline's ended snapshot (what `accumulate`
     ends with); any other index the live accumulator's views, so a step
-    costs one ``feed`` and views of the calls, not the whole message.
+    costs one ``feed`` and views of the calls, not the whole message. The
+    calls marked as this event's are those whose slot its changes addressed.
     """
     n = len(capture.events)
     if n == 0 or capture.status >= 300:
@@ -416,7 +417,12 @@ def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
                  timeline.accumulator_at(i + 1).tool_calls())
     next_t = capture.events[i + 1].t if i + 1 < n else None
     pauses = [pause_of(v, next_t, pause_ms) for v in calls]
-    current = [i in (v.start_event, v.last_event, v.end_event) for v in calls]
+    changes = timeline.changes_of(i)
+    if changes is None:     # an accumulator that returns no changes: the call's own events
+        current = [i in (v.start_event, v.last_event, v.end_event) for v in calls]
+    else:                   # the calls whose slot this event's changes addressed
+        touched = {getattr(change, "address", None) for change in changes}
+        current = [v.address in touched for v in calls]
     return ToolCallsAt(capture.key, i, n, ended, calls, pauses, current)
 
 
@@ -469,7 +475,8 @@ def tool_call_labeller(capture: Capture, index: int) -> str:
     """The player's counter, naming the tool call the event addresses and what is settled.
 
     ``event 17 / 38 · block [1] tool_use search_flights · input_json_delta · 1 field
-    settled``; an event that addresses no tool call gets the slot view's counter text (`accumulate.labels.event_counter`).
+    settled``; an event that addresses no tool call gets the plain counter
+    (`replays.event_counter`).
     """
     n = len(capture.events)
     if n == 0:
@@ -479,7 +486,7 @@ def tool_call_labeller(capture: Capture, index: int) -> str:
     touched = [v for v, c in zip(state.calls, state.current, strict=True) if c]
     if not touched:
         return event_counter(capture, i)
-    what = labels_for(capture)[i].rsplit(" · ", 1)[-1]
+    what = labels_of(capture)[i].rsplit(" · ", 1)[-1]
     if len(touched) == 1:
         view = touched[0]
         tail = settled_phrase(view)
@@ -487,4 +494,4 @@ def tool_call_labeller(capture: Capture, index: int) -> str:
             tail += f" · {view.state}"
         return f"event {i} / {n} · {where(view)} {view.kind} {view.name} · {what} · {tail}"
     calls = "; ".join(f"{v.name} {v.state}" for v in touched)
-    return f"event {i} / {n} · {labels_for(capture)[i]} · {calls}"
+    return f"event {i} / {n} · {labels_of(capture)[i]} · {calls}"
