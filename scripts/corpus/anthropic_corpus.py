@@ -22,6 +22,8 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+from lesson_lib.capture_writer import write_capture
+
 from . import (
     anthropic_citations,
     anthropic_failures,
@@ -31,7 +33,6 @@ from . import (
 )
 from .anthropic_requests import request, user
 from .anthropic_writer import HELPER, AnthropicWriter, Scenario, token_estimate
-from .writer import write_capture
 
 WIRE = "anthropic-messages"
 

@@ -13,8 +13,10 @@ import random
 from pathlib import Path
 from typing import Any
 
+from lesson_lib.capture_writer import write_capture
+
 from .openai_ids import request_id
-from .writer import StreamBuilder, write_capture
+from .writer import StreamBuilder
 
 
 def openai_headers(rng: random.Random, *, processing_ms: float, request: str | None = None,

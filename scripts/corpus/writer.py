@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 COALESCE_MS = 4.0     # events closer than this usually arrive in one read
@@ -129,13 +128,3 @@ class StreamBuilder:
         if not ends or ends[-1] != len(body):
             close(len(body), last if first is not None else self.clock_ms)
         return bytes(body), ends, times
-
-
-def write_capture(folder: Path, name: str, body: bytes, sidecar: dict[str, Any]) -> Path:
-    """Write ``NAME.sse`` (bytes verbatim) and ``NAME.json`` (the sidecar)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.sse"
-    path.write_bytes(body)
-    (folder / f"{name}.json").write_text(
-        json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
