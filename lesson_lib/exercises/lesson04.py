@@ -1,0 +1,243 @@
+"""Checkers for lesson 4, "The unified reducer".
+
+1. `check_responses_finish`: the Responses adapter's finish-reason branch:
+   the unified finish reason from a ``response`` object; graded against
+   `lesson_lib.wires.responses.finish_from` on every Responses capture's last
+   response and on hand-made ones.
+2. `check_reduce_tool_block`: the reducer's branch for tool-call blocks: a
+   card (raw input, call state, execution) after each turn event; graded
+   against `TurnState` after every event, on calls from all three wires, a
+   cut call, a length stop and a turn whose tools ran.
+3. `check_outcome_of_end`: a one-step turn's outcome from how its stream
+   ended; graded against the turn's own outcome on the corpus.
+
+Every case comes from the corpus or is written here: offline, the same verdict every time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..captures import corpus
+from ..turn.fake_tools import weather_tool
+from ..turn.loop import run_turn
+from ..turn.outcome import outcome_of_step
+from ..turn.reduce import reduce_all
+from ..turn.run import changes_available, turn_events, turn_state
+from ..wire_events import parse_all
+from ..wires.responses import finish_from
+from . import Case, Verdict, corpus_capture, exercise, grade
+from .compare import first_difference
+
+FINISH = exercise("04", 1, "The Responses finish reason",
+                  solution="lesson_lib.solutions.lesson04:responses_finish")
+TOOL_BLOCK = exercise("04", 2, "The reducer's branch for tool blocks",
+                      solution="lesson_lib.solutions.lesson04:reduce_tool_block")
+OUTCOME = exercise("04", 3, "An outcome from a stream's end",
+                   solution="lesson_lib.solutions.lesson04:outcome_of_end")
+
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+
+
+def route() -> str:
+    """The route the checkers take: the wire route once every accumulator returns changes."""
+    return "wire" if all(changes_available(w) for w in WIRES) else "sdk"
+
+
+# -- exercise 1 ------------------------------------------------------------------------------
+
+_CALLS = ("function_call", "custom_tool_call")
+
+
+def expected_finish(response: dict) -> str:
+    """The course's finish reason of a Responses ``response`` object."""
+    output = response.get("output") or []
+    details = response.get("incomplete_details") or {}
+    return finish_from(response.get("status"), details.get("reason"),
+                       called_tools=any(i.get("type") in _CALLS for i in output),
+                       refused=any(p.get("type") == "refusal" for i in output
+                                   for p in i.get("content") or [])) or "other"
+
+
+def _last_response(key: str) -> dict | None:
+    last = None
+    for event in parse_all(corpus_capture(key).events):
+        payload = event.payload
+        if isinstance(payload, dict) and isinstance(payload.get("response"), dict):
+            last = payload["response"]
+    return last
+
+
+HAND_MADE_RESPONSES = {
+    "hand-made: cut by the content filter":
+        {"status": "incomplete", "incomplete_details": {"reason": "content_filter"},
+         "output": []},
+    "hand-made: a web search only (provider-side, no client call)":
+        {"status": "completed", "output": [{"type": "web_search_call"},
+                                           {"type": "message", "content": [
+                                               {"type": "output_text", "text": "..."}]}]},
+    "hand-made: text, then a function call":
+        {"status": "completed", "output": [{"type": "message", "content": [
+            {"type": "output_text", "text": "Let me look."}]},
+            {"type": "function_call", "name": "get_weather", "arguments": "{}"}]},
+    "hand-made: failed": {"status": "failed", "error": {"code": "server_error"}, "output": []},
+    "hand-made: cancelled": {"status": "cancelled", "output": []},
+}
+
+
+def _explain_finish(response: dict) -> Callable[[Any, Any], str | None]:
+    def explain(expected: Any, got: Any) -> str | None:
+        if expected == got:
+            return None
+        kinds = [i.get("type") for i in response.get("output") or []]
+        details = response.get("incomplete_details")
+        return (f"status {response.get('status')!r}, incomplete_details {details!r}, output "
+                f"item types {kinds}: expected {expected!r}, got {got!r}")
+    return explain
+
+
+def finish_cases() -> list[Case]:
+    """Every Responses capture's last response object, then the hand-made ones."""
+    cases = []
+    for cap in corpus():
+        if cap.wire != "openai-responses":
+            continue
+        response = _last_response(cap.key)
+        if response is not None and response.get("status") not in (None, "in_progress"):
+            cases.append(Case(cap.key, (response,), expected_finish(response),
+                              _explain_finish(response)))
+    for label, response in HAND_MADE_RESPONSES.items():
+        cases.append(Case(label, (response,), expected_finish(response),
+                          _explain_finish(response)))
+    return cases
+
+
+def check_responses_finish(fn: Callable[[dict], str]) -> Verdict:
+    """Grade `fn(response) -> finish reason`."""
+    return grade(FINISH, fn, finish_cases())
+
+
+# -- exercise 2 ------------------------------------------------------------------------------
+
+TOOL_TURNS = (
+    ("anthropic-messages/weather-turn-step1",),
+    ("openai-responses/weather-turn-step1",),
+    ("openai-chat/weather-turn-step1",),
+    ("anthropic-messages/cut-in-tool-json",),
+    ("anthropic-messages/max-tokens-in-tool-json",),
+    ("openai-chat/cut-in-arguments",),
+)
+LOOP_TURN = "anthropic-messages/weather-turn (the loop ran its tools)"
+
+
+@cache
+def _tool_turn(keys: tuple[str, ...]) -> tuple:
+    if keys == (LOOP_TURN,):
+        steps = [corpus_capture("anthropic-messages/weather-turn-step1"),
+                 corpus_capture("anthropic-messages/weather-turn-step2")]
+        return tuple(asyncio.run(run_turn(steps, [weather_tool()], route=route())).events)
+    return tuple(turn_events([corpus_capture(k) for k in keys], route=route()))
+
+
+def block_events(events: list, block: str) -> list:
+    """The turn events of one block, in order."""
+    return [e for e in events if getattr(e, "block", None) == block]
+
+
+def _card_of(view) -> dict:
+    return {"raw_input": view.raw_input, "call_state": view.call_state,
+            "execution": view.execution}
+
+
+def _explain_cards(events: tuple) -> Callable[[Any, Any], str | None]:
+    def explain(expected: Any, got: Any) -> str | None:
+        for (bid, exp), (_, mine) in zip(expected, got, strict=False):
+            for k, (event, want, have) in enumerate(zip(events_of(bid), exp, mine,
+                                                        strict=False)):
+                problem = first_difference(want, have, "the card")
+                if problem:
+                    return f"block {bid}, after its event {k} ({event.kind}): {problem}"
+        return first_difference(expected, got)
+
+    def events_of(bid: str) -> list:
+        return block_events(list(events), bid)
+    return explain
+
+
+def _fold(fn: Callable[[dict, Any], dict], events: tuple) -> list:
+    state = reduce_all(list(events))
+    out = []
+    for b in state.calls:
+        card, cards = {}, []
+        for event in block_events(list(events), b.id):
+            card = fn(card, event)
+            cards.append(dict(card) if isinstance(card, dict) else card)
+        out.append((b.id, cards))
+    return out
+
+
+def tool_block_cases() -> list[Case]:
+    """Per turn: each tool block's card after each of its events, from `TurnState`."""
+    cases = []
+    for keys in TOOL_TURNS + ((LOOP_TURN,),):
+        events = _tool_turn(keys)
+        final = reduce_all(list(events))
+        expected = []
+        for b in final.calls:
+            cards = []
+            for event in block_events(list(events), b.id):
+                cards.append(_card_of(final.at(event.seq + 1).block(b.id)))
+            expected.append((b.id, cards))
+        cases.append(Case(" + ".join(keys), (events,), expected, _explain_cards(events)))
+    return cases
+
+
+def check_reduce_tool_block(fn: Callable[[dict, Any], dict]) -> Verdict:
+    """Grade `fn(card, event) -> card`, folded over each tool block's events."""
+    return grade(TOOL_BLOCK, lambda events: _fold(fn, events), tool_block_cases())
+
+
+# -- exercise 3 ------------------------------------------------------------------------------
+
+
+def stream_end(key: str) -> dict:
+    """How a capture's stream ended, as exercise 3 takes it."""
+    cap = corpus_capture(key)
+    state = turn_state(cap, route=route())
+    finish = state.steps[-1].finish if state.steps else None
+    return {"wire": cap.wire, "status": cap.status,
+            "event_types": [e.type for e in parse_all(cap.events)],
+            "finish": finish.reason if finish else None}
+
+
+def outcome_cases() -> list[Case]:
+    """Every corpus capture of the three wires, its expected outcome the turn's own."""
+    cases = []
+    for cap in corpus():
+        if cap.wire not in WIRES:
+            continue
+        end = stream_end(cap.key)
+        expected = turn_state(cap, route=route()).outcome
+
+        def explain(exp: Any, got: Any, end: dict = end) -> str | None:
+            if exp == got:
+                return None
+            types = end["event_types"]
+            return (f"HTTP {end['status']}, {len(types)} events, the last "
+                    f"{types[-3:]!r}, finish {end['finish']!r}: expected {exp!r}, got {got!r}")
+        cases.append(Case(cap.key, (end,), expected, explain))
+    # No capture of the corpus pauses: Anthropic's pause_turn, by hand.
+    paused = {"wire": "anthropic-messages", "status": 200,
+              "event_types": ["message_start", "message_delta", "message_stop"],
+              "finish": "pause"}
+    cases.append(Case("hand-made: an Anthropic stop_reason pause_turn", (paused,),
+                      outcome_of_step("proper", "pause")))
+    return cases
+
+
+def check_outcome_of_end(fn: Callable[[dict], str]) -> Verdict:
+    """Grade `fn(end) -> outcome`."""
+    return grade(OUTCOME, fn, outcome_cases())
