@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
@@ -138,7 +139,11 @@ def _tool_turn(keys: tuple[str, ...]) -> tuple:
     if keys == (LOOP_TURN,):
         steps = [corpus_capture("anthropic-messages/weather-turn-step1"),
                  corpus_capture("anthropic-messages/weather-turn-step2")]
-        return tuple(asyncio.run(run_turn(steps, [weather_tool()], route=route())).events)
+        # In a notebook an event loop already runs in this thread: run the turn in another.
+        with ThreadPoolExecutor(1) as pool:
+            result = pool.submit(asyncio.run, run_turn(steps, [weather_tool()],
+                                                       route=route())).result()
+        return tuple(result.events)
     return tuple(turn_events([corpus_capture(k) for k in keys], route=route()))
 
 
