@@ -71,3 +71,10 @@ def test_every_fault_renders_without_raising():
 def test_the_lab_needs_a_capture():
     with pytest.raises(ValueError):
         FaultLab([])
+
+
+def test_the_mimebundle_carries_the_text_and_html_fallbacks():
+    lab = FaultLab([load(HELLO)], fault="drop_terminal")
+    bundle = lab._repr_mimebundle_()
+    assert bundle["text/plain"] == lab.text() and bundle["text/html"] == lab.view.value
+    assert "drop_terminal" in bundle["text/plain"]

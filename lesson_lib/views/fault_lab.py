@@ -175,9 +175,12 @@ class FaultLab:
     def _repr_html_(self) -> str:
         return self._html()
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget where a frontend runs it; its text and HTML everywhere else."""
+        data = self.widget._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = self.text()
+        data["text/html"] = self._html()
+        return data
 
 
 def honesty(captures: Iterable[Capture], percents: Iterable[int] = (25, 50, 90)
