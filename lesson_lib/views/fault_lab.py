@@ -20,9 +20,9 @@ from ..captures import Capture
 from ..turn.run import turn_state
 from ..turn.summary import outcome_line
 from ..wire_events import parse_all
+from . import SlotPane  # through the package: views do not import each other's modules
 from .html import counter_html
 from .panes import TablePane
-from .slot_view import SlotPane
 from .turn_view import TurnPane
 
 SLIDER_MAX = 100    # the slider is a position through the stream, in percent
