@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Lessons being written: a lesson's "Next" may already link to them.
-UPCOMING = ("05-when-the-stream-breaks.ipynb",)
+UPCOMING: tuple[str, ...] = ()
 
 TIME_LINE = re.compile(r"\*\*Time:\*\* (\d+) minutes \((\d+) teaching / (\d+) exercises\)")
 TITLE_LINE = re.compile(r"^# (?:Lesson \d+ · )?(.+)$", re.M)
