@@ -12,7 +12,8 @@ Commands (contracts in the course guide; exit codes shared by all):
 
 Exit codes: 0 the stream ended properly; 2 cannot start (usage, missing,
 empty, not an event stream); 3 the stream did not end properly (cut,
-in-band error, undispatched bytes, unparseable payloads, HTTP error) —
+in-band error, undispatched bytes, unparseable payloads, HTTP error; for
+``final``, also a protocol violation: any ``error`` diagnostic) —
 everything that did arrive is still printed. Diagnostics go to stderr, one
 line each, naming the file and the byte offset.
 
@@ -260,8 +261,12 @@ def _cmd_final(args: argparse.Namespace) -> int:
         print(_summarise_final(cap.wire, result.final))
     seen = {(d.code, d.offset) for d in result.diagnostics}
     extra = [d for d in ending.diagnostics if (d.code, d.offset) not in seen]
-    _report(label, list(result.diagnostics) + extra + _text_and_wire(cap))
-    return OK if ending.proper and result.complete else NOT_PROPER
+    reported = list(result.diagnostics) + extra + _text_and_wire(cap)
+    _report(label, reported)
+    # An `error:` line never goes with exit 0: a protocol violation (a delta
+    # outside its block, a second start, ...) fails a stream that did end.
+    clean = not any(d.severity == "error" for d in reported)
+    return OK if ending.proper and result.complete and clean else NOT_PROPER
 
 
 def _summarise_final(wire: str, final: dict[str, Any] | None) -> str:

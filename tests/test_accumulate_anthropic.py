@@ -335,3 +335,29 @@ def test_every_capture_accumulates_with_a_consistent_outcome(capture):
         assert "no_terminal" in codes(r)
     started = sum(t == "content_block_start" for t in types)
     assert len(r.final["content"]) >= started
+
+
+def test_order_violations_are_errors_and_what_arrived_survives():
+    r = run(start(), block(0, type="text", text=""), text(0, "a"),
+            block(1, type="text", text=""), text(1, "b"), stop(0), text(0, "orphan"),
+            message_delta(), text(1, "c"), stop(1), END)
+    assert [(d.code, d.severity) for d in r.diagnostics] == [
+        ("blocks_overlap", "error"), ("delta_after_stop", "error"),
+        ("block_after_message_delta", "error"), ("block_after_message_delta", "error")]
+    assert r.diagnostics[1].extra["orphan_text"] == "orphan"
+    assert [b["text"] for b in r.final["content"]] == ["a", "bc"]
+
+
+def test_a_delta_before_its_start_keeps_its_text_in_the_diagnostic():
+    r = run(start(), text(0, "Hello "), block(0, type="text", text=""), text(0, "world"),
+            stop(0), message_delta(), END)
+    (orphan,) = r.diagnostics
+    assert (orphan.code, orphan.severity, orphan.extra["orphan_text"]) == (
+        "unknown_slot", "error", "Hello ")
+
+
+def test_block_events_after_an_error_are_reported():
+    r = run(start(), block(0, type="text", text=""), text(0, "a"),
+            {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}},
+            text(0, "b"))
+    assert codes(r)[:2] == ["in_band_error", "event_after_error"]

@@ -325,3 +325,12 @@ def test_legacy_function_call_is_accumulated_and_parsed_at_the_finish():
     bad = run(chunk(choice(function_call={"name": "f", "arguments": "{"})),
               chunk(choice(finish="function_call")), DONE)
     assert [d.code for d in bad.diagnostics] == ["invalid_tool_input"]
+
+
+def test_a_delta_after_the_finish_is_an_error_that_keeps_its_text():
+    r = run(chunk(choice(content="a", finish="stop")),
+            chunk(choice(content="late ", tool_calls=[call(0, '{"x"')])), DONE)
+    (late,) = r.diagnostics
+    assert (late.code, late.severity) == ("delta_after_finish", "error")
+    assert late.extra["orphan_text"] == 'late {"x"' and "late" in late.raw
+    assert message(r)["content"] == "a"

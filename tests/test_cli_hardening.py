@@ -251,3 +251,64 @@ def test_a_body_past_max_bytes_is_refused(tmp_path, capsys):
 def test_stdin_past_max_bytes_is_refused():
     proc = cli("events", "-", "--max-bytes", "100", input=GOOD)
     assert proc.returncode == 2 and b"--max-bytes" in proc.stderr
+
+
+# -- item 7: protocol violations exit 3, their text survives; item 9: visible swaps ------
+
+
+ERROR_LINE = ": error: "
+DELTA_STOP = '{"type":"content_block_stop","index":0}'
+
+
+@pytest.mark.parametrize("payloads, code", [
+    ([MS, d('"Hello "'), CBS, d('"world"'), *END], "unknown_slot"),          # before its start
+    ([MS, CBS, d('"Hello "'), DELTA_STOP, d('"world"'), *END[1:]], "delta_after_stop"),
+    ([MS, DELTA_STOP, CBS, d('"x"'), *END], "unknown_slot"),                  # stop, no start
+    ([MS, CBS, CBS, d('"x"'), *END], "duplicate_start"),                      # a second start
+    ([MS, CBS, d('"x"'), END[1], END[0], END[2]], "block_after_message_delta"),  # swap
+    ([MS, CBS, d('"x"'), DELTA_STOP.replace("stop", "start", 1).replace(
+        '"index":0}', '"index":1,"content_block":{"type":"text","text":""}}'),
+      *END], "blocks_overlap"),                                                # start, no stop
+])
+def test_a_protocol_violation_exits_3_naming_it(tmp_path, capsys, payloads, code):
+    path = write(tmp_path, stream(*payloads), {"wire": "anthropic-messages"})
+    status, _, err = run(capsys, "final", path)
+    assert status == 3, err
+    assert f"error: {code}:" in err
+
+
+def test_the_text_of_a_delta_before_its_start_is_kept_in_its_diagnostic(tmp_path, capsys):
+    path = write(tmp_path, stream(MS, d('"Hello "'), CBS, d('"world"'), *END),
+                 {"wire": "anthropic-messages"})
+    status, out, _ = run(capsys, "final", path, "--json")
+    assert status == 3 and json.loads(out)["content"] == [{"type": "text", "text": "world"}]
+    from lesson_lib.accumulate import accumulate
+    from lesson_lib.captures import from_bytes
+    result = accumulate(from_bytes(stream(MS, d('"Hello "'), CBS, d('"world"'), *END),
+                                   sidecar={"wire": "anthropic-messages"}))
+    (orphan,) = [x for x in result.diagnostics if x.code == "unknown_slot"]
+    assert orphan.extra["orphan_text"] == "Hello " and "Hello " in orphan.raw
+
+
+def test_a_tool_call_cut_by_a_length_stop_in_a_proper_stream_is_a_warning(capsys):
+    status, _, err = run(capsys, "final", "anthropic-messages/max-tokens-in-tool-json")
+    assert status == 0, err
+    assert "warning: cut_tool_input:" in err and ERROR_LINE not in err
+
+
+def test_final_never_exits_0_with_an_error_line_over_the_corpus(capsys):
+    from lesson_lib.captures import corpus, reference_corpus
+    for cap in corpus() + reference_corpus():
+        status, _, err = run(capsys, "final", str(cap.path))
+        assert status == 3 or ERROR_LINE not in err, (cap.key, err)
+
+
+def test_a_chat_delta_after_its_finish_exits_3(tmp_path, capsys):
+    def chunk(delta, finish=None):
+        return json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                           "model": "m", "choices": [{"index": 0, "delta": delta,
+                                                      "finish_reason": finish}]})
+    body = "".join(f"data: {p}\n\n" for p in (
+        chunk({"content": "a"}, "stop"), chunk({"content": "late"}), "[DONE]")).encode()
+    status, _, err = run(capsys, "final", write(tmp_path, body, {"wire": "openai-chat"}))
+    assert status == 3 and "error: delta_after_finish:" in err

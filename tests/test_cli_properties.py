@@ -31,16 +31,6 @@ SPECIAL = [b"\r", b"\n", b"\r\n", b"\x00", b"\xef\xbb\xbf", b"\xff", b"\xc3", b"
            b"data: ", b"event: ", b": ", b"[", b"]", b"{", b'"', b"NaN", b"1e999", b"\\ud83d"]
 ERROR_LINE = re.compile(r": (?:byte \d+|end): error: (\w+):")
 
-# Item 7 of the hardening issue (protocol violations: a delta outside its
-# block, a stop without a start, a damaged key that drops a block or part;
-# and its rule that an `error:` diagnostic never goes with exit 0) belongs
-# to the accumulators' rewrite. Until it lands, `final` may exit 0 while
-# printing one of these accumulator codes; exactly these are let through,
-# for `final` only.
-ITEM_7_CODES = frozenset({"unknown_slot", "event_before_start", "delta_after_stop",
-                          "malformed_event", "cut_tool_input", "invalid_tool_input",
-                          "server_object_differs"})
-
 
 @st.composite
 def mutated(draw) -> tuple[bytes, dict]:
@@ -77,10 +67,7 @@ def run_cli(*argv: str) -> tuple[int, str]:
 def assert_outcome(code: int, err: str, what: str) -> None:
     assert code in (0, 2, 3), (what, code, err)
     if code == 0:
-        errors = set(ERROR_LINE.findall(err))
-        if what[0] == "final":
-            errors -= ITEM_7_CODES
-        assert not errors, (what, err)
+        assert not ERROR_LINE.findall(err), (what, err)
 
 
 def exercise(tmp: Path, body: bytes, sidecar: dict, with_check: bool) -> None:

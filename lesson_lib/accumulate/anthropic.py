@@ -22,6 +22,17 @@ an unknown delta or event type, a delta for a slot never started, or one
 that does not fit its block is not applied, and its diagnostic carries the
 raw event (``unknown_delta``, ``unknown_event``, ``unknown_slot``,
 ``delta_mismatch``).
+
+The order of a block's events is part of the protocol: one block at a time,
+each started, streamed and stopped, all before ``message_delta``. What breaks
+that order is an ``error`` diagnostic (so the CLI exits 3): a delta or a
+stop for a slot never started (``unknown_slot``), a delta after its block's
+stop (``delta_after_stop``), a second start (``duplicate_start``), a start
+while another block is open (``blocks_overlap``), a block event after
+``message_delta`` (``block_after_message_delta``) or after an ``error``
+(``event_after_error``). A delta that cannot be applied keeps its text in the
+diagnostic's ``orphan_text`` (and its raw event), so nothing that arrived is
+lost; a block event that is merely late is still applied.
 """
 
 from __future__ import annotations
@@ -142,10 +153,12 @@ class AnthropicAccumulator(Accumulator):
         self.errored = False
         self.blocks: dict[int, _Block] = {}
         self._warned_before_start = False
+        self.message_delta_seen = False
         # Open slot -> delta type -> (the delta's text key, where it goes, and the
         # change's address, channel and field): the fast path for the common
         # delta, set up by its first, fully checked one.
         self._sinks: dict[int, dict[str, tuple[str, list[str], int, str, str]]] = {}
+        self._open: list[int] = []   # the slot started last, while it may be open
 
     # -- feeding -------------------------------------------------------------
 
@@ -180,6 +193,8 @@ class AnthropicAccumulator(Accumulator):
         if self.stopped and kind != "ping":
             self.note("event_after_terminal", f"{kind} after message_stop",
                       event=event, severity="warning", raw=event.sse.data)
+        if kind.startswith("content_block_"):
+            self._check_order(kind, event)
         if not self.started and kind not in ("message_start", "ping", "error"):
             if not self._warned_before_start:
                 self._warned_before_start = True
@@ -187,6 +202,16 @@ class AnthropicAccumulator(Accumulator):
                           "events are accumulated anyway", event=event)
         handler(self, event.payload, event)
         return changes
+
+    def _check_order(self, kind: str, event: WireEvent) -> None:
+        """Note a block event that comes after ``message_delta`` or an ``error``."""
+        if self.errored:
+            self.note("event_after_error", f"{kind} after the error that ended the stream",
+                      event=event, raw=event.sse.data)
+        elif self.message_delta_seen:
+            self.note("block_after_message_delta", f"{kind} after message_delta, which "
+                      "comes after the last block; applied anyway", event=event,
+                      raw=event.sse.data)
 
     def _opened(self, block: _Block, event: WireEvent) -> None:
         """Record the `SlotOpened` of a block (and its close, for one already closed)."""
@@ -243,8 +268,14 @@ class AnthropicAccumulator(Accumulator):
             self.note("duplicate_start", f"slot {index} was already started; the first "
                       "start is kept", event=event, slot=index, raw=event.sse.data)
             return
+        still_open = [i for i in self._open if self.blocks[i].state == "open"]
+        if still_open:
+            self.note("blocks_overlap", f"slot {index} started while slot {still_open[0]} "
+                      "is still open (no content_block_stop); both are kept", event=event,
+                      slot=index, raw=event.sse.data)
         block = _Block(index, copy.deepcopy(data))
         self.blocks[index] = block
+        self._open = [index]
         if block.takes_input:
             block.open_call(event)
         self._opened(block, event)
@@ -258,11 +289,13 @@ class AnthropicAccumulator(Accumulator):
         block = self.blocks.get(index) if isinstance(index, int) else None
         if block is None:
             self.note("unknown_slot", f"delta for slot {index!r}, which was never started; "
-                      "the delta is kept here", event=event, slot=index, raw=event.sse.data)
+                      "not applied, its text is kept here", event=event, slot=index,
+                      raw=event.sse.data, orphan_text=_delta_text(delta))
             return
         if block.state != "open":
             self.note("delta_after_stop", f"delta for slot {index} after its stop; not "
-                      "applied", event=event, slot=index, raw=event.sse.data)
+                      "applied, its text is kept here", event=event, slot=index,
+                      raw=event.sse.data, orphan_text=_delta_text(delta))
             return
         dtype = delta.get("type") if isinstance(delta, dict) else None
         if dtype in _TEXT_DELTAS:
@@ -277,8 +310,9 @@ class AnthropicAccumulator(Accumulator):
                     stream = block.streams[field] = Fragments()
                 stream.append(value)
                 channel = _CHANNEL[dtype]
-                self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts, index,
-                                                            channel, field)
+                if not (self.message_delta_seen or self.errored):
+                    self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts,
+                                                                index, channel, field)
                 self.changes.append(TextAppended(event.index, index, channel, value, field))
                 return
         elif dtype == "input_json_delta" and block.takes_input:
@@ -333,6 +367,8 @@ class AnthropicAccumulator(Accumulator):
         block.input_ended = True
 
     def _message_delta(self, payload: dict, event: WireEvent) -> None:
+        self.message_delta_seen = True
+        self._sinks.clear()   # a block event after this one must take the checked path
         delta = payload.get("delta")
         fields: dict[str, Any] = {}
         if isinstance(delta, dict):
@@ -360,6 +396,7 @@ class AnthropicAccumulator(Accumulator):
 
     def _error(self, payload: dict, event: WireEvent) -> None:
         self.errored = True
+        self._sinks.clear()
         self.complete = False
         error = payload.get("error")
         kind = error.get("type") if isinstance(error, dict) else None
@@ -434,6 +471,16 @@ def _slot_text(block: _Block) -> str:
         return str(block.data.get("data", ""))
     content = block.data.get("content")
     return json.dumps(content, ensure_ascii=False) if content is not None else ""
+
+
+def _delta_text(delta: Any) -> str | None:
+    """The text a delta carries (its text, thinking, content or argument fragment)."""
+    if not isinstance(delta, dict):
+        return None
+    key = {"input_json_delta": "partial_json", "signature_delta": "signature"}.get(
+        delta.get("type"), _TEXT_DELTAS.get(delta.get("type"), (None, None))[1])
+    value = delta.get(key) if key is not None else None
+    return value if isinstance(value, str) else None
 
 
 _KNOWN_DELTAS = frozenset(_TEXT_DELTAS) | {"input_json_delta", "signature_delta",

@@ -173,10 +173,13 @@ class Accumulator(ABC):
         else:
             call.end(final_text, t=event.t if event is not None else None, event=index)
         if cut and call.was_cut:
+            # After the wire's own terminal the cut is the provider's (a length
+            # stop): the stream is whole, so it is a warning, not an error.
             self.note("cut_tool_input",
                       f"the stream ended inside the arguments of {what} "
                       f"after {call.raw_length} characters; input is the partial value that "
-                      "arrived", event=event, slot=slot, raw=call.raw)
+                      "arrived", event=event, slot=slot, raw=call.raw,
+                      severity="warning" if self.complete else "error")
         elif call.state == "invalid" and call.error is not None:
             self.note("invalid_tool_input",
                       f"the arguments of {what} are not valid JSON ({call.error}); "

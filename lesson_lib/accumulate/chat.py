@@ -21,6 +21,10 @@ last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
 is an in-band error. The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
 are kept where they arrived, an unknown delta field with one warning.
+
+A delta for a choice that already has its ``finish_reason`` breaks the order
+the wire shows: it is not applied, and its ``delta_after_finish`` error keeps
+the text it carried (``orphan_text``) next to the raw chunk.
 """
 
 from __future__ import annotations
@@ -246,9 +250,12 @@ class ChatAccumulator(Accumulator):
         delta = data.get("delta")
         late = delta or data.get("finish_reason") not in (None, choice.finish_reason)
         if choice.finish_reason is not None and late:
+            # The order is visible here (nothing follows a choice's finish_reason),
+            # so it is an error; the text the delta carried stays in the diagnostic.
             self.note("delta_after_finish", f"choice {index} already finished "
-                      f"({choice.finish_reason}); this delta is not applied", event=event,
-                      severity="warning", slot=index, raw=event.sse.data)
+                      f"({choice.finish_reason}); this delta is not applied, its text is "
+                      "kept here", event=event, slot=index, raw=event.sse.data,
+                      orphan_text=_delta_text(delta))
             return
         if isinstance(delta, dict):
             self._delta(choice, delta, event)
@@ -561,3 +568,16 @@ class ChatAccumulator(Accumulator):
                 out.append(Slot(address, kind, f"{label} {call.name}".rstrip(), raw, state,
                                 name=call.name, call_id=call.id, raw_input=raw, input=value))
         return out
+
+
+def _delta_text(delta: Any) -> str | None:
+    """The text a delta carries: its text fields, then its argument fragments, joined."""
+    if not isinstance(delta, dict):
+        return None
+    parts = [delta[key] for key in TEXT_FIELDS if isinstance(delta.get(key), str)]
+    calls = delta.get("tool_calls")
+    for fragment in calls if isinstance(calls, list) else ():
+        function = fragment.get("function") if isinstance(fragment, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            parts.append(function["arguments"])
+    return "".join(parts) if parts else None
