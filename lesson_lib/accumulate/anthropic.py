@@ -30,7 +30,8 @@ stop for a slot never started (``unknown_slot``), a delta after its block's
 stop (``delta_after_stop``), a second start (``duplicate_start``), a start
 while another block is open (``blocks_overlap``), a block event after
 ``message_delta`` (``block_after_message_delta``) or after an ``error``
-(``event_after_error``). A delta that cannot be applied keeps its text in the
+(``event_after_error``), any event but ``ping`` after ``message_stop``
+(``event_after_terminal``), a second stop (``duplicate_stop``). A delta that cannot be applied keeps its text in the
 diagnostic's ``orphan_text`` (and its raw event), so nothing that arrived is
 lost; a block event that is merely late is still applied.
 """
@@ -192,7 +193,7 @@ class AnthropicAccumulator(Accumulator):
             return changes
         if self.stopped and kind != "ping":
             self.note("event_after_terminal", f"{kind} after message_stop",
-                      event=event, severity="warning", raw=event.sse.data)
+                      event=event, raw=event.sse.data)
         if kind.startswith("content_block_"):
             self._check_order(kind, event)
         if not self.started and kind not in ("message_start", "ping", "error"):
@@ -348,7 +349,7 @@ class AnthropicAccumulator(Accumulator):
             return
         if block.state != "open":
             self.note("duplicate_stop", f"slot {index} stopped twice", event=event,
-                      severity="warning", slot=index)
+                      slot=index, raw=event.sse.data)
             return
         block.state = "closed"
         self._sinks.pop(index, None)

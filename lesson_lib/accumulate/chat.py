@@ -24,7 +24,8 @@ are kept where they arrived, an unknown delta field with one warning.
 
 A delta for a choice that already has its ``finish_reason`` breaks the order
 the wire shows: it is not applied, and its ``delta_after_finish`` error keeps
-the text it carried (``orphan_text``) next to the raw chunk.
+the text it carried (``orphan_text``) next to the raw chunk. Data after
+``[DONE]`` (``event_after_terminal``) is an error too, though still applied.
 """
 
 from __future__ import annotations
@@ -168,8 +169,7 @@ class ChatAccumulator(Accumulator):
         self.changes = changes = []
         if event.type == "[DONE]":
             if self.done:
-                self.note("event_after_terminal", "a second [DONE]", event=event,
-                          severity="warning")
+                self.note("event_after_terminal", "a second [DONE]", event=event)
             self.done = True
             changes.append(TerminalReached(event.index, "[DONE]"))
             self._end_unfinished(event)
@@ -181,8 +181,8 @@ class ChatAccumulator(Accumulator):
                       raw=event.sse.data)
             return changes
         if self.done:
-            self.note("event_after_terminal", "data after [DONE]", event=event,
-                      severity="warning", raw=event.sse.data)
+            self.note("event_after_terminal", "data after [DONE]; applied anyway",
+                      event=event, raw=event.sse.data)
         payload = event.payload
         if "error" in payload and "choices" not in payload:
             self._error(payload, event)
