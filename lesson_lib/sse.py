@@ -21,6 +21,13 @@ boundary inside a character changes nothing and every event knows its exact
 byte range. Each chunk is scanned once: decoding is linear in the body size
 whatever the chunking, including one huge event in tiny chunks.
 
+Two paths give the same events. The common stream, LF line ends only, is
+read a block at a time: the bytes since the last blank line wait unread
+until a chunk brings the next ``\n\n``, and then every block it completed is
+split out at once and its lines read together. Anything else (a CR, the
+first bytes and their BOM, a block begun there) goes line by line; the
+decoder hands back to the block path at the first blank line it meets.
+
 At end of stream, the bytes of an unfinished event are not dispatched (the
 standard says so) but reported by `finish()` as a diagnostic with their
 count and offset.
@@ -65,6 +72,11 @@ class ServerSentEvent(NamedTuple):
                 "retry": self.retry, "start": self.start, "end": self.end, "t": self.t}
 
 
+# Builds an event from its seven fields in order, without the keyword handling
+# of ServerSentEvent's own __new__ (the block path makes one per event).
+_new_event = tuple.__new__
+
+
 class SSEDecoder:
     """Incremental event-stream decoder: `feed` chunks, then `finish` once.
 
@@ -86,10 +98,19 @@ class SSEDecoder:
         self._last_id = ""
         self._retry: int | None = None
         self._finished = False
-        # True when the next chunk needs none of the BOM / CR-LF / finished checks.
+        # The block path is on: no BOM question, no CR to pair with an LF, and
+        # _pending holds unread bytes from a block start (offset _pending_start),
+        # which may hold complete lines but never a whole block.
         self._plain = False
-        self.reconnection_time: int | None = None
+        self._pending_start = 0
+        self._reconnection_time: int | None = None
         self.diagnostics: list[Diagnostic] = []
+
+    @property
+    def reconnection_time(self) -> int | None:
+        """The last valid ``retry:`` value read so far (``None`` before any)."""
+        self._settle()  # a retry line may wait unread in the block path
+        return self._reconnection_time
 
     # -- feeding -----------------------------------------------------------
 
@@ -98,27 +119,89 @@ class SSEDecoder:
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
         if self._plain and b"\r" not in chunk:
-            # The common case, kept lean: no BOM question, no CR to pair with an LF.
-            base = self._pos
-            self._pos += len(chunk)
-            if b"\n" not in chunk:  # the middle of a long line: nothing can complete
-                if not self._pending:
-                    self._line_start = base
-                self._pending += chunk
+            pending = self._pending
+            k = len(pending)
+            pending += chunk
+            # Only a new "\n\n" completes a block; it may straddle the old end.
+            if pending.find(b"\n\n", k and k - 1) < 0:
                 return []
-            out: list[ServerSentEvent] = []
-            i = self._feed_lf_only(chunk, 0, base, t, out)
-            if i < len(chunk):
-                if not self._pending:
-                    self._line_start = base + i
-                self._pending += chunk[i:]
-            return out
+            return self._blocks(t)
         return self._feed_any(chunk, t)
+
+    def _blocks(self, t: float | None) -> list[ServerSentEvent]:
+        """The block path: read every block that _pending completes."""
+        blocks = self._pending.split(b"\n\n")
+        self._pending = blocks.pop()
+        offset = self._pending_start
+        out: list[ServerSentEvent] = []
+        for block in blocks:
+            start = offset
+            offset += len(block) + 2
+            if not block:
+                continue  # a blank line after a blank line
+            text = block.decode("utf-8", "replace")
+            if text[0] == "\n":  # a blank line (no block) opens the run
+                text = text[1:]
+                start += 1
+            event = None
+            data: list[str] | None = None
+            retry = None
+            for line in text.split("\n"):
+                if line[:6] == "data: ":
+                    if data is None:
+                        data = [line[6:]]
+                    else:
+                        data.append(line[6:])
+                elif line[:7] == "event: ":
+                    event = line[7:]
+                elif line[:1] == ":":
+                    continue
+                else:
+                    name, colon, value = line.partition(":")
+                    if colon and value[:1] == " ":
+                        value = value[1:]
+                    if name == "data":
+                        if data is None:
+                            data = [value]
+                        else:
+                            data.append(value)
+                    elif name == "event":
+                        event = value
+                    elif name == "id":
+                        if "\x00" not in value:
+                            self._last_id = value
+                    elif name == "retry":
+                        if value and value.isascii() and value.isdigit():
+                            retry = self._reconnection_time = int(value)
+            if data is not None:
+                out.append(_new_event(ServerSentEvent, (
+                    event, data[0] if len(data) == 1 else "\n".join(data),
+                    self._last_id, retry, start, offset, t)))
+        self._pending_start = offset
+        return out
+
+    def _settle(self) -> None:
+        """Leave the block path: read the complete lines waiting in _pending
+        one by one, so the line-by-line state holds them."""
+        if not self._plain:
+            return
+        self._plain = False
+        pending = self._pending
+        self._pos = self._pending_start + len(pending)
+        self._pending = bytearray()
+        out: list[ServerSentEvent] = []
+        i = self._feed_lf_only(bytes(pending), 0, self._pending_start, None, out)
+        # _pending holds no whole block, so no event can be dispatched here.
+        assert not out
+        if i < len(pending):
+            self._line_start = self._pending_start + i
+            self._pending = pending[i:]
 
     def _feed_any(self, data: bytes, t: float | None) -> list[ServerSentEvent]:
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        out = []
+        self._settle()
+        out: list[ServerSentEvent] = []
         base = self._pos
         self._pos += len(data)
         start = 0
@@ -143,15 +226,26 @@ class SSEDecoder:
                 start += 1
             self._skip_lf = False
         n = len(data)
-        if data.find(b"\r", start) < 0:
-            i = self._feed_lf_only(data, start, base, t, out)
-        else:
+        if data.find(b"\r", start) >= 0:
             i = self._feed_general(data, start, base, t, out)
+        else:
+            last_blank = data.rfind(b"\n\n", start)
+            if last_blank >= 0 and not self._skip_lf:
+                # Lines up to the last blank line here, then the block path.
+                self._feed_lf_only(data[:last_blank + 2], start, base, t, out)
+                self._pending = bytearray(data[last_blank + 2:])
+                self._pending_start = base + last_blank + 2
+                self._plain = True
+                return out
+            i = self._feed_lf_only(data, start, base, t, out)
         if i < n:
             if not self._pending:
                 self._line_start = base + i
             self._pending += data[i:]
-        self._plain = self._bom_checked and not self._skip_lf
+        if self._bom_checked and not self._skip_lf and self._event_start is None:
+            # Between blocks: what is left is the start of the next one.
+            self._pending_start = self._pos - len(self._pending)
+            self._plain = True
         return out
 
     def _feed_lf_only(self, data: bytes, i: int, base: int, t: float | None,
@@ -251,7 +345,7 @@ class SSEDecoder:
         elif name == "retry":
             if value and value.isascii() and value.isdigit():
                 self._retry = int(value)
-                self.reconnection_time = self._retry
+                self._reconnection_time = self._retry
         return None
 
     def _blank_line(self, line_end: int, t: float | None) -> ServerSentEvent | None:
@@ -275,8 +369,8 @@ class SSEDecoder:
         event in `diagnostics`. Returns no event (kept for symmetry with `feed`)."""
         if self._finished:
             return []
+        self._settle()
         self._finished = True
-        self._plain = False
         self.diagnostics.extend(self._undispatched())
         return []
 
