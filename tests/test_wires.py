@@ -365,7 +365,9 @@ def test_the_old_duplicated_names_are_gone():
     facts = {"TERMINALS", "FAILURES", "KNOWN_BLOCKS", "KNOWN_ITEMS", "EVENT_TYPES",
              "RETRYABLE_ERRORS"}
     for path in PACKAGE.rglob("*.py"):
-        if "wires" not in path.relative_to(PACKAGE).parts:
+        # The exercise solutions spell a wire's facts out on purpose: a learner writes them.
+        parts = path.relative_to(PACKAGE).parts
+        if "wires" not in parts and "solutions" not in parts:
             assert not _assigned(path) & facts, path
 
 
