@@ -191,3 +191,27 @@ def test_views_do_not_reach_into_each_others_modules():
     graph = import_graph()
     reach = {m: targets & panes - {m} for m, targets in graph.items() if m.startswith(VIEWS + ".")}
     assert panes <= set(graph) and {m: t for m, t in reach.items() if t} == {}
+
+
+# -- per-capture state lives on the shared replay -------------------------------------------
+
+
+def identity_calls(source: str) -> list[int]:
+    """The lines of `source` that call the builtin ``id`` (the key of a per-object cache)."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "id"]
+
+
+def test_the_identity_finder_finds_a_call_and_only_a_call():
+    source = "cache = {}\ndef f(c):\n    key = id(c)\n    ident = c.id\n    c.id(3)\n"
+    assert identity_calls(source) == [3]
+
+
+def test_no_view_keeps_a_cache_keyed_by_a_capture_s_id():
+    """The views share one `replays.Replay` per capture; none keeps its own
+    ``id(capture)``-keyed cache beside it."""
+    views = PACKAGE / "views"
+    found = {path.name: lines for path in sorted(views.rglob("*.py"))
+             if (lines := identity_calls(path.read_text()))}
+    assert (views / "replays.py").exists() and found == {}

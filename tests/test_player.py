@@ -9,7 +9,14 @@ import pytest
 from matplotlib.figure import Figure
 
 from lesson_lib.captures import corpus, from_bytes, reference_corpus
-from lesson_lib.views import Player, RawBytesPane, TablePane, timeline_figure, timeline_text
+from lesson_lib.views import (
+    Player,
+    RawBytesPane,
+    TablePane,
+    replays,
+    timeline_figure,
+    timeline_text,
+)
 from lesson_lib.views import panes as panes_mod
 from lesson_lib.views.html import counter_html, esc, kind_badge
 from lesson_lib.views.timeline_plot import figure_png
@@ -383,6 +390,7 @@ def test_pause_before_reads_the_events_arrival_times_not_a_table(monkeypatch):
                    and all(e.t is not None for e in c.events))
     player = Player([capture])
     monkeypatch.setattr(panes_mod, "table_for", lambda _: pytest.fail("read a table"))
+    monkeypatch.setattr(replays.Replay, "table", property(lambda _: pytest.fail("read a table")))
     for i in range(1, len(capture.events)):
         gap = capture.events[i].t - capture.events[i - 1].t
         assert player.pause_before(i) == pytest.approx(max(0.0, gap))

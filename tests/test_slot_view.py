@@ -321,7 +321,7 @@ def test_a_player_with_two_panes_builds_one_history_for_a_capture(monkeypatch):
         return real(capture, **kwargs)
 
     monkeypatch.setattr(replays, "History", counting)
-    monkeypatch.setattr(replays, "_HISTORIES", type(replays._HISTORIES)())
+    monkeypatch.setattr(replays, "_REPLAYS", [])
     capture = load("anthropic-messages/parallel-tools")
     player = Player([capture], panes=[SlotPane(), ToolCardPane()])
     for _ in range(5):

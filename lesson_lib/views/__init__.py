@@ -3,6 +3,8 @@
 - `html`: escaping, the Okabe-Ito palette, the shared CSS, the counter markup;
 - `panes`: renderers ``(capture, index) -> HTML``: the event table window, the raw bytes;
 - `player`: the replay `Player` every lesson reuses;
+- `replays`: one `Replay` per capture, shared by every pane and counter
+  (its event table, accumulator history, labels and turn, each built once);
 - `timeline_plot`: arrival times of events as a matplotlib figure;
 - `slot_view`: lesson 2's pane, one box per slot, and its counter labeller;
 - `tool_card`: lesson 3's pane, tool calls as their arguments form;

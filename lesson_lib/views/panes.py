@@ -6,8 +6,9 @@ text (for ``print`` and the ``text/plain`` fallback). Wrap a bare function
 with `Pane`. Two panes come with lesson 1:
 
 - `TablePane`: the event table around the current event. Only a window of
-  rows is rendered, from cells prepared once per capture, so a step costs
-  the same on a 10-event and a 10,000-event capture.
+  rows is rendered, from cells prepared once per capture (kept on its shared
+  `replays.Replay`), so a step costs the same on a 10-event and a 10,000-event
+  capture.
 - `RawBytesPane`: the current event's bytes exactly as sent: CR and LF made
   visible, runs of padding spaces underlined, network read boundaries marked.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +24,9 @@ from typing import Any
 import pandas as pd
 
 from ..captures import Capture
-from ..event_table import block_address, event_kind, event_table
+from ..event_table import block_address, event_kind
 from .html import esc, kind_badge, section
+from .replays import replay_for
 
 Renderer = Callable[[Capture, int], str]
 
@@ -42,24 +43,12 @@ class Pane:
         return self.render(capture, index)
 
 
-# -- one table per capture, computed once ----------------------------------------
-
-_TABLES: OrderedDict[int, tuple[Capture, pd.DataFrame]] = OrderedDict()
-_TABLES_KEPT = 16
+# -- the table, read from the capture's shared replay ----------------------------
 
 
 def table_for(capture: Capture) -> pd.DataFrame:
-    """The capture's event table, computed once and kept for the last few captures."""
-    key = id(capture)
-    hit = _TABLES.get(key)
-    if hit is not None and hit[0] is capture:
-        _TABLES.move_to_end(key)
-        return hit[1]
-    table = event_table(capture)
-    _TABLES[key] = (capture, table)   # holding the capture keeps its id from being reused
-    while len(_TABLES) > _TABLES_KEPT:
-        _TABLES.popitem(last=False)
-    return table
+    """The capture's event table, computed once and shared with every view (`Replay.table`)."""
+    return replay_for(capture).table
 
 
 def clamp(index: int, capture: Capture) -> int:
@@ -107,19 +96,12 @@ class TablePane:
     def __init__(self, window: int = 15, name: str = "Event table") -> None:
         self.window = window
         self.name = name
-        self._prepared: OrderedDict[int, tuple[Capture, _Prepared]] = OrderedDict()
 
     def prepared(self, capture: Capture) -> _Prepared:
-        """The capture's rows as escaped cells, built once per capture."""
-        key = id(capture)
-        hit = self._prepared.get(key)
-        if hit is not None and hit[0] is capture:
-            return hit[1]
-        prepared = _prepare(capture, table_for(capture))
-        self._prepared[key] = (capture, prepared)
-        while len(self._prepared) > _TABLES_KEPT:
-            self._prepared.popitem(last=False)
-        return prepared
+        """The capture's rows as escaped cells, built once per capture and shared by every
+        table pane (they differ only in how many rows they show)."""
+        replay = replay_for(capture)
+        return replay.kept("table rows", lambda: _prepare(capture, replay.table))
 
     def bounds(self, capture: Capture, index: int) -> tuple[int, int]:
         """The [first, last) rows shown around `index`."""

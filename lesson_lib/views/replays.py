@@ -1,57 +1,101 @@
 """One replay per capture, shared by every pane and counter that shows it.
 
-A player with a slot pane and a tool-call pane shows one stream twice: both
-read the same `History` (the accumulator's state over the event index), so
-the stream is fed once, not once per pane. `history_for` keeps the histories
-of the last `KEPT` captures, keyed by the capture object itself (the entry
-holds the capture, so its id cannot be reused while the entry lives), and
-`labels_of` the labels read from that same history's changes.
+A player with a table, a slot pane, a tool-call pane and a turn pane shows one
+stream four times. They all read the same `Replay` (`replay_for`): the event
+table is computed once, the accumulator's `History` is fed once, the turn is
+reduced once, whichever pane asks first. A `Replay` builds each piece lazily,
+on the first request, and keeps it for as long as the replay lives.
+
+The last `KEPT` replays are kept, most recently used last; an older one is
+dropped and rebuilt if its capture is shown again. The list holds each
+capture, and finds it by identity (``is``), not by equality: two loads of one
+file are two captures, each with its own replay.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+import pandas as pd
 
 from ..accumulate.history import History
 from ..accumulate.labels import WIRES, EventLabels, labels_for
 from ..captures import Capture
+from ..event_table import event_table
 
 KEPT = 16
-_HISTORIES: OrderedDict[tuple[int, int], tuple[Capture, History]] = OrderedDict()
-_LABELS: OrderedDict[int, tuple[Capture, Sequence[str]]] = OrderedDict()
+T = TypeVar("T")
+
+_REPLAYS: list[Replay] = []
+_LOCK = threading.Lock()    # the player renders from its playback thread too
+
+
+class Replay:
+    """Everything the views derive from one capture, each piece built on first use.
+
+    `table` (the event table), `history(every)` (the accumulator over the
+    event index) and `labels` (what each event addresses) are the pieces more
+    than one view reads; a view keeps a piece of its own with `kept`.
+    """
+
+    def __init__(self, capture: Capture) -> None:
+        self.capture = capture
+        self._pieces: dict[Hashable, Any] = {}
+        self._building = threading.RLock()   # a piece may ask for another while it builds
+
+    def kept(self, key: Hashable, build: Callable[[], T]) -> T:
+        """The piece called `key`, built by ``build()`` the first time it is asked for."""
+        with self._building:
+            if key not in self._pieces:
+                self._pieces[key] = build()
+            return self._pieces[key]
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The capture's event table (`event_table`)."""
+        return self.kept("table", lambda: event_table(self.capture))
+
+    def history(self, every: int = 64) -> History:
+        """The capture's `History`, with a snapshot every `every` events."""
+        return self.kept(("history", every), lambda: History(self.capture, every=every))
+
+    @property
+    def labels(self) -> Sequence[str]:
+        """What each event addresses (`accumulate.labels`), read from the shared
+        history's changes as far as asked (a label never feeds past its event)."""
+        return self.kept("labels", self._labels)
+
+    def _labels(self) -> Sequence[str]:
+        capture = self.capture
+        if capture.wire in WIRES and capture.status < 300:
+            return EventLabels(self.history())
+        return labels_for(capture)
+
+
+def replay_for(capture: Capture) -> Replay:
+    """The capture's one `Replay`, shared by every view (the last `KEPT` kept)."""
+    with _LOCK:
+        for i, replay in enumerate(_REPLAYS):
+            if replay.capture is capture:
+                if i != len(_REPLAYS) - 1:
+                    _REPLAYS.append(_REPLAYS.pop(i))
+                return replay
+        replay = Replay(capture)
+        _REPLAYS.append(replay)
+        del _REPLAYS[:-KEPT]
+        return replay
 
 
 def history_for(capture: Capture, every: int = 64) -> History:
-    """The capture's `History`, built once and shared (the last `KEPT` captures kept)."""
-    key = (id(capture), every)
-    hit = _HISTORIES.get(key)
-    if hit is not None and hit[0] is capture:
-        _HISTORIES.move_to_end(key)
-        return hit[1]
-    history = History(capture, every=every)
-    _HISTORIES[key] = (capture, history)
-    while len(_HISTORIES) > KEPT:
-        _HISTORIES.popitem(last=False)
-    return history
+    """The capture's `History`, built once and shared (`Replay.history`)."""
+    return replay_for(capture).history(every)
 
 
 def labels_of(capture: Capture) -> Sequence[str]:
-    """What each event addresses (`accumulate.labels`), read from the capture's shared
-    history's changes as far as asked (a label never feeds past its event)."""
-    key = id(capture)
-    hit = _LABELS.get(key)
-    if hit is not None and hit[0] is capture:
-        _LABELS.move_to_end(key)
-        return hit[1]
-    if capture.wire in WIRES and capture.status < 300:
-        labels: Sequence[str] = EventLabels(history_for(capture))
-    else:
-        labels = labels_for(capture)
-    _LABELS[key] = (capture, labels)
-    while len(_LABELS) > KEPT:
-        _LABELS.popitem(last=False)
-    return labels
+    """What each event of the capture addresses, read once and shared (`Replay.labels`)."""
+    return replay_for(capture).labels
 
 
 def event_counter(capture: Capture, index: int) -> str:

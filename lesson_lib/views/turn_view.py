@@ -29,7 +29,6 @@ showing the turn at the slider's event, and `turn_labeller`, its counter.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +52,7 @@ from ..turn.summary import (
 )
 from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
 from .panes import default_labeller
+from .replays import replay_for
 
 
 @dataclass(frozen=True)
@@ -275,11 +275,9 @@ def show_turn(source: Capture | Sequence[Capture] | TurnState | Any, at: int | N
 
 # -- the pane for the player ----------------------------------------------------------------
 
-_KEPT = 16
-
 
 @dataclass(frozen=True)
-class _Replay:
+class TurnTrace:
     """One capture's turn: the final state and, per wire event, how many turn events it
     has reached."""
 
@@ -287,39 +285,31 @@ class _Replay:
     marks: list[int]
 
 
-def replay_turn(capture: Capture, route: str | None = None) -> _Replay:
+def replay_turn(capture: Capture, route: str | None = None) -> TurnTrace:
     """A capture as a one-step turn, with the turn-event count reached after each of its
     wire events (see `lesson_lib.turn.run.turn_by_wire_event`)."""
     from ..turn.run import turn_by_wire_event
     events, marks = turn_by_wire_event(capture, route or "auto")  # type: ignore[arg-type]
-    return _Replay(reduce_all(events), marks)
+    return TurnTrace(reduce_all(events), marks)
 
 
 class TurnPane:
     """The turn view as a player pane: the turn state after the slider's event.
 
-    The capture is one step of a turn. One replay per capture is kept (the
-    last `_KEPT`), and a state at any index is the final state's prefix
-    (`TurnState.at`): a step costs a render, not a replay.
+    The capture is one step of a turn. Its turn is reduced once per capture
+    and route, and kept on the capture's shared `replays.Replay` (the counter
+    `turn_labeller` reads the same one); a state at any index is the final
+    state's prefix (`TurnState.at`): a step costs a render, not a replay.
     """
 
     def __init__(self, name: str = "Turn", route: str | None = None) -> None:
         self.name = name
         self.route = route
-        self._replays: OrderedDict[int, tuple[Capture, _Replay]] = OrderedDict()
 
-    def replay(self, capture: Capture) -> _Replay:
-        """The capture's turn and marks, computed once per capture."""
-        key = id(capture)
-        hit = self._replays.get(key)
-        if hit is not None and hit[0] is capture:
-            self._replays.move_to_end(key)
-            return hit[1]
-        found = replay_turn(capture, self.route)
-        self._replays[key] = (capture, found)
-        while len(self._replays) > _KEPT:
-            self._replays.popitem(last=False)
-        return found
+    def replay(self, capture: Capture) -> TurnTrace:
+        """The capture's turn and marks, computed once per capture and route."""
+        route = self.route or "auto"
+        return replay_for(capture).kept(("turn", route), lambda: replay_turn(capture, route))
 
     def state(self, capture: Capture, index: int) -> TurnState:
         """The turn after wire event `index` of `capture`."""
