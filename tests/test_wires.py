@@ -39,7 +39,8 @@ def payloads(capture, event_type: str):
 
 
 def test_every_wire_module_offers_the_same_facts():
-    names = ("WIRE", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES", "RETRYABLE_ERRORS",
+    names = ("WIRE", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES", "RETRY",
+             "RETRYABLE_ERRORS",
              "FINAL_ERRORS", "SHEET", "finish_reason", "read_error", "retryable_error",
              "retryable", "retryable_status")
     for name, module in wires.WIRES.items():
@@ -276,6 +277,34 @@ def test_retryable_and_final_errors_do_not_overlap():
     assert not wires.anthropic.retryable_error("invalid_request_error")
     assert wires.responses.retryable_error("rate_limit_exceeded")
     assert not wires.chat.retryable_error("insufficient_quota")
+
+
+def test_one_retry_rule_in_common_each_wire_its_own_names():
+    for module in wires.WIRES.values():
+        rule = module.RETRY
+        assert isinstance(rule, wires.RetryRule)
+        assert (module.RETRYABLE_ERRORS, module.FINAL_ERRORS) == (rule.retryable, rule.final)
+        assert module.retryable_error == rule.error and module.retryable == rule.reported
+        # No wire writes the rule out again: its module defines no function of its own for it.
+        tree = ast.parse(Path(module.__file__).read_text())
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert not {"retryable_error", "retryable"} & defined, module.WIRE
+    assert wires.chat.RETRYABLE_ERRORS == wires.responses.RETRYABLE_ERRORS
+    assert wires.responses.FINAL_ERRORS - wires.chat.FINAL_ERRORS == {"invalid_prompt"}
+
+
+def test_each_wire_reads_the_field_that_names_its_errors():
+    # OpenAI: the code decides (the type is a category), the type when there is no code.
+    limited = wires.WireError("tokens", "rate_limit_exceeded", "slow down", "error")
+    quota = wires.WireError("rate_limit_exceeded", "insufficient_quota", "pay", "error")
+    untyped = wires.WireError("server_error", None, "oops", "error")
+    for module in (wires.chat, wires.responses):
+        assert module.retryable(limited) and module.retryable(untyped)
+        assert not module.retryable(quota) and not module.retryable(None)
+    # Anthropic: the type decides, whatever code comes with it.
+    overloaded = wires.WireError("overloaded_error", "invalid_request_error", "busy", "error")
+    invalid = wires.WireError("invalid_request_error", "overloaded_error", "no", "error")
+    assert wires.anthropic.retryable(overloaded) and not wires.anthropic.retryable(invalid)
 
 
 @pytest.mark.parametrize("capture", FAILED, ids=ids(FAILED))

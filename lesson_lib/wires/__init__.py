@@ -17,9 +17,12 @@ small pure functions:
   no stop reason: it is derived from ``status``,
   ``incomplete_details.reason`` and the output items; `responses.finish_from`
   takes those three facts directly);
-- ``retryable_error(error_type_or_code) -> bool``, ``retryable(WireError)
-  -> bool`` and ``retryable_status(status) -> bool``: which failures a
-  retry can cure (`error_body` reads an HTTP error body's `WireError`);
+- ``RETRY``, a `RetryRule` (``RETRYABLE_ERRORS``, ``FINAL_ERRORS``, and
+  which field names an error: Anthropic's ``type``, OpenAI's ``code``), with
+  ``retryable_error(error_type_or_code) -> bool`` and ``retryable(WireError)
+  -> bool`` its two readings; ``retryable_status(status) -> bool``, the HTTP
+  rule every wire shares: which failures a retry can cure (`error_body`
+  reads an HTTP error body's `WireError`);
 - ``usage_counts(usage) -> dict``: a usage object's token counts in the
   unified names `USAGE_COUNTS` (``input`` with cache reads and writes
   included, ``output``, ``cache_read``, ``cache_write``, ``reasoning``);
@@ -44,6 +47,7 @@ from .common import (
     FINISHES,
     USAGE_COUNTS,
     Finish,
+    RetryRule,
     Sheet,
     WireError,
     error_body,
@@ -54,8 +58,9 @@ WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat)}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
-__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "Sheet", "WireError", "anthropic",
-           "chat", "error_body", "for_wire", "read_error", "responses", "retryable_status"]
+__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
+           "WireError", "anthropic", "chat", "error_body", "for_wire", "read_error", "responses",
+           "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:

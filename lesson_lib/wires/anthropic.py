@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, Sheet, WireError, count, read_error_object, unified
+from .common import Finish, RetryRule, Sheet, WireError, count, read_error_object, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "anthropic-messages"
@@ -68,20 +68,15 @@ def usage_counts(usage: Any) -> dict[str, int]:
 
 
 # -- errors ----------------------------------------------------------------------------
-RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error",
-                              "timeout_error"})
-FINAL_ERRORS = frozenset({"invalid_request_error", "authentication_error", "billing_error",
-                          "permission_error", "not_found_error", "request_too_large"})
-
-
-def retryable_error(error_type: str | None) -> bool:
-    """Whether an error of this ``error.type`` is worth a retry."""
-    return error_type in RETRYABLE_ERRORS
-
-
-def retryable(error: WireError | None) -> bool:
-    """Whether the error a wire reported (in band or in an HTTP body) is worth a retry."""
-    return error is not None and retryable_error(error.type)
+# Named by ``error.type``: `retryable_error` (a name) and `retryable` (a `WireError`) are
+# this rule's.
+RETRY = RetryRule(
+    retryable=frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}),
+    final=frozenset({"invalid_request_error", "authentication_error", "billing_error",
+                     "permission_error", "not_found_error", "request_too_large"}),
+    by="type")
+RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
+retryable_error, retryable = RETRY.error, RETRY.reported
 
 
 def read_error(event_type: str | None, payload: Any) -> WireError | None:

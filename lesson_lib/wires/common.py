@@ -1,5 +1,6 @@
 """What the three wires share: the unified finish vocabulary, the HTTP retry rule, the
-shape of an in-band error and of a wire's cheat sheet."""
+shape of an in-band error, how a wire's error names decide a retry, and the shape of a
+wire's cheat sheet."""
 
 from __future__ import annotations
 
@@ -90,6 +91,45 @@ def error_body(body: str) -> WireError | None:
     except ValueError:
         return None
     return read_error_object(data.get("error"), "error") if isinstance(data, dict) else None
+
+
+# -- which errors a retry can cure ------------------------------------------------------
+
+# The error codes OpenAI's two wires (Responses and Chat) share: those a retry can cure
+# and those it cannot (the request, the key or the account must change first).
+OPENAI_RETRYABLE_ERRORS = frozenset({"rate_limit_exceeded", "server_error",
+                                     "server_is_overloaded", "slow_down", "timeout"})
+OPENAI_FINAL_ERRORS = frozenset({"insufficient_quota", "invalid_request_error",
+                                 "invalid_api_key", "context_length_exceeded",
+                                 "model_not_found"})
+
+
+@dataclass(frozen=True)
+class RetryRule:
+    """How one wire's errors say whether a retry can cure them.
+
+    `retryable`: the error names a retry can cure; `final`: those it cannot
+    (a name in neither is not retried either: it is listed so tests can see
+    every error the corpus shows is known). `by`: which field of a
+    `WireError` names it: ``type`` (Anthropic: ``overloaded_error``), or
+    ``code`` (OpenAI: the code decides, the type being a category such as
+    ``tokens``; the type when there is no code).
+    """
+
+    retryable: frozenset[str]
+    final: frozenset[str]
+    by: Literal["type", "code"]
+
+    def error(self, name: str | None) -> bool:
+        """Whether an error called `name` (a ``type`` or ``code``) is worth a retry."""
+        return name in self.retryable
+
+    def reported(self, error: WireError | None) -> bool:
+        """Whether the error a wire reported (in band or in an HTTP body) is worth a retry,
+        read by the field this wire names its errors with."""
+        if error is None:
+            return False
+        return self.error(error.type if self.by == "type" else error.code or error.type)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, Sheet, WireError, count, flat_error, read_error_object
+from .common import (
+    OPENAI_FINAL_ERRORS,
+    OPENAI_RETRYABLE_ERRORS,
+    Finish,
+    RetryRule,
+    Sheet,
+    WireError,
+    count,
+    flat_error,
+    read_error_object,
+)
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "openai-responses"
@@ -143,21 +153,12 @@ def usage_counts(usage: Any) -> dict[str, int]:
 
 
 # -- errors ----------------------------------------------------------------------------
-RETRYABLE_ERRORS = frozenset({"rate_limit_exceeded", "server_error", "server_is_overloaded",
-                              "slow_down", "timeout"})
-FINAL_ERRORS = frozenset({"insufficient_quota", "invalid_request_error", "invalid_api_key",
-                          "invalid_prompt", "context_length_exceeded", "model_not_found"})
-
-
-def retryable_error(error_type_or_code: str | None) -> bool:
-    """Whether an error of this ``code`` (or ``type``) is worth a retry."""
-    return error_type_or_code in RETRYABLE_ERRORS
-
-
-def retryable(error: WireError | None) -> bool:
-    """Whether the error a wire reported is worth a retry: its ``code`` decides (the
-    ``type`` is a category such as ``tokens``), else its ``type``."""
-    return error is not None and retryable_error(error.code or error.type)
+# OpenAI's codes, read by ``code`` (else ``type``), and one of this wire's own: the
+# response error code ``invalid_prompt``, which only the Responses schema lists.
+# `retryable_error` (a name) and `retryable` (a `WireError`) are this rule's.
+RETRY = RetryRule(OPENAI_RETRYABLE_ERRORS, OPENAI_FINAL_ERRORS | {"invalid_prompt"}, by="code")
+RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
+retryable_error, retryable = RETRY.error, RETRY.reported
 
 
 def read_error(event_type: str | None, payload: Any) -> WireError | None:
