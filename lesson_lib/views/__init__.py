@@ -1,6 +1,8 @@
 """Views: thin widgets over plain renderer functions (HTML in, HTML out).
 
-- `html`: escaping, the Okabe-Ito palette, the shared CSS, the counter markup;
+- `palette`: the marker colours (Okabe-Ito hues at 3:1 on the light and dark
+  themes) and the contrast ratio they are checked with;
+- `html`: escaping, the event kinds' looks, the shared CSS, the counter markup;
 - `panes`: renderers ``(capture, index) -> HTML``: the event table window, the raw bytes;
 - `player`: the replay `Player` every lesson reuses;
 - `replays`: one `Replay` per capture, shared by every pane and counter

@@ -1,12 +1,12 @@
-"""HTML building blocks shared by every view: escaping, palette, CSS, the counter.
+"""HTML building blocks shared by every view: escaping, the kinds' looks, CSS, the counter.
 
 Rules the views follow (and this module makes easy):
 
 - every piece of text from a capture goes through `esc` before it goes into
   HTML: model text is data, never markup;
 - colour never carries meaning alone: each event kind has a colour from the
-  Okabe-Ito palette (safe for the common colour-vision deficiencies) AND a
-  glyph, a word and a border style (`KIND_STYLES`, `kind_badge`);
+  palette (`palette`: Okabe-Ito hues at 3:1 on both themes) AND a glyph, a
+  word and a border style (`KIND_STYLES`, `kind_badge`);
 - colours for text and surfaces come from JupyterLab's CSS variables, with
   fallbacks, so the views read in light and dark themes;
 - the essentials are inline (the current-row arrow is a character, not a
@@ -18,18 +18,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-# Okabe & Ito (2008), "Color Universal Design": eight colours that stay distinct
-# for the common forms of colour-vision deficiency.
-OKABE_ITO = {
-    "orange": "#E69F00",
-    "sky blue": "#56B4E9",
-    "bluish green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish purple": "#CC79A7",
-    "black": "#000000",
-}
+from .palette import NEUTRAL, OKABE_ITO
 
 
 @dataclass(frozen=True)
@@ -37,7 +26,7 @@ class KindStyle:
     """How one kind of event looks everywhere: glyph, colour, border, plot marker."""
 
     glyph: str      # a shape a reader can tell apart without colour
-    colour: str     # an Okabe-Ito colour
+    colour: str     # a colour of the palette
     border: str     # a CSS border style, a second non-colour cue
     marker: str     # the matplotlib marker with the same shape as the glyph
 
@@ -49,7 +38,7 @@ KIND_STYLES: dict[str, KindStyle] = {
     "reasoning delta": KindStyle("▼", OKABE_ITO["reddish purple"], "dotted", "v"),
     "ping": KindStyle("◆", OKABE_ITO["sky blue"], "dotted", "D"),
     "error": KindStyle("✖", OKABE_ITO["vermillion"], "double", "X"),
-    "other": KindStyle("✚", "#999999", "solid", "P"),
+    "other": KindStyle("✚", NEUTRAL, "solid", "P"),
 }
 
 FG = "var(--jp-ui-font-color1, #1a1a1a)"

@@ -40,7 +40,8 @@ from ..accumulate.history import History
 from ..accumulate.labels import address_text
 from ..captures import Capture
 from ..diagnostics import Diagnostic
-from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
+from .palette import NEUTRAL, OKABE_ITO
 from .replays import event_counter, history_for, labels_of
 
 TAIL = 400           # characters of content shown per slot (the end of it)
@@ -66,7 +67,7 @@ FAMILY_STYLES: dict[str, SlotStyle] = {
     "tool": SlotStyle("tool call", "▲", OKABE_ITO["orange"], "dashed"),
     "thinking": SlotStyle("thinking", "▼", OKABE_ITO["reddish purple"], "dotted"),
     "result": SlotStyle("result", "◆", OKABE_ITO["sky blue"], "double"),
-    "other": SlotStyle("other", "✚", "#999999", "double"),
+    "other": SlotStyle("other", "✚", NEUTRAL, "double"),
 }
 
 TEXT_KINDS = frozenset({"text", "output_text", "content", "refusal", "compaction"})

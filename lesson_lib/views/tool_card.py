@@ -39,7 +39,8 @@ from ..accumulate.labels import address_text
 from ..captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
-from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
+from .palette import OKABE_ITO
 from .replays import event_counter, history_for, labels_of
 
 PAUSE_MS = 300.0      # a silence longer than this gets the pause line

@@ -23,7 +23,8 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from .html import KIND_STYLES, OKABE_ITO
+from .html import KIND_STYLES
+from .palette import OKABE_ITO
 from .timeline_plot import _show_as_png
 
 # How each tool outcome looks: colour, hatching (the non-colour cue), word.

@@ -16,7 +16,7 @@ What a UI for an agent turn shows, read only from the turn's own vocabulary
 - the turn's usage totals and its errors.
 
 Every state has a glyph, a word and a border style besides its colour
-(Okabe-Ito, each behind a CSS variable with the hex as fallback, so a theme
+(the palette's Okabe-Ito hues, each behind a CSS variable with the hex as fallback, so a theme
 may override it): colour is never the only cue. All model text, tool names,
 inputs, results and error messages are HTML-escaped.
 
@@ -50,7 +50,8 @@ from ..turn.summary import (
     tool_state,
     turn_text,
 )
-from .html import BG_ALT, FG, FG_MUTED, MONO, OKABE_ITO, esc, page, section
+from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
+from .palette import OKABE_ITO
 from .panes import default_labeller
 from .replays import replay_for
 
