@@ -22,6 +22,7 @@ from typing import Any
 from .captures import Capture
 from .wire_events import DONE, WireEvent, parse_all
 from .wires import WIRES
+from .wires.chat import opening_id
 
 _ANTHROPIC_FRAMES = frozenset({"message_start", "content_block_start", "content_block_stop",
                                "message_stop", "error"})
@@ -123,23 +124,29 @@ def _carries(ev: WireEvent) -> set[Any]:
     return out
 
 
-def _openings(ev: WireEvent) -> set[tuple[Any, Any]]:
-    """(choice, tool-call index) of each tool call this chunk opens (it carries the id)."""
-    out = set()
+def _openings_by_id(ev: WireEvent) -> dict[tuple[Any, Any], Any]:
+    """(choice, tool-call index) -> id, of each tool call this chunk opens."""
+    out = {}
     for c in _choices(ev):
         for call in (c.get("delta") or {}).get("tool_calls") or []:
-            if isinstance(call, dict) and call.get("id"):
-                out.add((c.get("index"), call.get("index")))
+            if (call_id := opening_id(call)) is not None:
+                out[(c.get("index"), call.get("index"))] = call_id
     return out
 
 
-def _fragments(ev: WireEvent) -> set[tuple[Any, Any]]:
-    out = set()
+def _continues(opening: WireEvent, ev: WireEvent) -> bool:
+    """Whether `ev` carries a fragment of a call `opening` opens: at its (choice, index),
+    with no id or the same id. Another id there is another call's opening, and two
+    openings swapped at a reused index read as the calls made in the other order."""
+    opened = _openings_by_id(opening)
     for c in _choices(ev):
         for call in (c.get("delta") or {}).get("tool_calls") or []:
-            if isinstance(call, dict):
-                out.add((c.get("index"), call.get("index")))
-    return out
+            if not isinstance(call, dict):
+                continue
+            address = (c.get("index"), call.get("index"))
+            if address in opened and opening_id(call) in (None, opened[address]):
+                return True
+    return False
 
 
 def _chat_duplicate(ev: WireEvent, wire: str) -> str | None:
@@ -147,7 +154,7 @@ def _chat_duplicate(ev: WireEvent, wire: str) -> str | None:
         return "[DONE] twice"
     if _finishes(ev):
         return "finish_reason twice"
-    if _openings(ev):
+    if _openings_by_id(ev):
         return "a tool call opened twice"
     return None
 
@@ -157,7 +164,7 @@ def _chat_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
         return "a chunk after [DONE]"
     if _finishes(b) & _carries(a):
         return "a delta after its choice's finish_reason"
-    if _openings(a) & _fragments(b):
+    if _continues(a, b):
         return "a tool-call fragment before its opening"
     return None
 

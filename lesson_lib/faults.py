@@ -43,10 +43,12 @@ Responses           nothing, while events carry ``sequence_number``; in older
                     streams without it, a repeated or swapped ``*.delta`` (the
                     text is doubled or scrambled)
 Chat                a repeated or swapped content, refusal or arguments chunk:
-                    chunks carry no number, so the text is doubled or scrambled
-                    (a repeated ``finish_reason``, tool-call opening or
-                    ``[DONE]``, and a delta moved after its choice's
-                    ``finish_reason``, are visible)
+                    chunks carry no number, so the text is doubled or scrambled;
+                    two whole calls' openings swapped at a reused index (they
+                    read as the calls made in the other order). A repeated
+                    ``finish_reason``, tool-call opening or ``[DONE]``, a delta
+                    moved after its choice's ``finish_reason`` and a fragment
+                    moved before its call's opening are visible
 ==================  =============================================================
 
 They are pure: bytes and dicts in, a `Capture` out; no file is written.

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lesson_lib.accumulate import accumulate
+from lesson_lib.accumulate.changes import SlotClosed, ToolInputGrew
 from lesson_lib.accumulate.chat import ChatAccumulator
 from lesson_lib.captures import corpus, from_bytes, reference_corpus
 from lesson_lib.sse import ServerSentEvent
@@ -223,9 +224,92 @@ def test_deltas_after_the_finish_and_data_after_done_are_reported():
     assert message(r)["content"] == "a"
 
 
-def test_a_repeated_finish_chunk_is_quiet():
-    r = run(chunk(choice(content="a", finish="stop")), chunk(choice(finish="stop")), DONE)
-    assert r.diagnostics == [] and r.complete
+def changes_of(*payloads: dict | str) -> list:
+    """Every change the accumulator returned, feed by feed, then `finish`."""
+    acc = ChatAccumulator()
+    cap = from_bytes(body(*payloads), sidecar={"wire": WIRE})
+    out = [c for e in parse_all(cap.events) for c in acc.feed(e)]
+    return out + acc.finish()
+
+
+@pytest.mark.parametrize("again", ["stop", "length"])
+def test_a_second_finish_reason_is_a_duplicate_stop_and_the_first_is_kept(again):
+    good = (chunk(choice(role="assistant", content="a")), chunk(choice(finish="stop")), DONE)
+    r = run(good[0], good[1], chunk(choice(finish=again, content="b")), DONE)
+    (twice,) = r.diagnostics
+    assert (twice.code, twice.severity, twice.index) == ("duplicate_stop", "error", 2)
+    assert twice.extra["orphan_text"] == "b" and '"b"' in twice.raw
+    assert r.final == run(*good).final and r.complete
+    closes = [c for c in changes_of(good[0], good[1], chunk(choice(finish=again)), DONE)
+              if isinstance(c, SlotClosed)]
+    assert [c.event for c in closes] == [1]      # the slot closed once, at the first
+
+
+def test_a_call_opened_again_is_a_duplicate_start_not_applied():
+    opening = chunk(choice(tool_calls=[call(0, '{"a"', "call_a", "f")]))
+    rest = (chunk(choice(tool_calls=[call(0, ": 1}")])), chunk(choice(finish="tool_calls")),
+            DONE)
+    r = run(opening, opening, *rest)
+    (twice,) = r.diagnostics
+    assert (twice.code, twice.severity, twice.slot) == ("duplicate_start", "error",
+                                                        (0, ("tool", 0)))
+    assert twice.extra["orphan_text"] == '{"a"' and "call_a" in twice.raw
+    assert r.final == run(opening, *rest).final
+    assert message(r)["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
+    # The same id at another index is the same call announced again, too.
+    other = chunk(choice(tool_calls=[call(1, "", "call_a", "f")]))
+    assert codes(run(opening, other, *rest)) == ["duplicate_start"]
+
+
+REUSED = (chunk(choice(tool_calls=[call(0, "", "call_a", "f")])),
+          chunk(choice(tool_calls=[call(0, '{"a": 1}')])),
+          chunk(choice(tool_calls=[call(0, "", "call_b", "g")])),
+          chunk(choice(tool_calls=[call(0, '{"b": ')])),
+          chunk(choice(tool_calls=[call(0, "2}")])),
+          chunk(choice(finish="tool_calls")), DONE)
+
+
+def test_a_fragment_before_its_opening_at_a_reused_index_is_held_for_that_opening():
+    a, a_args, b, b1, b2, *end = REUSED
+    assert run(*REUSED).diagnostics == []
+    r = run(a, a_args, b1, b2, b, *end)     # both of b's fragments before its opening
+    assert codes(r) == ["event_before_start", "event_before_start"]
+    assert [d.extra["orphan_text"] for d in r.diagnostics] == ['{"b": ', "2}"]
+    assert all(d.severity == "error" for d in r.diagnostics)
+    assert r.final == run(*REUSED).final
+    grew = [c for c in changes_of(a, a_args, b1, b2, b, *end)
+            if isinstance(c, ToolInputGrew) and c.address == (0, ("tool", 1))]
+    assert [(c.event, c.fragment) for c in grew] == [(4, ""), (4, '{"b": '), (4, "2}")]
+
+
+def test_held_text_no_opening_claims_stays_in_its_diagnostic():
+    a, a_args, _, b1, b2, *end = REUSED
+    r = run(a, a_args, b1, b2, *end)
+    assert codes(r) == ["event_before_start", "event_before_start"]
+    assert "".join(d.extra["orphan_text"] for d in r.diagnostics) == '{"b": 2}'
+    assert message(r)["tool_calls"] == [
+        {"id": "call_a", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]
+
+
+def test_a_fragment_that_can_still_continue_its_call_is_applied():
+    # Whitespace after a whole value, and text while the value is still open, continue it.
+    a, a_args, *_ = REUSED
+    r = run(a, a_args, chunk(choice(tool_calls=[call(0, " \n")])),
+            chunk(choice(finish="tool_calls")), DONE)
+    assert r.diagnostics == []
+    assert message(r)["tool_calls"][0]["function"]["arguments"] == '{"a": 1} \n'
+    r = run(a, chunk(choice(tool_calls=[call(0, '{"a": 1')])),
+            chunk(choice(tool_calls=[call(0, "2}")])), chunk(choice(finish="tool_calls")), DONE)
+    assert r.diagnostics == [] and message(r)["tool_calls"][0]["function"]["arguments"] == \
+        '{"a": 12}'
+
+
+def test_a_tool_call_index_that_is_not_an_integer_is_an_unknown_slot():
+    for index in ([0], {"i": 0}, "0", 1.5):
+        r = run(chunk(choice(tool_calls=[{"index": index, "function": {"arguments": "{}"}}])),
+                chunk(choice(finish="stop")), DONE)
+        (odd,) = r.diagnostics
+        assert (odd.code, odd.extra["orphan_text"]) == ("unknown_slot", "{}"), index
 
 
 def test_unparseable_payload_and_fragments_without_id():

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import chat_order
 import pytest
 
 from lesson_lib.accumulate import accumulator_for
@@ -47,6 +48,16 @@ def test_folding_the_changes_gives_the_slots_and_calls_at_every_index(capture):
     _same(acc, fold, "after finish")
     assert isinstance(end[-1], ch.StreamEnded) and end[-1].properly == acc.complete
     assert fold.ended
+
+
+# Streams whose order is broken: their diagnostics change what the feed applies.
+BROKEN = [make() for make in chat_order.BROKEN.values()]
+
+
+@pytest.mark.parametrize("capture", BROKEN, ids=list(chat_order.BROKEN))
+def test_folding_holds_when_the_chat_order_is_broken(capture):
+    test_folding_the_changes_gives_the_slots_and_calls_at_every_index(capture)
+    test_every_note_is_a_change(capture)
 
 
 @pytest.mark.parametrize("capture", CAPTURES[:20], ids=[c.key for c in CAPTURES[:20]])

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import chat_order
 import pytest
 
 from lesson_lib.cli import main
@@ -314,6 +315,14 @@ def test_a_chat_delta_after_its_finish_exits_3(tmp_path, capsys):
     assert status == 3 and "error: delta_after_finish:" in err
 
 
+@pytest.mark.parametrize("code", list(chat_order.BROKEN))
+def test_a_broken_chat_order_exits_3_naming_it(tmp_path, capsys, code):
+    cap = chat_order.BROKEN[code]()
+    status, out, err = run(capsys, "final", write(tmp_path, cap.body, cap.sidecar), "--json")
+    assert status == 3 and f"error: {code}:" in err
+    assert json.loads(out)["choices"][0]["finish_reason"] == "tool_calls"
+
+
 def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(capsys):
     from lesson_lib import faults
     from lesson_lib.accumulate import accumulate
@@ -332,10 +341,7 @@ def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(cap
                   if isinstance(ev.payload, dict) and isinstance(ev.payload.get("choices"), list)
                   for c in ev.payload["choices"] if isinstance(c, dict)]
         for i in range(len(events) - 1):
-            why = visibility(cap, "swap", i, events)
-            # Not flagged yet (an expected failure in test_fault_order): a Chat
-            # fragment moved before its call's opening, at an index used before.
-            if why is None or why == "a tool-call fragment before its opening":
+            if visibility(cap, "swap", i, events) is None:
                 continue
             tried += 1
             result = accumulate(faults.swap(cap, i))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from functools import cache
 
+import chat_order
 import pytest
 
 from lesson_lib import faults
@@ -71,15 +72,11 @@ CATEGORIES: dict[tuple[str, str, str], str | None] = {
         "an item added before response.in_progress, in a stream without sequence numbers: "
         + MISSED,
     ("openai-chat", "duplicate", "[DONE] twice"): None,
-    ("openai-chat", "duplicate", "finish_reason twice"):
-        "a choice's finish_reason repeated: " + MISSED,
-    ("openai-chat", "duplicate", "a tool call opened twice"):
-        "a tool call's opening fragment (same id, same index) repeated: " + MISSED,
+    ("openai-chat", "duplicate", "finish_reason twice"): None,
+    ("openai-chat", "duplicate", "a tool call opened twice"): None,
     ("openai-chat", "swap", "a chunk after [DONE]"): None,
     ("openai-chat", "swap", "a delta after its choice's finish_reason"): None,
-    ("openai-chat", "swap", "a tool-call fragment before its opening"):
-        "a fragment before its call's opening, where the index was used by an earlier "
-        "call (index-reused-new-id): " + MISSED,
+    ("openai-chat", "swap", "a tool-call fragment before its opening"): None,
 }
 
 
@@ -186,7 +183,43 @@ def test_a_visible_duplicate_or_swap_gives_a_diagnostic(key):
     assert not silent, f"{why}: no new diagnostic in {silent}"
 
 
+# The typed diagnostic each repeated Chat marker gives, on every instance.
+CHAT_MARKERS = {"finish_reason twice": "duplicate_stop",
+                "a tool call opened twice": "duplicate_start"}
+
+
+@pytest.mark.parametrize("why", list(CHAT_MARKERS))
+def test_a_repeated_chat_marker_is_named_and_the_first_is_kept(why):
+    cases = _cases().get(("openai-chat", "duplicate", why))
+    assert cases, why
+    for cap, i in cases:
+        broken = faults.duplicate(cap, i)
+        assert CHAT_MARKERS[why] in _codes(broken) - _codes(cap), (cap.key, i)
+        assert accumulate(broken).final == accumulate(cap).final, (cap.key, i)
+
+
+def test_a_fragment_moved_before_its_opening_at_a_reused_index_is_held_for_it():
+    good = chat_order.reused_index()
+    assert visibility(good, "swap", chat_order.SECOND_OPENING) == \
+        "a tool-call fragment before its opening"
+    broken = accumulate(chat_order.fragment_before_opening())
+    assert [d.code for d in broken.diagnostics] == ["event_before_start"]
+    assert broken.final == accumulate(good).final
+
+
 # -- invisible where the wire carries nothing that shows the order -----------------------
+
+
+def test_two_whole_calls_swapped_at_a_reused_index_cannot_be_seen():
+    # Each call comes whole in one chunk at index 0: swapped, they read as the
+    # calls made in the other order.
+    cap = load("openai-chat/index-reused-new-id")
+    assert visibility(cap, "swap", 0) is None
+    broken = faults.swap(cap, 0)
+    assert not set(_codes(broken)) - set(_codes(cap))
+    names = [[c["function"]["name"] for c in accumulate(x).final["choices"][0]["message"]
+              ["tool_calls"]] for x in (cap, broken)]
+    assert names == [["get_weather", "get_local_time"], ["get_local_time", "get_weather"]]
 
 
 def _text_delta_pairs(cap: Capture) -> list[int]:

@@ -7,6 +7,7 @@ it does, these tests skip, saying so, and turn on by themselves when it does.
 
 from __future__ import annotations
 
+import chat_order
 import pytest
 
 from lesson_lib import faults
@@ -16,7 +17,7 @@ from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
 from lesson_lib.stream_end import how_it_ended
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
-from lesson_lib.turn.run import ChangesUnavailable, changes_available, turn_events
+from lesson_lib.turn.run import ChangesUnavailable, changes_available, turn_events, turn_state
 from lesson_lib.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
@@ -100,6 +101,19 @@ def test_wire_route_in_band_error_is_failed_with_scope_and_phase():
         state = reduce_all(turn_events(cap, "wire"))
         assert state.outcome == "failed", name
         assert (state.errors[0].scope, state.errors[0].phase) == ("provider", phase), name
+
+
+@pytest.mark.parametrize("code", list(chat_order.BROKEN))
+def test_wire_route_a_broken_chat_order_fails_its_step_as_protocol(code):
+    cap = chat_order.BROKEN[code]()
+    needs_changes(cap)
+    state = turn_state(cap)
+    (error,) = state.errors
+    assert (state.outcome, error.scope, error.code, error.step) == ("failed", "protocol",
+                                                                    code, 1)
+    (step,) = state.steps
+    assert step.finished and step.ended == "error" and step.finish.reason == "error"
+    assert turn_state(chat_order.reused_index()).outcome == "completed"
 
 
 # -- both routes --------------------------------------------------------------------

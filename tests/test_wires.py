@@ -243,6 +243,23 @@ def test_every_in_band_error_in_the_corpus_reads(capture):
                 err.code in module.RETRYABLE_ERRORS | module.FINAL_ERRORS
 
 
+
+def test_chat_a_call_opens_with_its_id_and_later_fragments_carry_only_text():
+    opening = {"index": 0, "id": "call_a", "type": "function",
+               "function": {"name": "f", "arguments": ""}}
+    later = {"index": 0, "function": {"arguments": '{"a"'}}
+    assert [wires.chat.opening_id(f) for f in (opening, later, {"id": ""}, {"id": 7}, None)] \
+        == ["call_a", None, None, None, None]
+    assert [wires.chat.fragment_arguments(f) for f in (opening, later, {"function": {}}, [])] \
+        == ["", '{"a"', None, None]
+    for cap in on("openai-chat"):
+        fragments = [f for p in payloads(cap, "chat.completion.chunk")
+                     for c in p.get("choices") or []
+                     for f in (c.get("delta") or {}).get("tool_calls") or []]
+        opened = [wires.chat.opening_id(f) for f in fragments]
+        opened = [i for i in opened if i is not None]
+        assert len(opened) == len(set(opened)), cap.key     # each call opens once
+
 def test_the_three_error_shapes_read():
     r = wires.responses.read_error
     nested = r("error", {"type": "error", "error": {"type": "server_error", "code": "x",

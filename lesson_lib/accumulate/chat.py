@@ -22,10 +22,16 @@ is an in-band error. The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
 are kept where they arrived, an unknown delta field with one warning.
 
-A delta for a choice that already has its ``finish_reason`` breaks the order
-the wire shows: it is not applied, and its ``delta_after_finish`` error keeps
-the text it carried (``orphan_text``) next to the raw chunk. Data after
-``[DONE]`` (``event_after_terminal``) is an error too, though still applied.
+Chat numbers nothing, but its few markers show an order, and what breaks
+it is an error that keeps the text the chunk carried (``orphan_text``) next
+to the raw chunk: a delta for a choice that already has its
+``finish_reason`` (``delta_after_finish``) or a second ``finish_reason``
+(``duplicate_stop``) is not applied; a fragment with the ``id`` of a call
+already opened is a second opening (``duplicate_start``), not applied; an
+id-less fragment at an index whose call's arguments are already a whole JSON
+value cannot continue it (``event_before_start``): it is held for the next
+call opened at that index. Data after ``[DONE]`` (``event_after_terminal``)
+is an error too, though still applied.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
+from ..wires.chat import fragment_arguments, opening_id
 from .base import Accumulator, Fragments, Slot
 from .changes import (
     InBandError,
@@ -114,8 +121,9 @@ def _kind(choice: _Choice, call: _Call) -> str:
 class _Choice:
     """One choice: its message's text fields, tool calls, finish reason and logprobs."""
 
-    __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "finish_reason",
-                 "logprobs", "extra", "extra_text", "fields", "function_call", "structured")
+    __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
+                 "finish_reason", "logprobs", "extra", "extra_text", "fields", "function_call",
+                 "structured")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -124,6 +132,7 @@ class _Choice:
         self.calls: list[_Call] = []
         self.by_id: dict[str, _Call] = {}
         self.by_index: dict[Any, _Call] = {}
+        self.held: dict[int, list[str]] = {}   # fragments before their call's opening
         self.finish_reason: str | None = None
         self.logprobs: dict[str, Any] | None = None
         self.extra: dict[str, Any] = {}           # unknown message fields, last value
@@ -248,8 +257,16 @@ class ChatAccumulator(Accumulator):
         if choice is None:
             choice = self.choices[index] = _Choice(index)
         delta = data.get("delta")
-        late = delta or data.get("finish_reason") not in (None, choice.finish_reason)
-        if choice.finish_reason is not None and late:
+        if choice.finish_reason is not None and data.get("finish_reason") is not None:
+            # A choice stops once: a second finish_reason (the same or another) is a
+            # repeated stop; the first is kept, the chunk's text stays in the diagnostic.
+            self.note("duplicate_stop", f"choice {index} already finished "
+                      f"({choice.finish_reason}); a second finish_reason "
+                      f"({data['finish_reason']}) is not applied, the first is kept",
+                      event=event, slot=index, raw=event.sse.data,
+                      orphan_text=_delta_text(delta))
+            return
+        if choice.finish_reason is not None and delta:
             # The order is visible here (nothing follows a choice's finish_reason),
             # so it is an error; the text the delta carried stays in the diagnostic.
             self.note("delta_after_finish", f"choice {index} already finished "
@@ -362,18 +379,22 @@ class ChatAccumulator(Accumulator):
         if renamed:
             call.name += name
             call.call.name = call.name
-        address = _address(choice, call)
         if opening:
             self._open_call(choice, call, event)
         elif renamed:
-            self.changes.append(SlotRenamed(event.index, address, _label(choice, call),
-                                            name=call.name))
+            self.changes.append(SlotRenamed(event.index, _address(choice, call),
+                                            _label(choice, call), name=call.name))
         arguments = function.get("arguments")
         if isinstance(arguments, str):
-            call.arguments.append(arguments)
-            grew = call.call.feed(arguments, t=event.t, event=event.index)
-            self.changes.append(_new(ToolInputGrew, (event.index, address, arguments,
-                                                     tuple(grew))))
+            self._add_arguments(choice, call, arguments, event)
+
+    def _add_arguments(self, choice: _Choice, call: _Call, text: str,
+                       event: WireEvent) -> None:
+        """One argument fragment to a call: its text, its `ToolCall`, a `ToolInputGrew`."""
+        call.arguments.append(text)
+        grew = call.call.feed(text, t=event.t, event=event.index)
+        self.changes.append(_new(ToolInputGrew, (event.index, _address(choice, call), text,
+                                                 tuple(grew))))
 
     def _open_call(self, choice: _Choice, call: _Call, event: WireEvent) -> None:
         self.changes.append(SlotOpened(
@@ -412,19 +433,29 @@ class ChatAccumulator(Accumulator):
             self.note("unknown_slot", "tool call fragment is not an object", event=event,
                       slot=choice.index, raw=event.sse.data)
             return
-        call_id, index = fragment.get("id"), fragment.get("index")
+        call_id, index = opening_id(fragment), fragment.get("index")
+        if index is not None and type(index) is not int:
+            self.note("unknown_slot", f"tool call fragment whose index {index!r} is not an "
+                      "integer; not applied, its text is kept here", event=event,
+                      slot=choice.index, raw=event.sse.data,
+                      orphan_text=fragment_arguments(fragment))
+            return
         call = None
-        if isinstance(call_id, str) and call_id:
+        if call_id is not None:
             call = choice.by_id.get(call_id)
+            if call is not None:
+                self._announced_again(choice, call, fragment, event)
+                return
         elif index in choice.by_index:
             call = choice.by_index[index]
+            if self._held(choice, call, index, fragment, event):
+                return
         elif index is None and choice.calls:
             call = choice.calls[-1]   # no index and no id: the latest call of the choice
         opening = call is None
         if call is None:
             n = len(choice.calls)
-            call = _Call(n, index, call_id if call_id else None, (choice.index, ("tool", n)),
-                         event)
+            call = _Call(n, index, call_id, (choice.index, ("tool", n)), event)
             choice.calls.append(call)
             if call.id:
                 choice.by_id[call.id] = call
@@ -445,9 +476,44 @@ class ChatAccumulator(Accumulator):
             self._extend_function(choice, call, function, event, opening=opening)
         elif opening:
             self._open_call(choice, call, event)
+        if opening and index in choice.held:
+            # Fragments that came before this opening, at its index: now they have a call.
+            for text in choice.held.pop(index):
+                self._add_arguments(choice, call, text, event)
         for key, value in fragment.items():
             if key not in ("id", "index", "type", "function") and value is not None:
                 call.extra[key] = copy.deepcopy(value)
+
+    def _announced_again(self, choice: _Choice, call: _Call, fragment: dict,
+                         event: WireEvent) -> None:
+        """A fragment with the id of a call this choice already opened: only a call's
+        opening carries its id, so this is a second opening (the first is kept)."""
+        self.note("duplicate_start", f"tool call {call.id} ({_label(choice, call)}) was "
+                  "already opened; this fragment with its id is not applied, the first "
+                  "opening is kept (its text is kept here)", event=event,
+                  slot=_address(choice, call), raw=event.sse.data,
+                  orphan_text=fragment_arguments(fragment))
+
+    def _held(self, choice: _Choice, call: _Call, index: int, fragment: dict,
+              event: WireEvent) -> bool:
+        """Whether an id-less argument fragment at `index` belongs to a call not opened
+        yet: the call there already has a whole JSON value (nothing can follow it), or
+        fragments are already held for that index. Held text goes to the next call
+        opened at `index`, and stays in the diagnostic."""
+        text = fragment_arguments(fragment)
+        held = choice.held.get(index)
+        if held is None:
+            ready = call.call.state == "forming" and () in call.call.settled
+            if not (text and not text.isspace() and ready):
+                return False
+            held = choice.held[index] = []
+        held.append(text or "")
+        self.note("event_before_start", f"an argument fragment at tool_calls index {index} "
+                  f"after the arguments of {_label(choice, call)} were already whole: it "
+                  "belongs to a call not opened yet, so it is held for the next call opened "
+                  "at that index (its text is kept here)", event=event, slot=choice.index,
+                  raw=event.sse.data, orphan_text=text)
+        return True
 
     def _end_call(self, choice: _Choice, call: _Call, *, cut: bool,
                   event: WireEvent | None, how: str, reason: str | None = None) -> None:
@@ -577,7 +643,7 @@ def _delta_text(delta: Any) -> str | None:
     parts = [delta[key] for key in TEXT_FIELDS if isinstance(delta.get(key), str)]
     calls = delta.get("tool_calls")
     for fragment in calls if isinstance(calls, list) else ():
-        function = fragment.get("function") if isinstance(fragment, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            parts.append(function["arguments"])
+        text = fragment_arguments(fragment)
+        if text is not None:
+            parts.append(text)
     return "".join(parts) if parts else None

@@ -4,7 +4,9 @@ Every event is a ``chat.completion.chunk`` (no SSE event names); choices are
 addressed by ``choices[].index``, tool calls inside a choice by
 ``tool_calls[].index``. A call never says it ended: a choice ends at its
 ``finish_reason``, and ``[DONE]`` after every choice has one ends the stream
-properly. A payload with a top-level ``error`` (and no ``choices``) is an
+properly. Chunks carry no number: the order shows only where a marker can
+arrive once (a choice's ``finish_reason``, a call's opening fragment, the
+only one with its ``id``, and ``[DONE]``). A payload with a top-level ``error`` (and no ``choices``) is an
 in-band failure.
 """
 
@@ -46,6 +48,23 @@ FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``er
 def is_error_payload(payload: Any) -> bool:
     """Whether a chunk's payload is an in-band error: a top-level ``error``, no ``choices``."""
     return isinstance(payload, dict) and "error" in payload and "choices" not in payload
+
+
+# -- a tool call's fragments ----------------------------------------------------------
+
+
+def opening_id(fragment: Any) -> str | None:
+    """The id a tool-call fragment opens its call with; None for a later fragment
+    (only a call's first fragment carries its ``id``)."""
+    call_id = fragment.get("id") if isinstance(fragment, dict) else None
+    return call_id if isinstance(call_id, str) and call_id else None
+
+
+def fragment_arguments(fragment: Any) -> str | None:
+    """The argument text a tool-call fragment carries (None when it carries none)."""
+    function = fragment.get("function") if isinstance(fragment, dict) else None
+    text = function.get("arguments") if isinstance(function, dict) else None
+    return text if isinstance(text, str) else None
 
 
 # -- finish reasons --------------------------------------------------------------------
