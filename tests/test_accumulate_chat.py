@@ -349,6 +349,30 @@ def test_any_sequence_of_chunks_is_accumulated_without_raising(payloads):
         assert DONE in payloads
 
 
+_FRAGMENT = st.builds(
+    lambda index, text, call_id: {"index": index, "function": {"arguments": text},
+                                  **({"id": call_id, "type": "function"} if call_id else {})},
+    st.integers(0, 1), st.sampled_from(['{"a": 1}', '{"b": ', "2}", " ", "x", ""]),
+    st.sampled_from([None, None, "call_a", "call_b", "call_c"]))
+_TOOL_CHUNK = st.one_of(
+    st.builds(lambda fs: chunk(choice(tool_calls=fs)), st.lists(_FRAGMENT, min_size=1,
+                                                                 max_size=2)),
+    st.just(chunk(choice(finish="tool_calls"))))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.lists(_TOOL_CHUNK, max_size=12))
+def test_no_argument_text_is_lost_whatever_the_order(payloads):
+    r = run(*payloads, DONE)
+    calls = message(r).get("tool_calls") or [] if r.final["choices"] else []
+    applied = "\x00".join(c["function"]["arguments"] for c in calls)
+    kept = "\x00".join(d.extra.get("orphan_text") or "" for d in r.diagnostics)
+    for p in payloads:
+        for fragment in (p["choices"][0]["delta"] or {}).get("tool_calls") or []:
+            text = fragment["function"]["arguments"]
+            assert text in applied or text in kept, (text, codes(r))
+
+
 # -- every capture ------------------------------------------------------------
 
 CAPTURES = [c for c in corpus() + reference_corpus() if c.wire == WIRE]
