@@ -5,6 +5,8 @@ says: a byte, an event, a chunk) and shows, side by side, the event table,
 the slots and the turn state with its outcome banner, all after the last
 event that arrived. `fault_lab_html` and `fault_lab_text` are the plain
 renderers; `FaultLab` is the thin widget over them, with the same reprs.
+Its "Save as capture" button keeps the broken stream as a capture of its
+own (`lesson_lib.fault_save`: ``my-work/captures/`` in the learner's folder).
 
 `honesty` is the lab's promise as data: for each capture and each fault that
 kills the stream, the outcome the turn gets; none of them may say ``completed``.
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from html import escape
 
-from .. import budget, faults
+from .. import budget, fault_save, faults
 from ..captures import Capture
 from ..turn.run import turn_state
 from ..turn.summary import outcome_line
@@ -134,8 +137,9 @@ class FaultLab:
     """The fault lab widget: a capture picker, a fault picker and one slider, never autoplayed."""
 
     def __init__(self, captures: Iterable[Capture], fault: str = "cut_at",
-                 percent: int = 50) -> None:
+                 percent: int = 50, folder=None) -> None:
         import ipywidgets as w
+        self.folder = folder            # None: fault_save.default_folder()
         self.captures = {c.key: c for c in captures}
         if not self.captures:
             raise ValueError("the fault lab needs at least one capture")
@@ -149,7 +153,17 @@ class FaultLab:
         self.view = w.HTML(self._html())
         for control in (self.capture, self.fault, self.slider):
             control.observe(self._update, names="value")
-        self.widget = w.VBox([w.HBox([self.capture, self.fault, self.slider]), self.view])
+        self.name = w.Text(value="", placeholder="name (default: from the fault)",
+                           description="Name", tooltip="the saved capture's file name")
+        self.overwrite = w.Checkbox(value=False, description="Overwrite",
+                                    tooltip="replace a saved capture of the same name")
+        self.save_button = w.Button(description="Save as capture", icon="save",
+                                    tooltip="write the broken stream as a capture of its own")
+        self.saved = w.HTML("", layout=w.Layout(min_height="1.5em"))
+        self.save_button.on_click(lambda _button: self.save())
+        self.widget = w.VBox([w.HBox([self.capture, self.fault, self.slider]), self.view,
+                              w.HBox([self.name, self.overwrite, self.save_button]),
+                              self.saved])
 
     def _current(self) -> tuple[Capture, str, int]:
         return self.captures[self.capture.value], self.fault.value, self.slider.value
@@ -164,6 +178,22 @@ class FaultLab:
         """The turn state the lab shows now."""
         capture, fault, percent = self._current()
         return turn_state(apply_fault(capture, fault, percent).capture, route="auto")
+
+    def save(self, name: str | None = None, overwrite: bool | None = None):
+        """Save what the lab shows now as a capture of its own; the `fault_save.Saved`.
+
+        `name` and `overwrite` default to the widget's own fields; the result
+        is shown under the button (where it went, or why it did not).
+        """
+        capture, fault, percent = self._current()
+        broken = apply_fault(capture, fault, percent)
+        name = name if name is not None else (self.name.value.strip() or None)
+        overwrite = self.overwrite.value if overwrite is None else overwrite
+        saved = fault_save.save(capture, broken.capture, name, folder=self.folder,
+                                overwrite=overwrite)
+        self.saved.value = (f'<span role="status" aria-live="polite">'
+                            f'{"✔" if saved.ok else "✖"} {escape(str(saved))}</span>')
+        return saved
 
     def text(self) -> str:
         """What the lab shows now, as plain text."""
