@@ -21,12 +21,33 @@ _DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
                   "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1"}
 
 
+CLOSED_MESSAGE = "the connection was closed (offline replay)"
+
+
 class _ChunkStream(httpx2.SyncByteStream):
+    """The capture's chunks as a response body that, once closed, reads like a closed socket.
+
+    Over a real connection, a read after ``response.close()`` fails (the SDKs
+    then raise: Anthropic an ``httpx2.ReadError``, OpenAI an
+    ``APIConnectionError`` wrapping it; `tests/test_sdk_close.py` checks the
+    same over ``lesson-lib serve``). A list of chunks would go on yielding, so
+    a read after `close` raises `httpx2.ReadError` here too, unless every
+    chunk had already been delivered (the whole body had arrived).
+    """
+
     def __init__(self, chunks: list[bytes]) -> None:
         self._chunks = chunks
+        self._closed = False
 
     def __iter__(self) -> Iterator[bytes]:
-        yield from self._chunks
+        for chunk in self._chunks:
+            if self._closed:    # the next chunk was still on its way: it never comes
+                raise httpx2.ReadError(CLOSED_MESSAGE)
+            yield chunk
+        # After the last chunk the body is whole: nothing more to read, closed or not.
+
+    def close(self) -> None:
+        self._closed = True
 
 
 def transport(capture: Capture, chunk_size: int | None = None) -> httpx2.MockTransport:
