@@ -181,7 +181,7 @@ def save(source: Capture, faulted: Capture, name: str | None = None, *,
         return Saved(planned.name, None, diagnostics=planned.diagnostics)
     if folder is None:
         base, temporary = default_folder()
-        shown = f"{learner.FOLDER}/{CAPTURES}"
+        shown = "a temporary folder" if temporary else f"{learner.FOLDER}/{CAPTURES}"
     else:
         base, temporary, shown = Path(folder), False, str(folder)
     target = base / (planned.wire or "unknown-wire")
@@ -189,10 +189,11 @@ def save(source: Capture, faulted: Capture, name: str | None = None, *,
     existing = [p for p in (target / f"{planned.name}.sse", target / f"{planned.name}.json")
                 if p.exists()]
     if existing and not overwrite:
+        where = (f"{planned.wire}/{existing[0].name} in the temporary folder" if temporary
+                 else f"{shown}/{existing[0].name}")
         return Saved(planned.name, None, shown, temporary, (Diagnostic(
-            "capture_exists", f"{shown}/{existing[0].name} already exists; choose another "
-            "name, or save with overwrite=True to replace it",
-            extra={"path": str(existing[0])}),))
+            "capture_exists", f"{where} already exists; choose another name, or save with "
+            "overwrite=True to replace it", extra={"path": str(existing[0])}),))
     try:
         path = write_capture(target, planned.name, planned.body, planned.sidecar)
     except OSError as exc:

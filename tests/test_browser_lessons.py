@@ -5,7 +5,8 @@ never touches the committed notebooks, and a lesson added later is covered
 without a change here). For each lesson: run every cell in order, check that
 the only errors are the exercise starters tagged ``raises-exception``, then
 in every replay player press Forward and Back and check that the counter and
-the marked table row change and come back, and save a screenshot to
+the marked table row change and come back, in every fault lab press "Save as
+capture" and read where it saved, and save a screenshot to
 ``test-artifacts/``. Then the widgets' text contrast is measured in
 JupyterLab's light and dark themes (WCAG AA: 4.5:1 for text). All lessons
 together stay under five minutes.
@@ -183,6 +184,19 @@ def step_every_player(page) -> int:
     return players.count()
 
 
+def save_in_every_fault_lab(page) -> int:
+    """Each fault lab's "Save as capture" button answers with where it saved the broken stream
+    (outside a learner's my-work/, as here, a temporary folder)."""
+    buttons = page.locator("button:has-text('Save as capture')")
+    for k in range(buttons.count()):
+        buttons.nth(k).scroll_into_view_if_needed()
+        buttons.nth(k).click()
+        page.locator("[role=status]:has-text('saved')").nth(k).wait_for(timeout=30_000)
+        said = page.locator("[role=status]:has-text('saved')").nth(k).inner_text()
+        assert "temporary folder" in said and "not saved" not in said, said
+    return buttons.count()
+
+
 @pytest.mark.timeout(BUDGET_S + 120)
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson):
@@ -202,6 +216,8 @@ def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson
         code = "".join("".join(c["source"]) for c in json.loads(lesson.read_text(
             encoding="utf-8"))["cells"] if c["cell_type"] == "code")
         assert players or "Player(" not in code, "the lesson makes a player; none rendered"
+        labs = save_in_every_fault_lab(page)
+        assert labs or "FaultLab(" not in code, "the lesson makes a fault lab; none rendered"
         if players:
             page.locator(".rtw-player").first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}.png"), full_page=False)

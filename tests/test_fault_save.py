@@ -107,6 +107,14 @@ def test_a_good_name_passes(name):
     assert fault_save.check_name(name) is None
 
 
+def test_a_folder_that_cannot_be_written_is_a_diagnostic(tmp_path):
+    source = load("anthropic-messages/hello")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    saved = fault_save.save(source, faults.cut_at(source, 500), folder=blocked)
+    assert [d.code for d in saved.diagnostics] == ["cannot_write"] and saved.path is None
+
+
 def test_an_unbroken_capture_is_not_saved_as_a_fault(tmp_path):
     source = load("anthropic-messages/hello")
     saved = fault_save.save(source, source, folder=tmp_path)
@@ -129,6 +137,9 @@ def test_outside_the_learners_folder_the_default_is_a_temporary_folder(tmp_path,
     saved = fault_save.save(source, faults.cut_at(source, 400))
     assert saved.ok and saved.temporary and folder in saved.path.parents
     assert "temporary folder" in repr(saved) and str(folder) not in repr(saved)
+    refused = fault_save.save(source, faults.cut_at(source, 400))
+    assert "in the temporary folder already exists" in repr(refused)
+    assert learner.FOLDER not in repr(refused)
     assert list(tmp_path.rglob("*")) == []
 
 
