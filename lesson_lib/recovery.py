@@ -160,7 +160,7 @@ def _failed_step(state: TurnState) -> tuple[StepView | None, Diagnostic | None]:
     if not errors:
         before = [e for e in state.errors if e.phase == "before_output"]
         why = ("the error came before any output: retry the request as is" if before
-               else f"the turn did not fail (outcome {state.outcome})")
+               else f"no error came after output (outcome {state.outcome})")
         return None, Diagnostic("not_after_output", why)
     step = errors[-1].step
     view = next((s for s in state.steps if s.step == step), None)

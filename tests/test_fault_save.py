@@ -9,6 +9,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lesson_lib import cli, fault_save, faults, learner
 from lesson_lib.accumulate import accumulate
@@ -100,6 +102,18 @@ def test_a_bad_name_is_a_typed_diagnostic_and_writes_nothing(tmp_path, name):
     assert [d.code for d in saved.diagnostics] == ["bad_capture_name"]
     assert list(tmp_path.rglob("*")) == []
     assert fault_save.check_name(name) is not None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.text(max_size=120))
+def test_any_name_is_either_a_plain_file_name_or_a_diagnostic_never_an_exception(name):
+    source = load("anthropic-messages/hello")
+    planned = fault_save.plan(source, faults.cut_at(source, 500), name)
+    if planned.ok:
+        assert planned.name == name and "/" not in name and "\\" not in name
+        assert ".." not in name and not name.startswith(".") and name.isascii()
+    else:
+        assert [d.code for d in planned.diagnostics] == ["bad_capture_name"]
 
 
 @pytest.mark.parametrize("name", ["hello.cut-at-500", "A_1", "x" * 100, "9lives"])
