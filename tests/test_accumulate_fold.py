@@ -86,3 +86,28 @@ def test_text_arrives_as_fragments_only():
                  if isinstance(c, ch.TextAppended)]
     assert len(fragments) > 1
     assert "".join(fragments) == acc.final()["content"][0]["text"]
+
+
+def test_a_restated_slot_takes_the_servers_text_and_a_removed_slot_goes():
+    fold = Fold("openai-responses")
+    fold.add([ch.SlotOpened(0, (0,), "message", "[0] message"),
+              ch.SlotOpened(1, (1,), "function_call", "[1] function_call", content="{}"),
+              ch.TextAppended(2, (1,), "text", '{"a"'),
+              ch.SlotRestated(3, (1,), content='{"b": 1}', label="[1] function_call f")])
+    by_address = {s.address: s for s in fold.slots()}
+    assert by_address[(1,)].content == '{"b": 1}'
+    assert by_address[(1,)].label == "[1] function_call f"
+    fold.add([ch.SlotOpened(4, (0, 0), "output_text", "[0.0] output_text"),
+              ch.SlotRemoved(4, (0,), replaced_by=((0, 0),)),
+              ch.SlotRestated(5, (0, 0), content="")])
+    assert [s.address for s in fold.slots()] == [(0, 0), (1,)]
+    assert fold.slots()[0].content == ""
+    # A restatement of a slot the fold never saw changes nothing.
+    fold.add([ch.SlotRestated(6, (9,), content="x")])
+    assert [s.address for s in fold.slots()] == [(0, 0), (1,)]
+
+
+def test_a_closed_slot_may_carry_the_wires_final_object():
+    item = {"type": "reasoning", "encrypted_content": "gAAA"}
+    closed = ch.SlotClosed(7, (0,), "done", item=item)
+    assert closed.item is item and ch.SlotClosed(7, (0,), "done").item is None

@@ -163,7 +163,9 @@ class SlotClosed:
     `reason` is the finish reason that closed it, where one did (Chat). For a
     slot that takes tool input, `call_state` is the call's state after the end
     (``complete``, ``invalid``, ``cut``) and `input` its value: parsed, or the
-    partial value that arrived.
+    partial value that arrived. `item` is the wire's own final object of the
+    slot where it has one (a Responses ``output_item.done`` item, with a
+    reasoning item's ``encrypted_content``), shared: read, don't modify.
     """
 
     kind: ClassVar[str] = "slot_closed"
@@ -174,6 +176,38 @@ class SlotClosed:
     reason: str | None = None
     call_state: str | None = None
     input: Any = None
+    item: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRestated:
+    """The server stated a slot's content whole, and it replaces what the deltas built.
+
+    Responses' ``*.done`` events, ``output_item.done`` and the terminal
+    `Response` restate text; where it differs from the deltas a
+    ``server_object_differs`` diagnostic says so, and the server's text wins.
+    `content` is the slot's whole text from here on (None: unchanged); `label`
+    and `slot_kind` likewise. Rare (one per done statement), so it may carry
+    the whole text without making the changes quadratic.
+    """
+
+    kind: ClassVar[str] = "slot_restated"
+    event: int | None
+    address: Any
+    content: str | None = None
+    label: str | None = None
+    slot_kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRemoved:
+    """A slot left `slots()`: a Responses item's own slot gives way to its parts' slots
+    when the first part arrives. `replaced_by` names the addresses that take its place."""
+
+    kind: ClassVar[str] = "slot_removed"
+    event: int | None
+    address: Any
+    replaced_by: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,5 +279,5 @@ class StreamEnded:
 
 
 AccumulatorChange = (SlotOpened | SlotReserved | SlotRenamed | TextAppended | ToolInputGrew | SignatureAdded
-                     | CitationAdded | SlotClosed | ResponseChanged | TerminalReached
+                     | CitationAdded | SlotClosed | SlotRestated | SlotRemoved | ResponseChanged | TerminalReached
                      | InBandError | UnknownEvent | Noted | StreamEnded)

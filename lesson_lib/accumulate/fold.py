@@ -27,8 +27,10 @@ from .base import Slot, SlotState
 from .changes import (
     SlotClosed,
     SlotOpened,
+    SlotRemoved,
     SlotRenamed,
     SlotReserved,
+    SlotRestated,
     StreamEnded,
     TextAppended,
     ToolInputGrew,
@@ -113,6 +115,10 @@ class Fold:
                 self._close(change)
             elif kind is SlotRenamed:
                 self._rename(change)
+            elif kind is SlotRestated:
+                self._restate(change)
+            elif kind is SlotRemoved:
+                self._slots.pop(change.address, None)
             elif kind is StreamEnded:
                 self.ended = True
 
@@ -143,6 +149,17 @@ class Fold:
             folded.name = change.name
             if folded.call is not None:
                 folded.call.name = change.name
+        if change.slot_kind is not None:
+            folded.slot_kind = change.slot_kind
+
+    def _restate(self, change: SlotRestated) -> None:
+        folded = self._slots.get(change.address)
+        if folded is None:
+            return
+        if change.content is not None:
+            folded.parts[:] = [change.content] if change.content else []
+        if change.label is not None:
+            folded.label = change.label
         if change.slot_kind is not None:
             folded.slot_kind = change.slot_kind
 
