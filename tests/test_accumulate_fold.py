@@ -106,8 +106,3 @@ def test_a_restated_slot_takes_the_servers_text_and_a_removed_slot_goes():
     fold.add([ch.SlotRestated(6, (9,), content="x")])
     assert [s.address for s in fold.slots()] == [(0, 0), (1,)]
 
-
-def test_a_closed_slot_may_carry_the_wires_final_object():
-    item = {"type": "reasoning", "encrypted_content": "gAAA"}
-    closed = ch.SlotClosed(7, (0,), "done", item=item)
-    assert closed.item is item and ch.SlotClosed(7, (0,), "done").item is None

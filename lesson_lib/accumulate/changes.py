@@ -163,9 +163,7 @@ class SlotClosed:
     `reason` is the finish reason that closed it, where one did (Chat). For a
     slot that takes tool input, `call_state` is the call's state after the end
     (``complete``, ``invalid``, ``cut``) and `input` its value: parsed, or the
-    partial value that arrived. `item` is the wire's own final object of the
-    slot where it has one (a Responses ``output_item.done`` item, with a
-    reasoning item's ``encrypted_content``), shared: read, don't modify.
+    partial value that arrived.
     """
 
     kind: ClassVar[str] = "slot_closed"
@@ -176,7 +174,6 @@ class SlotClosed:
     reason: str | None = None
     call_state: str | None = None
     input: Any = None
-    item: Any = None
 
 
 @dataclass(frozen=True, slots=True)
