@@ -12,8 +12,7 @@ from lesson_lib.accumulate.fold import Fold
 from lesson_lib.captures import corpus, reference_corpus
 from lesson_lib.wire_events import parse_all
 
-# The wires whose accumulators return their changes.
-WIRES = ("anthropic-messages", "openai-chat")
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 CAPTURES = [c for c in corpus() + reference_corpus() if c.wire in WIRES and c.status < 300]
 
 

@@ -15,15 +15,11 @@ from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, result_as_text, wea
 from lesson_lib.turn.loop import run_turn
 from lesson_lib.turn.next_request import next_request
 from lesson_lib.turn.order import check
-from lesson_lib.turn.run import changes_available
 
 WIRES = ["anthropic-messages", "openai-responses", "openai-chat"]
-WIRE_ROUTE = all(changes_available(w) for w in WIRES)
-ROUTES = [pytest.param("sdk", id="sdk"),
-          pytest.param("wire", id="wire", marks=pytest.mark.skipif(
-              not WIRE_ROUTE, reason="accumulators do not return changes yet"))]
-# The tests that do not name a route take the wire route once it works.
-DEFAULT_ROUTE = "wire" if WIRE_ROUTE else "sdk"
+ROUTES = [pytest.param("sdk", id="sdk"), pytest.param("wire", id="wire")]
+# The tests that do not name a route take the wire route.
+DEFAULT_ROUTE = "wire"
 
 
 def weather(wire: str):

@@ -17,34 +17,23 @@ from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
 from lesson_lib.stream_end import how_it_ended
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
-from lesson_lib.turn.run import ChangesUnavailable, changes_available, turn_events, turn_state
+from lesson_lib.turn.run import route_for, turn_events, turn_state
 from lesson_lib.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 CAPTURES = [c for c in corpus() + reference_corpus() if c.wire in WIRES]
 IDS = [c.key for c in CAPTURES]
-READY = {w: changes_available(w) for w in WIRES}
 EXPECTED = {"ended": {"completed", "paused"}, "cut": {"truncated"}, "error": {"failed"},
             "http_error": {"failed"}}
 
 
-def needs_changes(capture):
-    if not READY[capture.wire]:
-        pytest.skip("accumulators do not return changes yet")
-
-
-def test_the_wire_route_says_when_the_changes_are_missing():
-    if all(READY.values()):
-        pytest.skip("every accumulator returns its changes")
-    wire = next(w for w, ok in READY.items() if not ok)
-    cap = next(c for c in CAPTURES if c.wire == wire and c.status < 300)
-    with pytest.raises(ChangesUnavailable):
-        turn_events(cap, "wire")
+def test_auto_takes_the_wire_route_on_the_three_wires_and_the_sdk_route_elsewhere():
+    assert [route_for(w) for w in WIRES] == ["wire"] * 3
+    assert route_for("some-other-wire") == "sdk"
 
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
 def test_wire_route_is_in_order_and_its_outcome_matches_the_streams_end(capture):
-    needs_changes(capture)
     events = turn_events(capture, "wire")
     assert check(events) == []
     state = reduce_all(events)
@@ -65,7 +54,6 @@ def test_wire_route_is_in_order_and_its_outcome_matches_the_streams_end(capture)
                                   "anthropic-messages/thinking-signature"])
 def test_wire_route_truncated_for_every_cut_never_completed_text_kept(name):
     cap = load(name)
-    needs_changes(cap)
     ends = [e.sse.end for e in parse_all(cap.events)]
     offsets = sorted(set(ends[:-1]) | set(range(40, len(cap.body) - 1, 211)))
     for offset in offsets:
@@ -97,7 +85,6 @@ def test_wire_route_in_band_error_is_failed_with_scope_and_phase():
                         ("anthropic-messages/http-529-overloaded", "before_output"),
                         ("openai-responses/http-429", "before_output")]:
         cap = load(name)
-        needs_changes(cap)
         state = reduce_all(turn_events(cap, "wire"))
         assert state.outcome == "failed", name
         assert (state.errors[0].scope, state.errors[0].phase) == ("provider", phase), name
@@ -106,7 +93,6 @@ def test_wire_route_in_band_error_is_failed_with_scope_and_phase():
 @pytest.mark.parametrize("code", list(chat_order.BROKEN))
 def test_wire_route_a_broken_chat_order_fails_its_step_as_protocol(code):
     cap = chat_order.BROKEN[code]()
-    needs_changes(cap)
     state = turn_state(cap)
     (error,) = state.errors
     assert (state.outcome, error.scope, error.code, error.step) == ("failed", "protocol",
@@ -120,8 +106,6 @@ def test_wire_route_a_broken_chat_order_fails_its_step_as_protocol(code):
 
 # What only one route can see, named: the comparison leaves these captures out.
 NOT_COMPARED = {
-    "openai-chat/structured-output":
-        "the Chat accumulator renders structured output as a call; the SDK yields text",
     "anthropic-messages/compaction":
         "the accumulator keeps the compaction_delta text; the SDK adapter passes it over",
 }
@@ -160,7 +144,6 @@ def per_block(events: list) -> dict:
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
 def test_both_routes_give_the_same_turn(capture):
-    needs_changes(capture)
     if capture.key in NOT_COMPARED:
         pytest.skip(NOT_COMPARED[capture.key])
     sdk = turn_events(capture, "sdk")

@@ -387,7 +387,7 @@ OLD = {
     "event_table.py": {"VOCABULARY", "Vocabulary", "ANTHROPIC_TYPES", "ANTHROPIC_DELTAS",
                        "RESPONSES_TYPES", "CHAT_TYPES"},
     "stream_end.py": {"TERMINALS", "FAILURES", "ERRORS"},
-    "accumulate/responses_events.py": {"TERMINALS"},
+    "accumulate/responses/vocabulary.py": {"TERMINALS"},
     "accumulate/anthropic.py": {"KNOWN_BLOCKS"},
 }
 

@@ -38,7 +38,12 @@ Channel = Literal["text", "reasoning", "refusal", "other"]
 # that never closed it (cut, failed or cancelled): then `synthesised` is true.
 # ``terminal``: the stream's own end closed a call whose slot stays open (Chat's
 # ``[DONE]`` ends the calls of a choice that never got a finish reason).
-CloseHow = Literal["stop", "done", "finish_reason", "terminal", "end_of_stream"]
+# ``arguments_done``: a Responses call's ``*_arguments.done`` ended the call; its
+# item (the slot) stays open until ``output_item.done``.
+CloseHow = Literal["stop", "done", "finish_reason", "terminal", "arguments_done",
+                   "end_of_stream"]
+# The closes that end a slot's call but not the slot.
+CALL_ENDS = frozenset({"terminal", "arguments_done"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +61,8 @@ class SlotOpened:
     appended to it. `data` is the start's own object (the block or item),
     shared: read, don't modify. `input` is the tool input the start already
     carries (Anthropic's ``input``), used while no argument text has arrived;
-    `structured` marks a Chat choice's content read as structured output (a
+    `json_arguments` is false for a call whose input is free text (a Responses
+    ``custom_tool_call``); `structured` marks a Chat choice's content read as structured output (a
     call in `tool_calls()`, a text slot in `slots()`). `shown` is the slot
     view's text of the slot at its start, where it is not `content` (a block
     that arrives whole shows its data: ``redacted_thinking``, a result).
@@ -78,6 +84,7 @@ class SlotOpened:
     input: Any = None
     structured: bool = False
     shown: str | None = None
+    json_arguments: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +104,8 @@ class SlotReserved:
 @dataclass(frozen=True, slots=True)
 class SlotRenamed:
     """A slot's identity grew after its start: Chat sends a call's name (and its
-    type) in pieces, so the label, `name` and `slot_kind` change (None: unchanged)."""
+    type) in pieces, a Responses item first met through its deltas is announced
+    later, so the label, `name`, `slot_kind` and `call_id` change (None: unchanged)."""
 
     kind: ClassVar[str] = "slot_renamed"
     event: int | None
@@ -105,6 +113,7 @@ class SlotRenamed:
     label: str
     name: str | None = None
     slot_kind: str | None = None
+    call_id: str | None = None
 
 
 class TextAppended(NamedTuple):
@@ -163,7 +172,9 @@ class SlotClosed:
     `reason` is the finish reason that closed it, where one did (Chat). For a
     slot that takes tool input, `call_state` is the call's state after the end
     (``complete``, ``invalid``, ``cut``) and `input` its value: parsed, or the
-    partial value that arrived.
+    partial value that arrived. `data` is the wire's own finished object for the
+    slot, where the end carries one (the Responses item at ``output_item.done``,
+    with its ``encrypted_content``): shared, read only.
     """
 
     kind: ClassVar[str] = "slot_closed"
@@ -174,6 +185,7 @@ class SlotClosed:
     reason: str | None = None
     call_state: str | None = None
     input: Any = None
+    data: Any = None
 
 
 @dataclass(frozen=True, slots=True)

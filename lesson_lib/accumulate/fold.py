@@ -25,6 +25,7 @@ from ..partial_json import NOTHING
 from ..tool_calls import ToolCall, ToolCallView
 from .base import Slot, SlotState
 from .changes import (
+    CALL_ENDS,
     SlotClosed,
     SlotOpened,
     SlotRemoved,
@@ -40,18 +41,21 @@ from .changes import (
 class _Folded:
     """One slot as the changes built it."""
 
-    __slots__ = ("opened", "label", "name", "slot_kind", "parts", "state", "call", "input",
-                 "order")
+    __slots__ = ("opened", "label", "name", "slot_kind", "call_id", "parts", "state", "call",
+                 "input", "order", "final_text", "shown_raw")
 
     def __init__(self, opened: SlotOpened, order: int) -> None:
         self.opened = opened
         self.label, self.name, self.slot_kind = opened.label, opened.name, opened.slot_kind
+        self.call_id = opened.call_id
         shown = opened.content if opened.shown is None else opened.shown
         self.parts: list[str] = [shown] if shown else []
         self.state: SlotState = "open"
         self.call: ToolCall | None = None
         self.input: Any = None
         self.order = order
+        self.final_text: str | None = None   # a call's text restated before its end
+        self.shown_raw: str | None = None    # ... or after it: shown, the call unchanged
 
     def slot(self) -> Slot:
         o = self.opened
@@ -62,6 +66,8 @@ class _Folded:
             return Slot(o.address, self.slot_kind, self.label, content, self.state)
         call = self.call
         raw = call.raw if call is not None else ""
+        if self.shown_raw is not None:
+            raw = self.shown_raw
         if call is not None and call.ended:
             value = self.input
         elif call is not None and call.raw_length:
@@ -70,7 +76,7 @@ class _Folded:
         else:
             value = o.input if o.input is not None else {}
         return Slot(o.address, self.slot_kind, self.label, raw, self.state, name=self.name,
-                    call_id=o.call_id, raw_input=raw, input=value)
+                    call_id=self.call_id, raw_input=raw, input=value)
 
 
 def _order(wire: str, folded: _Folded) -> Any:
@@ -80,6 +86,12 @@ def _order(wire: str, folded: _Folded) -> Any:
         # Per choice: its text fields (in arrival order), then its calls.
         return (address[0], folded.opened.takes_input and not folded.opened.structured,
                 folded.order)
+    if wire == "openai-responses":
+        # Per item: its parts, then its summary parts, then the item's own slot.
+        if len(address) == 1:
+            return (address[0], 2, 0)
+        return (address[0], 1, address[2]) if address[1] == "summary" else (address[0], 0,
+                                                                             address[1])
     return address
 
 
@@ -137,7 +149,7 @@ class Fold:
             o = folded.opened
             folded.call = ToolCall(o.name, o.call_id, kind=o.slot_kind, address=o.address,
                                    given=o.input if o.input is not None else NOTHING,
-                                   structured=o.structured)
+                                   structured=o.structured, json_arguments=o.json_arguments)
         return folded.call
 
     def _rename(self, change: SlotRenamed) -> None:
@@ -151,6 +163,10 @@ class Fold:
                 folded.call.name = change.name
         if change.slot_kind is not None:
             folded.slot_kind = change.slot_kind
+        if change.call_id is not None:
+            folded.call_id = change.call_id
+            if folded.call is not None:
+                folded.call.call_id = change.call_id
 
     def _restate(self, change: SlotRestated) -> None:
         folded = self._slots.get(change.address)
@@ -158,6 +174,11 @@ class Fold:
             return
         if change.content is not None:
             folded.parts[:] = [change.content] if change.content else []
+            if folded.call is not None and not folded.opened.structured:
+                if folded.call.ended:
+                    folded.shown_raw = change.content
+                else:
+                    folded.final_text = change.content
         if change.label is not None:
             folded.label = change.label
         if change.slot_kind is not None:
@@ -167,14 +188,14 @@ class Fold:
         folded = self._slots.get(change.address)
         if folded is None:
             return
-        if change.how != "terminal":          # the stream's end ended the call, not the slot
+        if change.how not in CALL_ENDS:       # (those end the call, not the slot)
             folded.state = "never closed" if change.synthesised else "closed"
         call = folded.call
         if call is not None and not call.ended:
             if change.synthesised:
                 call.cut()
             else:
-                call.end()
+                call.end(folded.final_text)
             folded.input = change.input if change.call_state is not None else call.input
 
     def _ordered(self) -> list[_Folded]:

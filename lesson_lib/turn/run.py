@@ -28,39 +28,19 @@ from .reduce import TurnState, reduce_all
 Route = Literal["wire", "sdk", "auto"]
 
 
-class ChangesUnavailable(RuntimeError):
-    """The accumulators' `feed` does not return its changes yet."""
-
-
-def changes_available(wire: str = "anthropic-messages") -> bool:
-    """Whether this wire's accumulator returns its changes (the wire route needs them)."""
-    from ..captures import load
-    names = {"anthropic-messages": "anthropic-messages/hello",
-             "openai-responses": "openai-responses/text", "openai-chat": "openai-chat/text-usage"}
-    capture = load(names[wire])
-    acc = accumulator_for(wire, capture.request)
-    events = parse_all(capture.events)
-    return bool(events) and acc.feed(events[0]) is not None
-
-
 def route_for(wire: str | None) -> Route:
-    """The route a step on `wire` takes under ``route="auto"``: the wire route once the
-    wire's accumulator returns its changes, else the SDK route."""
-    found = _ROUTES.get(wire or "")
-    if found is None:
-        found = "wire" if wire in _PROBES and changes_available(wire) else "sdk"
-        _ROUTES[wire or ""] = found
-    return found
+    """The route a step on `wire` takes under ``route="auto"``: the wire route for the
+    three wires (their accumulators say what changed), the SDK route for any other."""
+    return "wire" if wire in _WIRES else "sdk"
 
 
-_PROBES = ("anthropic-messages", "openai-responses", "openai-chat")
-_ROUTES: dict[str, Route] = {}
+_WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 
 
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
                 route: Route = "wire") -> list[TurnEvent]:
     """One step's turn events, from `StepStarted` to `StepFinished` (``route="auto"``:
-    the wire route where the wire's accumulator returns its changes, see `route_for`)."""
+    the wire route on the three wires, see `route_for`)."""
     route = route_for(capture.wire) if route == "auto" else route
     seq = seq if seq is not None else Counter()
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
@@ -79,10 +59,7 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
         return out + adapter.http_error(capture.status, diag.message, body, error_type=etype)
     acc = accumulator_for(capture.wire, capture.request)
     for event in parse_all(capture.events):
-        changes = acc.feed(event)
-        if changes is None:
-            raise ChangesUnavailable(f"the {capture.wire} accumulator's feed returns no changes")
-        out += adapter.feed(changes, t=event.t, at=event.index)
+        out += adapter.feed(acc.feed(event), t=event.t, at=event.index)
     out += adapter.feed(acc.finish(capture.sse_diagnostics))
     return out
 
@@ -131,8 +108,6 @@ def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[
     last = 0.0
     for event in parse_all(capture.events):
         changes = acc.feed(event)
-        if changes is None:
-            raise ChangesUnavailable(f"the {capture.wire} accumulator's feed returns no changes")
         last = event.t if event.t is not None else last
         yield last, adapter.feed(changes, t=event.t, at=event.index)
     yield last, adapter.feed(acc.finish(capture.sse_diagnostics), t=last)

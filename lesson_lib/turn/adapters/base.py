@@ -113,6 +113,8 @@ class WireAdapter:
     def classify(self, opened: ch.SlotOpened) -> tuple[BlockKind | str, bool, Channel]:
         """(block kind or CONTAINER / PARENT, server-side, channel) of an opened slot."""
         kind = opened.slot_kind or ""
+        if opened.structured:           # structured output: the answer, not a call to run
+            return "text", False, "text"
         if opened.takes_input:
             return "tool_call", False, "text"
         if "thinking" in kind or "reasoning" in kind:
@@ -214,7 +216,9 @@ class WireAdapter:
             return
         if kind == PARENT:
             kind = "reasoning" if channel == "reasoning" else "other"
-        block = _Block(self.new_block_id(), kind, c.name, c.call_id, server,  # type: ignore[arg-type]
+        # Structured output is the answer as text: the schema's name is no call's name.
+        name, call_id = (None, None) if c.structured else (c.name, c.call_id)
+        block = _Block(self.new_block_id(), kind, name, call_id, server,  # type: ignore[arg-type]
                        channel)
         if kind == "tool_call" and c.content:
             block.fragments.append(c.content)     # arguments the start already carries
@@ -223,7 +227,7 @@ class WireAdapter:
         self.output_seen = True
         out.append(self._ev(BlockStarted, block=block.id, step=self.step, block_kind=kind,
                             wire_kind=c.slot_kind, choice=c.choice, channel=channel,
-                            name=c.name, call_id=c.call_id, item_id=c.item_id,
+                            name=name, call_id=call_id, item_id=c.item_id,
                             server_side=server, content=c.content,
                             data=c.data if c.whole else None, t=t, at=at))
         if c.whole:

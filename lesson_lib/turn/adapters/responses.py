@@ -31,6 +31,8 @@ class ResponsesAdapter(WireAdapter):
         """Messages hold parts; summary parts join their reasoning item; ``*_call`` items
         other than function calls are the provider's own tools."""
         kind = opened.slot_kind
+        if opened.structured:
+            return super().classify(opened)
         if kind == "message":
             return CONTAINER, False, "text"
         if kind in ("summary_text", "reasoning_text"):

@@ -28,7 +28,6 @@ What the SDK does not let it see, whatever the adapter does:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ... import wires
@@ -55,14 +54,6 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
-
-
-@dataclass(frozen=True, slots=True)
-class ClosedWithItem(ch.SlotClosed):
-    """A slot's end that also carries the wire's final object for it (the SDK sees
-    the Responses item at ``output_item.done``)."""
-
-    data: Any = None
 
 
 class _Calls:
@@ -178,6 +169,17 @@ class _AnthropicSDK(_Translator):
         return [ch.UnknownEvent(None, kind, _data(ev))]
 
 
+# Responses events that grow or end a call's input, and other streamed fields of items.
+_CALL_DELTAS = frozenset({"response.function_call_arguments.delta",
+                          "response.custom_tool_call_input.delta",
+                          "response.mcp_call_arguments.delta"})
+_CALL_DONES = {"response.function_call_arguments.done": "arguments",
+               "response.custom_tool_call_input.done": "input",
+               "response.mcp_call_arguments.done": "arguments"}
+_FIELD_DELTAS = {"response.code_interpreter_call_code.delta": "code",
+                 "response.apply_patch_call_operation_diff.delta": "diff"}
+
+
 class _ResponsesSDK(_Translator):
     def changes(self, ev: Any) -> list:
         kind = ev.type
@@ -191,7 +193,7 @@ class _ResponsesSDK(_Translator):
             return [self.opened(ch.SlotOpened(
                 None, (ev.output_index,), itype, itype, name=_get(item, "name"),
                 call_id=_get(item, "call_id"), item_id=_get(item, "id"),
-                takes_input=itype in ("function_call", "custom_tool_call")))]
+                takes_input=itype in ("function_call", "custom_tool_call", "mcp_call")))]
         if kind == "response.content_part.added":
             part = ev.part
             return [self.opened(ch.SlotOpened(None, (ev.output_index, ev.content_index),
@@ -209,12 +211,16 @@ class _ResponsesSDK(_Translator):
             index = _get(ev, "summary_index", _get(ev, "content_index", 0))
             return [ch.TextAppended(None, (ev.output_index, "summary", index), "reasoning",
                                     ev.delta, "summary_text")]
-        if kind in ("response.function_call_arguments.delta",
-                    "response.custom_tool_call_input.delta"):
+        if kind in _CALL_DELTAS:
             grew = self.calls.grow((ev.output_index,), ev.delta)
             return [grew] if grew else []
-        if kind == "response.function_call_arguments.done":
-            return self.closed((ev.output_index,), "done", final_text=ev.arguments)
+        if kind in _CALL_DONES:
+            return self.closed((ev.output_index,), "arguments_done",
+                               final_text=_get(ev, _CALL_DONES[kind]))
+        if kind in _FIELD_DELTAS:
+            # (The SDK types the diff delta of apply_patch as an audio delta: read by type.)
+            return [ch.TextAppended(None, (_get(ev, "output_index"),), "other", ev.delta,
+                                    _FIELD_DELTAS[kind])]
         if kind == "response.output_text.annotation.added":
             return [ch.CitationAdded(None, (ev.output_index, ev.content_index),
                                      _data(ev.annotation))]
@@ -229,9 +235,9 @@ class _ResponsesSDK(_Translator):
             item = _data(ev.item)
             if ends:
                 end = ends[0]
-                return [ClosedWithItem(None, end.address, end.how, end.synthesised, end.reason,
-                                       end.call_state, end.input, item)]
-            return [ClosedWithItem(None, (ev.output_index,), "done", data=item)]
+                return [ch.SlotClosed(None, end.address, end.how, end.synthesised, end.reason,
+                                      end.call_state, end.input, item)]
+            return [ch.SlotClosed(None, (ev.output_index,), "done", data=item)]
         if kind in wires.responses.TERMINAL_STATUS:
             self.terminal = True
             r = ev.response

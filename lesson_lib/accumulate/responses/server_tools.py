@@ -10,39 +10,36 @@ output. Audio events address no output item and add nothing to the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from ..wire_events import WireEvent
-from .base import Fragments
-from .responses_events import STATUS_EVENTS, Malformed, index_of, string_delta
-from .responses_items import Item
+from ...wire_events import WireEvent
+from ..base import Fragments
+from .compare import ServerComparison
+from .registry import Items
+from .vocabulary import STATUS_EVENTS, Malformed, index_of, string_delta
 
 
 class ServerToolEvents:
-    """The accumulator's handlers for server-side tools and audio (a mixin).
+    """The handlers for server-side tools and audio: the stream's `items` and the
+    `compare` checks."""
 
-    Uses the accumulator's ``_item_for`` and ``_differs``.
-    """
+    def __init__(self, items: Items, compare: ServerComparison) -> None:
+        self.items = items
+        self.compare = compare
 
-    _item_for: Callable[[WireEvent, dict, str], Item]
-    _differs: Callable[[WireEvent, tuple, Any, Any], None]
-
-    def _on_status(self, ev: WireEvent, p: dict) -> None:
+    def on_status(self, ev: WireEvent, p: dict) -> None:
         kind, status = STATUS_EVENTS[ev.type]
-        item = self._item_for(ev, p, kind)
+        item = self.items.item_for(ev, p, kind)
         if status is not None and "status" in item.data and item.state == "open":
             item.status = status
 
-    def _on_partial_image(self, ev: WireEvent, p: dict) -> None:
-        item = self._item_for(ev, p, "image_generation_call")
+    def on_partial_image(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.item_for(ev, p, "image_generation_call")
         b64 = p.get("partial_image_b64")
         if not isinstance(b64, str):
             raise Malformed("partial_image_b64 is not a string")
         item.partial_images.append((p.get("partial_image_index"), b64))
 
-    def _on_shell_command(self, ev: WireEvent, p: dict) -> None:
-        item = self._item_for(ev, p, "shell_call")
+    def on_shell_command(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.item_for(ev, p, "shell_call")
         n = index_of(p, "command_index")
         path = ("action", "commands", n)
         if ev.type.endswith(".delta"):
@@ -53,11 +50,11 @@ class ServerToolEvents:
             raise Malformed("command is not a string")
         frags = item.texts.get(path)
         if ev.type.endswith(".done") and frags is not None and frags.text != command:
-            self._differs(ev, (item.index, *path), frags.text, command)
+            self.compare.differs(ev, (item.index, *path), frags.text, command)
         item.texts[path] = Fragments(command)
 
-    def _on_shell_output(self, ev: WireEvent, p: dict) -> None:
-        item = self._item_for(ev, p, "shell_call_output")
+    def on_shell_output(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.item_for(ev, p, "shell_call_output")
         n = index_of(p, "command_index")
         if ev.type.endswith(".delta"):
             delta = p.get("delta")
@@ -68,5 +65,5 @@ class ServerToolEvents:
                     item.text_field(("output", n, stream)).append(delta[stream])
         # .done states the outputs whole; output_item.done carries them in the item
 
-    def _on_unaddressed(self, ev: WireEvent, p: dict) -> None:
+    def on_unaddressed(self, ev: WireEvent, p: dict) -> None:
         """Audio events: no output item, nothing in the `Response`."""

@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..tool_calls import ToolCall
-from ..wire_events import WireEvent
-from .base import Fragments
-from .responses_events import FIELD_DELTAS, FIELD_DONES, TOOL_ITEMS, Malformed, string_delta
-from .responses_items import Item, Part, get_path
+from ...tool_calls import ToolCall
+from ...wire_events import WireEvent
+from ..base import Fragments
+from .compare import ServerComparison
+from .objects import Item, Part, get_path
+from .registry import Items
+from .shown import ShownSlots
+from .vocabulary import FIELD_DELTAS, FIELD_DONES, TOOL_ITEMS, Malformed, string_delta
 
 
 def structured_name(resp: dict) -> str | None:
@@ -39,56 +42,61 @@ def _before(text: Any, skip: str | None) -> Any:
 
 
 class ToolCallEvents:
-    """The accumulator's handlers for string fields of items and its tool calls (a mixin).
+    """The handlers for string fields of items, and the tool calls they feed.
 
-    Uses the accumulator's item lookups (``_item_for``, ``_open_item``),
-    ``_differs``, ``end_tool_call``, its items by output_index and the
-    structured-output format's name.
+    Composed of the stream's `items`, the `compare` checks, the accumulator's
+    `end_tool_call` (the strict check and its diagnostics) and the `shown`
+    slots (which report a delta as a change). `structured` is the
+    ``json_schema`` text format's name while the response asks for one.
     """
 
-    _item_for: Callable[[WireEvent, dict, str], Item]
-    _open_item: Callable[[WireEvent, dict, str], Item]
-    _differs: Callable[[WireEvent, tuple, Any, Any], None]
-    end_tool_call: Callable[..., Any]
-    _items: dict[int, Item]
-    _structured: str | None
+    def __init__(self, items: Items, compare: ServerComparison,
+                 end_tool_call: Callable[..., Any], shown: ShownSlots) -> None:
+        self.items = items
+        self.compare = compare
+        self.end_tool_call = end_tool_call
+        self.shown = shown
+        self.structured: str | None = None
 
     # -- string fields of items (arguments, code, diff, input) -------------
 
-    def _on_field_delta(self, ev: WireEvent, p: dict) -> None:
+    def on_field_delta(self, ev: WireEvent, p: dict) -> None:
         kind, path = FIELD_DELTAS[ev.type]
-        item = self._open_item(ev, p, kind)
+        item = self.items.open_item(ev, p, kind)
+        delta = string_delta(p)
         frags = item.texts.get(path)
         if frags is None:
             if item.type != kind:
-                self._item_for(ev, p, kind)       # says so, once
+                self.items.item_for(ev, p, kind)       # says so, once
             frags = item.text_field(path)
-        delta = string_delta(p)
         frags.append(delta)
+        grew: tuple = ()
         if kind in TOOL_ITEMS and item.type == kind:
             call = item.call
             if call is None:
-                call = self._call_of(item, ev, skip=delta)
-            call.feed(delta, t=ev.t, event=ev.index)
+                call = self.call_of(item, ev, skip=delta)
+                self.items.touch(item)
+            grew = tuple(call.feed(delta, t=ev.t, event=ev.index))
+        self.shown.field_grew(item, path, delta, grew, ev.index)
 
-    def _on_field_done(self, ev: WireEvent, p: dict) -> None:
+    def on_field_done(self, ev: WireEvent, p: dict) -> None:
         kind, path, field = FIELD_DONES[ev.type]
-        item = self._item_for(ev, p, kind)
+        item = self.items.item_for(ev, p, kind)
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
         frags = item.texts.get(path)
         if frags is not None and frags.text != theirs:
-            self._differs(ev, (item.index, *path), frags.text, theirs)
+            self.compare.differs(ev, (item.index, *path), frags.text, theirs)
         item.texts[path] = Fragments(theirs)
         if kind == "function_call" and item.type == "function_call":
-            self._parse_input(ev, item, theirs)
+            self.parse_input(ev, item, theirs)
         elif kind in TOOL_ITEMS and item.type == kind:
-            self._call_of(item, ev).end(theirs, t=ev.t, event=ev.index)
+            self.call_of(item, ev).end(theirs, t=ev.t, event=ev.index)
 
-    def _parse_input(self, ev: WireEvent, item: Item, raw: str) -> None:
+    def parse_input(self, ev: WireEvent, item: Item, raw: str) -> None:
         """A function call's arguments ended: check them strictly, once."""
-        item.input = self.end_tool_call(self._call_of(item, ev), cut=False, slot=(item.index,),
+        item.input = self.end_tool_call(self.call_of(item, ev), cut=False, slot=(item.index,),
                                         event=ev, final_text=raw,
                                         what=f"function_call {item.name or '?'} "
                                              f"(output_index {item.index})")
@@ -96,7 +104,7 @@ class ToolCallEvents:
 
     # -- tool calls (lesson 3) ---------------------------------------------
 
-    def _call_of(self, item: Item, ev: WireEvent | None, skip: str | None = None) -> ToolCall:
+    def call_of(self, item: Item, ev: WireEvent | None, skip: str | None = None) -> ToolCall:
         """The item's tool call (made on first need, seeded with the announced text);
         its name and call id follow the item's announcement."""
         call = item.call
@@ -119,14 +127,15 @@ class ToolCallEvents:
             call.call_id = call.call_id or item.call_id
         return call
 
-    def _structured_call(self, ev: WireEvent, item: Item, ci: Any, part: Part,
+    def structured_call(self, ev: WireEvent, item: Item, ci: Any, part: Part,
                          skip: str | None = None) -> ToolCall | None:
         """With text.format json_schema, an output_text part is structured output: a
         pseudo tool call named after the format."""
-        if self._structured is None or part.type != "output_text" or item.type != "message":
+        if self.structured is None or part.type != "output_text" or item.type != "message":
             return None
-        part.call = ToolCall(self._structured, item.id, kind="structured output",
+        part.call = ToolCall(self.structured, item.id, kind="structured output",
                              address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
+        self.items.touch(item)
         first = _before(part.text, skip)
         if first:
             part.call.feed(first, t=ev.t, event=ev.index)
@@ -135,8 +144,7 @@ class ToolCallEvents:
     def live_tool_calls(self) -> list[ToolCall]:
         """Tool call items and structured-output parts, in output_index order."""
         out = []
-        for oi in sorted(self._items):
-            item = self._items[oi]
+        for item in self.items:
             if item.call is not None:
                 out.append(item.call)
             out += [item.parts[ci].call for ci in sorted(item.parts)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..wire_events import WireEvent
-from .responses_items import (
+from ...wire_events import WireEvent
+from .objects import (
     ABSENT,
     OPAQUE_FIELDS,
     Item,
@@ -25,6 +25,7 @@ from .responses_items import (
     get_path,
     preview,
 )
+from .registry import Items
 
 # At most this many server_object_differs per terminal event (then one summary).
 DIFF_LIMIT = 20
@@ -61,17 +62,13 @@ def slot_of(path: tuple) -> tuple | None:
 
 
 class ServerComparison:
-    """The accumulator's checks against the server's objects (a mixin).
+    """The accumulator's checks against the server's objects: its `items` and `note`."""
 
-    Uses the accumulator's ``note``, its items by output_index and the
-    latest lifecycle event's response.
-    """
+    def __init__(self, items: Items, note: Callable[..., Any]) -> None:
+        self.items = items
+        self.note = note
 
-    note: Callable[..., Any]
-    _items: dict[int, Item]
-    _response: dict | None
-
-    def _differs(self, ev: WireEvent, path: tuple, ours: Any, theirs: Any) -> None:
+    def differs(self, ev: WireEvent, path: tuple, ours: Any, theirs: Any) -> None:
         """A ``*.done`` event states another value than the deltas built (path in output)."""
         where = format_path(("output", *path))
         self.note("server_object_differs",
@@ -80,17 +77,18 @@ class ServerComparison:
                   slot=slot_of(("output", *path)), path=where, against=ev.type,
                   **both(ours, theirs))
 
-    def _check_streamed(self, ev: WireEvent, item: Item, done: dict) -> None:
+    def check_streamed(self, ev: WireEvent, item: Item, done: dict) -> None:
         """What the deltas built against the server's item at its end."""
         for path, ours in item.streamed():
             theirs = get_path(done, path)
             if ours != theirs:
-                self._differs(ev, (item.index, *path), ours, theirs)
+                self.differs(ev, (item.index, *path), ours, theirs)
 
-    def _compare_with_server(self, ev: WireEvent, resp: dict) -> None:
-        """Check our output items against the server's own, in the terminal event."""
+    def compare_with_server(self, ev: WireEvent, resp: dict, started: dict | None) -> None:
+        """Check our output items against the server's own, in the terminal event
+        (`started`: the response as the lifecycle events stated it)."""
         for key in ("model", "created_at"):
-            ours = (self._response or {}).get(key)
+            ours = (started or {}).get(key)
             theirs = resp.get(key)
             if ours is not None and theirs is not None and ours != theirs:
                 self.note("server_object_differs", f"{key}: ours {ours!r}, the server's "
@@ -99,8 +97,8 @@ class ServerComparison:
         theirs_out = resp.get("output")
         if not isinstance(theirs_out, list):      # newer servers may leave it out
             return
-        ours_out = [self._items[i].build() for i in sorted(self._items)]
-        self._fill_from(resp, ours_out)
+        ours_out = [item.build() for item in self.items]
+        self.fill_from(resp, ours_out)
         shown = 0
         for path, a, b in differences(ours_out, theirs_out, ("output",)):
             if shown == DIFF_LIMIT:
@@ -113,7 +111,7 @@ class ServerComparison:
                       f"{ev.type} says {say(b)}", severity="warning", event=ev,
                       slot=slot_of(path), path=where, against=ev.type, **both(a, b))
 
-    def _fill_from(self, terminal: dict, output: list[dict]) -> None:
+    def fill_from(self, terminal: dict, output: list[dict]) -> None:
         """What only the terminal `Response` knows about our items, taken from it.
 
         Opaque fields (``encrypted_content``, re-issued at the end) for every
@@ -124,7 +122,7 @@ class ServerComparison:
         if not isinstance(theirs, list):
             return
         by_id = {t["id"]: t for t in theirs if isinstance(t, dict) and isinstance(t.get("id"), str)}
-        undone = {it.id for it in self._items.values() if it.done is None}
+        undone = {it.id for it in self.items if it.done is None}
         for item in output:
             iid = item.get("id")
             match = by_id.get(iid) if isinstance(iid, str) else None

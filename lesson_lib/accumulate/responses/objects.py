@@ -27,7 +27,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from .base import Fragments
+from ...partial_json import NOTHING
+from ..base import Fragments, Slot
 
 # Opaque fields the server issues and may re-issue between the item's
 # ``output_item.done`` and the terminal ``Response`` (the recorded streams
@@ -365,3 +366,41 @@ class Item:
             if isinstance(query, str):
                 return query
         return ""
+
+    def slots(self) -> list[Slot]:
+        """The item's slots: one per part and summary part, or the item's own when it has
+        neither (`Accumulator.slots()` lists every item's)."""
+        oi = self.index
+        built = self.build()
+        out: list[Slot] = []
+        content = built.get("content") if isinstance(built.get("content"), list) else []
+        summary = built.get("summary") if isinstance(built.get("summary"), list) else []
+        for pos, ci in enumerate(sorted(self.parts)):
+            part = self.parts[ci]
+            text = get_path(content, (pos, part.key or "text"))
+            out.append(Slot((oi, ci), part.type, f"[{oi}.{ci}] {part.type}",
+                            text if isinstance(text, str) else "", part.state))
+        for pos, si in enumerate(sorted(self.summary)):
+            part = self.summary[si]
+            text = get_path(summary, (pos, "text"))
+            out.append(Slot((oi, "summary", si), part.type,
+                            f"[{oi}.s{si}] {part.type} of {self.type}",
+                            text if isinstance(text, str) else "", part.state))
+        if self.parts or self.summary:
+            return out
+        text = self.shown_text(built)
+        if self.call is None:
+            return [Slot((oi,), self.type, self.label(), text, self.state)]
+        return [Slot((oi,), self.type, self.label(), text, self.state, name=self.name,
+                     call_id=self.call_id, raw_input=text, input=input_so_far(self.call))]
+
+
+def input_so_far(call: Any) -> Any:
+    """A call's input as a slot shows it: its value once ended, the partial value while
+    it forms, ``{}`` before any argument text."""
+    if call.ended:
+        return call.input
+    if call.raw_length:
+        value = call.view().value
+        return {} if value is NOTHING else value
+    return {}

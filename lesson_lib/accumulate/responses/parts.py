@@ -12,12 +12,13 @@ announcement comes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from ..tool_calls import ToolCall
-from ..wire_events import WireEvent
-from .responses_events import (
+from ...wire_events import WireEvent
+from .compare import ServerComparison
+from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part
+from .registry import Items
+from .shown import ShownSlots
+from .tools import ToolCallEvents
+from .vocabulary import (
     PART_DELTAS,
     PART_DONES,
     Malformed,
@@ -25,34 +26,35 @@ from .responses_events import (
     is_index,
     string_delta,
 )
-from .responses_items import ASSUMED_PARTS, PART_HOSTS, Item, Part
 
 
 class PartEvents:
-    """The accumulator's handlers for parts and summary parts (a mixin).
+    """The handlers for parts and summary parts.
 
-    Uses the accumulator's ``note`` and ``_once_note``, its item lookups
-    (``_item_for``, ``_open_item``), ``_differs`` and ``_structured_call``.
+    Composed of the stream's `items`, the `compare` checks, the `tools`
+    (which make a structured-output part's call) and the `shown` slots (which
+    report a delta as a change).
     """
 
-    note: Callable[..., Any]
-    _once_note: Callable[..., None]
-    _item_for: Callable[[WireEvent, dict, str], Item]
-    _open_item: Callable[[WireEvent, dict, str], Item]
-    _differs: Callable[[WireEvent, tuple, Any, Any], None]
-    _structured_call: Callable[..., ToolCall | None]
-    _structured: str | None
+    def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents,
+                 shown: ShownSlots) -> None:
+        self.items = items
+        self.note = items.note
+        self.compare = compare
+        self.tools = tools
+        self.shown = shown
 
     # -- parts (content_index) ---------------------------------------------
 
-    def _part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
+    def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
         """The part an event addresses (slow path): checked, or assumed."""
+        self.items.touch(item)
         ci = index_of(p, "content_index")
         part = item.parts.get(ci)
         address = (item.index, ci)
         if part is None:
             if item.type not in PART_HOSTS.get(kind, (item.type,)):
-                self._once_note(("host", address), "delta_mismatch",
+                self.items.once_note(("host", address), "delta_mismatch",
                                 f"{ev.type}: a {item.type} item has no {kind} parts; kept as its "
                                 f"content[{ci}]", event=ev, slot=address)
             part = item.parts[ci] = Part(dict(ASSUMED_PARTS[kind]), assumed=True)
@@ -61,30 +63,30 @@ class PartEvents:
                       f"empty {kind} part", severity="warning", event=ev, slot=address)
         elif part.state != "open":
             if item.state == "open":              # else said once for the whole item
-                self._once_note(("late", address), "delta_after_stop",
+                self.items.once_note(("late", address), "delta_after_stop",
                                 f"{ev.type} after part {address} was done: accumulated "
                                 "anyway", severity="warning", event=ev, slot=address)
         elif part.type != kind:
-            self._once_note(("kind", address, kind), "delta_mismatch",
+            self.items.once_note(("kind", address, kind), "delta_mismatch",
                             f"{ev.type} addresses a {part.type} part at {address}; "
                             "accumulated anyway", event=ev, slot=address)
         return part
 
-    def _part_event(self, ev: WireEvent, p: dict) -> tuple[Item, int, dict]:
+    def part_event(self, ev: WireEvent, p: dict) -> tuple[Item, int, dict]:
         """A content_part.added or .done: its item, content_index and part object."""
         data, ci = p.get("part"), p.get("content_index")
         if not isinstance(data, dict) or not is_index(ci):
             raise Malformed("needs a content_index and a part object")
         kind = data.get("type")
-        item = self._item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
+        item = self.items.item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
         return item, ci, data
 
-    def _on_part_added(self, ev: WireEvent, p: dict) -> None:
-        item, ci, data = self._part_event(ev, p)
+    def on_part_added(self, ev: WireEvent, p: dict) -> None:
+        item, ci, data = self.part_event(ev, p)
         part = item.parts.get(ci)
         if part is None:
             part = item.parts[ci] = Part(data)
-            self._structured_call(ev, item, ci, part)
+            self.tools.structured_call(ev, item, ci, part)
         elif part.assumed:
             part.announce(data)
         else:
@@ -92,8 +94,8 @@ class PartEvents:
                       "again; the first announcement is kept", severity="warning", event=ev,
                       slot=(item.index, ci))
 
-    def _on_part_done(self, ev: WireEvent, p: dict) -> None:
-        item, ci, data = self._part_event(ev, p)
+    def on_part_done(self, ev: WireEvent, p: dict) -> None:
+        item, ci, data = self.part_event(ev, p)
         part = item.parts.get(ci)
         if part is None:
             self.note("event_before_start", f"content_part.done for content_index {ci} of "
@@ -101,12 +103,12 @@ class PartEvents:
                       severity="warning", event=ev, slot=(item.index, ci))
             part = item.parts[ci] = Part(data)
         else:
-            self._settle_part(ev, item, ("content", ci), part, data)
+            self.settle_part(ev, item, ("content", ci), part, data)
         if part.call is not None:
             part.call.end(part.text, t=ev.t, event=ev.index)
         part.state = "closed"
 
-    def _settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
+    def settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
                      data: dict) -> None:
         """A part's done statement: compare what the deltas built, keep the server's."""
         if part.key is None:                      # a part of an unknown type: kept raw
@@ -115,56 +117,58 @@ class PartEvents:
         theirs = data.get(part.key)
         if isinstance(theirs, str):
             if theirs != part.text:
-                self._differs(ev, (item.index, *path, part.key), part.text, theirs)
+                self.compare.differs(ev, (item.index, *path, part.key), part.text, theirs)
             part.adopt_text(theirs)
         ann = data.get("annotations")
         if isinstance(ann, list):
             if part.annotations is not None and ann != part.annotations:
-                self._differs(ev, (item.index, *path, "annotations"), part.annotations, ann)
+                self.compare.differs(ev, (item.index, *path, "annotations"), part.annotations, ann)
             part.annotations = list(ann)
         part.adopt_logprobs(data.get("logprobs"))  # the recorded part.done says [] at times
 
-    def _on_part_delta(self, ev: WireEvent, p: dict) -> None:
+    def on_part_delta(self, ev: WireEvent, p: dict) -> None:
         # The hot path: a dict lookup for the item, one for the part, an append.
         kind, host = PART_DELTAS[ev.type]
-        item = self._open_item(ev, p, host)
-        part = item.parts.get(p.get("content_index"))
+        item = self.items.open_item(ev, p, host)
+        ci = p.get("content_index")
+        part = item.parts.get(ci) if type(ci) is int else None
         if part is None or part.state != "open" or part.type != kind:
-            part = self._part_for(ev, p, item, kind)
+            part = self.part_for(ev, p, item, kind)
         delta = string_delta(p)
         part.frags.append(delta)
+        self.shown.part_grew(item, (item.index, p["content_index"]), part.type, delta, ev.index)
         call = part.call
-        if call is None and self._structured is not None:
-            call = self._structured_call(ev, item, p.get("content_index"), part, delta)
+        if call is None and self.tools.structured is not None:
+            call = self.tools.structured_call(ev, item, p.get("content_index"), part, delta)
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
-        if logprobs:
+        if type(logprobs) is list and logprobs:
             if part.logprobs is None:
                 part.logprobs = []
             part.logprobs.extend(logprobs)
 
-    def _on_part_text_done(self, ev: WireEvent, p: dict) -> None:
+    def on_part_text_done(self, ev: WireEvent, p: dict) -> None:
         kind, host, field = PART_DONES[ev.type]
-        item = self._item_for(ev, p, host)
-        part = self._part_for(ev, p, item, kind)
+        item = self.items.item_for(ev, p, host)
+        part = self.part_for(ev, p, item, kind)
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
         if theirs != part.text:
             pos = sorted(item.parts).index(p["content_index"])
-            self._differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
+            self.compare.differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
         part.adopt_text(theirs)
         call = part.call
-        if call is None and self._structured is not None:
-            call = self._structured_call(ev, item, p["content_index"], part)
+        if call is None and self.tools.structured is not None:
+            call = self.tools.structured_call(ev, item, p["content_index"], part)
         if call is not None:
             call.end(theirs, t=ev.t, event=ev.index)
         part.adopt_logprobs(p.get("logprobs"))
 
-    def _on_annotation(self, ev: WireEvent, p: dict) -> None:
-        item = self._item_for(ev, p, "message")
-        part = self._part_for(ev, p, item, "output_text")
+    def on_annotation(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.item_for(ev, p, "message")
+        part = self.part_for(ev, p, item, "output_text")
         annotation, n = p.get("annotation"), p.get("annotation_index")
         if part.annotations is None:
             part.annotations = []
@@ -178,7 +182,8 @@ class PartEvents:
 
     # -- reasoning summaries (summary_index) -------------------------------
 
-    def _summary_for(self, ev: WireEvent, p: dict, item: Item) -> Part:
+    def summary_for(self, ev: WireEvent, p: dict, item: Item) -> Part:
+        self.items.touch(item)
         si = index_of(p, "summary_index")
         part = item.summary.get(si)
         address = (item.index, "summary", si)
@@ -189,16 +194,16 @@ class PartEvents:
                       "assumed an empty summary_text part", severity="warning", event=ev,
                       slot=address)
         elif part.state != "open" and item.state == "open":
-            self._once_note(("late", address), "delta_after_stop",
+            self.items.once_note(("late", address), "delta_after_stop",
                             f"{ev.type} after summary part {si} of {item.label()} was done: "
                             "accumulated anyway", severity="warning", event=ev, slot=address)
         return part
 
-    def _on_summary_part_added(self, ev: WireEvent, p: dict) -> None:
+    def on_summary_part_added(self, ev: WireEvent, p: dict) -> None:
         data, si = p.get("part"), p.get("summary_index")
         if not isinstance(data, dict) or not is_index(si):
             raise Malformed("needs a summary_index and a part object")
-        item = self._item_for(ev, p, "reasoning")
+        item = self.items.item_for(ev, p, "reasoning")
         part = item.summary.get(si)
         if part is None:
             item.summary[si] = Part(data)
@@ -209,30 +214,34 @@ class PartEvents:
                       "again; the first announcement is kept", severity="warning", event=ev,
                       slot=(item.index, "summary", si))
 
-    def _on_summary_delta(self, ev: WireEvent, p: dict) -> None:
-        item = self._open_item(ev, p, "reasoning")
-        part = item.summary.get(p.get("summary_index"))
+    def on_summary_delta(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.open_item(ev, p, "reasoning")
+        si = p.get("summary_index")
+        part = item.summary.get(si) if type(si) is int else None
         if part is None or part.state != "open":
-            part = self._summary_for(ev, p, item)
-        part.frags.append(string_delta(p))
+            part = self.summary_for(ev, p, item)
+        delta = string_delta(p)
+        part.frags.append(delta)
+        self.shown.part_grew(item, (item.index, "summary", p["summary_index"]), part.type, delta,
+                             ev.index)
 
-    def _on_summary_text_done(self, ev: WireEvent, p: dict) -> None:
-        item = self._item_for(ev, p, "reasoning")
-        part = self._summary_for(ev, p, item)
+    def on_summary_text_done(self, ev: WireEvent, p: dict) -> None:
+        item = self.items.item_for(ev, p, "reasoning")
+        part = self.summary_for(ev, p, item)
         theirs = p.get("text")
         if not isinstance(theirs, str):
             raise Malformed("text is not a string")
         if theirs != part.text:
             pos = sorted(item.summary).index(p["summary_index"])
-            self._differs(ev, (item.index, "summary", pos, "text"), part.text, theirs)
+            self.compare.differs(ev, (item.index, "summary", pos, "text"), part.text, theirs)
         part.adopt_text(theirs)
 
-    def _on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
+    def on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
         data = p.get("part")
         if not isinstance(data, dict):
             raise Malformed("no part object")
-        item = self._item_for(ev, p, "reasoning")
-        part = self._summary_for(ev, p, item)
+        item = self.items.item_for(ev, p, "reasoning")
+        part = self.summary_for(ev, p, item)
         pos = sorted(item.summary).index(p["summary_index"])
-        self._settle_part(ev, item, ("summary", pos), part, data)
+        self.settle_part(ev, item, ("summary", pos), part, data)
         part.state = "closed"

@@ -83,7 +83,7 @@ def index_of(p: dict, key: str) -> int:
 
 def string_delta(p: dict) -> str:
     """The payload's ``delta``, which must be a string."""
-    delta = p["delta"]
+    delta = p.get("delta")
     if type(delta) is not str:
         raise Malformed("delta is not a string")
     return delta

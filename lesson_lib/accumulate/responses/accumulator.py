@@ -1,0 +1,382 @@
+"""Lesson 2, the OpenAI Responses wire: events in, the final `Response` out.
+
+A Responses stream announces every output item with
+``response.output_item.added`` (at an ``output_index``, with an ``id``),
+streams into it (parts by ``content_index``, summary parts by
+``summary_index``, or one string field such as a function call's
+``arguments``), and ends it with ``response.output_item.done``, which carries
+the server's own item. The stream ends with one terminal event
+(``response.completed``, ``response.incomplete`` or ``response.failed``)
+carrying the server's whole `Response`, or with an ``error`` event.
+
+`ResponsesAccumulator` follows those addresses and builds the `Response` the
+non-streaming API would have returned:
+
+- identity travels once: items are found by ``output_index`` and checked by
+  ``item_id``; an event for an item (or part) never announced is accepted,
+  and the assumption it needed is an ``event_before_start`` diagnostic (a
+  stream resumed mid-way, or a proxy that drops events);
+- ``sequence_number`` is checked when present: ``sequence_gap``,
+  ``sequence_duplicate`` (an exact repeat is skipped), ``sequence_out_of_order``;
+  older streams carry none, and that is fine;
+- every ``*.done`` event is the server's statement of what the deltas built:
+  where they disagree, a ``server_object_differs`` diagnostic, and the
+  server's value is kept; at ``output_item.done`` the server's item becomes
+  the item;
+- the terminal event's `Response` is checked against ours, output item by
+  output item (``server_object_differs``, with the path and both values);
+  the fields only the terminal knows (``usage``, ``status``, ``error``,
+  ``incomplete_details``, timestamps) are taken from it;
+- ``error`` events come nested (``{"error": {type, code, message, param}}``,
+  as recorded) or flat (as published): both are an ``in_band_error``, and a
+  ``response.failed`` after one is honoured;
+- an unknown event type passes through as an ``unknown_event`` warning;
+- tool calls (lesson 3): each ``function_call``, ``custom_tool_call`` and
+  ``mcp_call`` item has a `ToolCall` fed every argument delta, ended by its
+  ``*_arguments.done`` (or ``output_item.done``); with ``text.format``
+  ``json_schema`` each ``output_text`` part is a structured-output
+  `ToolCall` too, ended by ``output_text.done``.
+
+The per-event path is a dict lookup on the event type and a few attribute
+reads; text is kept as fragments and joined on demand, so feeding is linear.
+
+`feed` and `finish` return what changed (`lesson_lib.accumulate.changes`),
+said by `shown`: the fragment of a delta as it is applied, and whatever else
+an event did to an item (a slot opened, restated, removed, closed; a call
+ended) by comparing the item with what the changes said so far.
+
+The accumulator is composed of one object per concern, each in its own
+module: `vocabulary` (the event tables), `sequence` (``sequence_number``),
+`objects` (items and parts), `registry` (finding items), `item_events`
+(an item's start and end), `parts` (content and summary parts), `tools`
+(string fields and tool calls), `server_tools` (server-side tools, audio),
+`compare` (the server's own objects against ours) and `shown` (the
+changes). None of them reaches into another: each gets what it uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...diagnostics import Diagnostic
+from ...wire_events import WireEvent
+from ...wires.responses import TERMINAL_STATUS
+from ..base import Accumulator, Slot
+from ..changes import InBandError, ResponseChanged, TerminalReached, UnknownEvent
+from .compare import ServerComparison
+from .item_events import ItemEvents
+from .objects import Item, clone
+from .parts import PartEvents
+from .registry import Items
+from .sequence import SequenceNumbers
+from .server_tools import ServerToolEvents
+from .shown import ShownSlots
+from .tools import ToolCallEvents, structured_name
+from .vocabulary import (
+    FIELD_DELTAS,
+    FIELD_DONES,
+    LIFECYCLE,
+    PART_DELTAS,
+    PART_DONES,
+    STATUS_EVENTS,
+    UNADDRESSED,
+    Malformed,
+)
+
+# Events after which every item is compared with what the changes said.
+_EVERY_ITEM = frozenset({*LIFECYCLE, *TERMINAL_STATUS})
+
+
+class ResponsesAccumulator(Accumulator):
+    """OpenAI Responses events -> the `Response` object, with diagnostics and changes.
+
+    >>> from lesson_lib.wire_events import WireEvent
+    >>> from lesson_lib.sse import ServerSentEvent
+    >>> acc = ResponsesAccumulator()
+    >>> def ev(i, p): return WireEvent(i, ServerSentEvent(p["type"], ""), p["type"], p)
+    >>> changes = acc.feed(ev(0, {"type": "response.output_text.delta", "output_index": 0,
+    ...                           "content_index": 0, "item_id": "msg_1", "delta": "Hi"}))
+    >>> acc.final()["output"][0]["content"][0]["text"], acc.diagnostics[0].code
+    ('Hi', 'event_before_start')
+    >>> [c.kind for c in changes if c.kind != "noted"]
+    ['slot_opened', 'slot_opened', 'slot_removed', 'text_appended']
+    """
+
+    wire = "openai-responses"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items = Items(self.note)
+        self.shown = ShownSlots(self.items, self._emit)
+        self.compare = ServerComparison(self.items, self.note)
+        self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, self.shown)
+        self.parts = PartEvents(self.items, self.compare, self.tools, self.shown)
+        self.item_events = ItemEvents(self.items, self.compare, self.tools)
+        self.server_tools = ServerToolEvents(self.items, self.compare)
+        self._response: dict | None = None     # the latest lifecycle event's response
+        self._terminal: dict | None = None     # the terminal event's response
+        self.terminal: str | None = None       # "completed" | "incomplete" | "failed"
+        self.error: dict | None = None         # the in-band error: code, message, type, param
+        self._started = False
+        self._created = False
+        self._seq = SequenceNumbers(self.note)
+        self.passed_through: list[WireEvent] = []   # events of unknown type, kept as they came
+        parts, tools, server = self.parts, self.tools, self.server_tools
+        handlers: dict[str | None, Callable[[WireEvent, dict], None]] = {
+            "error": self._on_error,
+            "response.output_item.added": self.item_events.on_item_added,
+            "response.output_item.done": self.item_events.on_item_done,
+            "response.content_part.added": parts.on_part_added,
+            "response.content_part.done": parts.on_part_done,
+            "response.output_text.annotation.added": parts.on_annotation,
+            "response.reasoning_summary_part.added": parts.on_summary_part_added,
+            "response.reasoning_summary_part.done": parts.on_summary_part_done,
+            "response.reasoning_summary_text.delta": parts.on_summary_delta,
+            "response.reasoning_summary_text.done": parts.on_summary_text_done,
+            "response.image_generation_call.partial_image": server.on_partial_image,
+            "response.shell_call_command.added": server.on_shell_command,
+            "response.shell_call_command.delta": server.on_shell_command,
+            "response.shell_call_command.done": server.on_shell_command,
+            "response.shell_call_output_content.delta": server.on_shell_output,
+            "response.shell_call_output_content.done": server.on_shell_output,
+        }
+        for kinds, handler in ((LIFECYCLE, self._on_lifecycle), (TERMINAL_STATUS, self._on_terminal),
+                               (PART_DELTAS, parts.on_part_delta),
+                               (PART_DONES, parts.on_part_text_done),
+                               (FIELD_DELTAS, tools.on_field_delta),
+                               (FIELD_DONES, tools.on_field_done),
+                               (STATUS_EVENTS, server.on_status),
+                               (UNADDRESSED, server.on_unaddressed)):
+            handlers.update(dict.fromkeys(kinds, handler))
+        self._handlers = handlers
+
+    def _emit(self, change: Any) -> None:
+        self.changes.append(change)
+
+    # -- feeding -----------------------------------------------------------
+
+    def feed(self, event: WireEvent) -> list:
+        """Take one wire event and return what it changed. Never raises on bad input."""
+        self.changes = []
+        payload = event.payload
+        if type(payload) is not dict:
+            self._not_an_object(event)
+            return self.changes
+        seq = payload.get("sequence_number")
+        if seq is not None and self._seq.skip(event, seq):
+            return self.changes
+        handler = self._handlers.get(event.type)
+        if handler is None:
+            self._unknown(event)
+            return self.changes
+        if not self._started or self._terminal is not None:
+            self._check_position(event)
+        try:
+            handler(event, payload)
+        except Malformed as exc:
+            self.note("malformed_event", f"{event.type}: {exc}; the event is ignored",
+                      event=event, raw=event.sse.data)
+        if event.type in _EVERY_ITEM:
+            self.shown.refresh_all(event.index)
+        else:
+            self.shown.refresh_touched(event.index)
+        return self.changes
+
+    def _not_an_object(self, event: WireEvent) -> None:
+        if event.parse_error is not None:
+            self.note("unparseable_json", f"event {event.type or '(unnamed)'}: "
+                      f"{event.parse_error}; the event is ignored",
+                      event=event, raw=event.sse.data)
+        else:
+            self.note("unknown_event", f"event {event.type or '(unnamed)'}: the payload is not "
+                      "a JSON object; passed through", severity="warning",
+                      event=event, raw=event.sse.data)
+            self.passed_through.append(event)
+            self.changes.append(UnknownEvent(event.index, event.type, event.payload))
+
+    def _unknown(self, event: WireEvent) -> None:
+        self.passed_through.append(event)
+        self.note("unknown_event", f"unknown event type {event.type!r}: passed through, "
+                  "nothing accumulated from it", severity="warning", event=event,
+                  event_type=event.type)
+        self.changes.append(UnknownEvent(event.index, event.type, event.payload))
+
+    def _check_position(self, event: WireEvent) -> None:
+        """The first event, and events after the terminal one."""
+        if self._terminal is not None:
+            self.note("event_after_terminal", f"{event.type} after response.{self.terminal}: "
+                      "the stream should have ended; accumulated anyway", severity="warning",
+                      event=event)
+        if not self._started:
+            self._started = True
+            if event.type not in ("response.created", "response.queued", "error"):
+                self.note("event_before_start",
+                          f"the stream begins with {event.type}, not response.created: the "
+                          "response's id, model and settings are unknown until an event "
+                          "carries them (a stream resumed mid-way?)",
+                          severity="warning", event=event)
+
+    # -- the response ------------------------------------------------------
+
+    @staticmethod
+    def _response_in(p: dict) -> dict:
+        """A lifecycle or terminal event's `Response` object."""
+        resp = p.get("response")
+        if not isinstance(resp, dict):
+            raise Malformed("no response object")
+        return resp
+
+    def _on_lifecycle(self, ev: WireEvent, p: dict) -> None:
+        resp = self._response_in(p)
+        if ev.type == "response.created":
+            if self._created:
+                self.note("duplicate_start", "response.created again; the later one's settings "
+                          "are kept", severity="warning", event=ev)
+            self._created = True
+        self._check_identity(ev, resp)
+        self._response = resp
+        self.tools.structured = structured_name(resp)
+        self.changes.append(ResponseChanged(ev.index, _fields(resp, p, ("id", "model",
+                                                                         "status"))))
+        output = resp.get("output")
+        if isinstance(output, list):      # a lifecycle event may carry finished items
+            for i, data in enumerate(output):
+                if isinstance(data, dict) and i not in self.items.by_index:
+                    item = Item(i, data)
+                    item.done, item.state = data, "closed"
+                    self.items.register(item)
+
+    def _check_identity(self, ev: WireEvent, resp: dict) -> None:
+        known = (self._response or {}).get("id")
+        rid = resp.get("id")
+        if known and rid and rid != known:
+            self.note("server_object_differs", f"{ev.type} is for response {rid}, but the stream "
+                      f"began with {known}", event=ev, path="id", ours=known, theirs=rid)
+
+    def _on_terminal(self, ev: WireEvent, p: dict) -> None:
+        resp = self._response_in(p)
+        self._check_identity(ev, resp)
+        self.compare.compare_with_server(ev, resp, self._response)
+        self._terminal = resp
+        self.terminal = TERMINAL_STATUS[ev.type]
+        self.changes.append(ResponseChanged(ev.index, _fields(
+            resp, p, ("id", "model", "status", "usage", "incomplete_details", "error"))))
+        if self.terminal == "failed":
+            self.complete = False
+            if self.error is None:
+                err = resp.get("error")
+                err = err if isinstance(err, dict) else {}
+                message = f"response.failed: {err.get('message') or 'no message'}"
+                self.note("in_band_error", message, event=ev, error_code=err.get("code"))
+                code = err.get("code")
+                self.changes.append(InBandError(ev.index, message, err or None,
+                                                code if isinstance(code, str) else None))
+        else:
+            self.complete = self.error is None
+        self.changes.append(TerminalReached(ev.index, ev.type))
+
+    def _on_error(self, ev: WireEvent, p: dict) -> None:
+        nested = isinstance(p.get("error"), dict)
+        body = p["error"] if nested else p
+        message = body.get("message")
+        self.error = {"code": body.get("code"), "message": message,
+                      "type": body.get("type") if nested else None, "param": body.get("param")}
+        self.complete = False
+        said = f"error event: {message or 'no message'}"
+        self.note("in_band_error", said, event=ev,
+                  raw=ev.sse.data, error_code=body.get("code"),
+                  error_type=self.error["type"], shape="nested" if nested else "flat")
+        code = self.error["code"] if isinstance(self.error["code"], str) else None
+        kind = self.error["type"] if isinstance(self.error["type"], str) else None
+        self.changes.append(InBandError(ev.index, said, body, code or kind))
+
+    # -- the end -----------------------------------------------------------
+
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
+        """End of stream: close what is open, say what was cut; return what that changed."""
+        if not self.begin_finish(sse_diagnostics):
+            return self.changes
+        if self._terminal is not None:
+            why = f"response.{self.terminal}"
+        elif self.error is not None:
+            why = "the error event"
+        else:
+            why = "the end of the stream"
+        for item in self.items:
+            oi = item.index
+            for part in (*item.parts.values(), *item.summary.values()):
+                if part.state == "open":         # (also one begun after its item was done)
+                    part.state = "never closed"
+            if item.state != "open":
+                continue
+            item.state = "never closed"
+            for part in item.parts.values():
+                if part.call is not None:
+                    part.call.cut()
+            if item.type == "function_call" and not item.input_done:
+                item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
+                                                slot=(oi,), what=f"function_call "
+                                                f"{item.name or '?'} (output_index {oi})")
+            else:
+                if item.call is not None:
+                    item.call.cut()
+                self.note("block_never_stopped", f"{item.label()} was never done (no "
+                          f"response.output_item.done) before {why}", severity="warning",
+                          slot=(oi,))
+        if self._terminal is None and self.error is None:
+            self.note("no_terminal", "the stream ended without response.completed, "
+                      "response.incomplete or response.failed: the response was cut; "
+                      "everything that arrived is kept")
+        self.shown.refresh_all(None)
+        return self.end_changes("in_band_error" if self.error is not None
+                                or self.terminal == "failed" else "cut")
+
+    def final(self) -> dict:
+        """The `Response` so far: ours, with what only the server's objects can know."""
+        output = [item.build() for item in self.items]
+        src = self._terminal if self._terminal is not None else self._response
+        if src is None:
+            src = {"id": None, "object": "response", "created_at": None,
+                   "status": "in_progress", "error": None, "incomplete_details": None,
+                   "model": None, "output": None, "usage": None}
+        out = {k: (output if k == "output" else clone(v)) for k, v in src.items()}
+        out["output"] = output
+        if self._terminal is not None:
+            self.compare.fill_from(self._terminal, output)
+        elif self.error is not None:
+            out["status"] = "failed"
+            out["error"] = {"code": self.error["code"], "message": self.error["message"]}
+        return out
+
+    # -- views -------------------------------------------------------------
+
+    @property
+    def status(self) -> str | None:
+        """The response's status as the stream last stated it (``failed`` after an error)."""
+        src = self._terminal if self._terminal is not None else self._response
+        if self._terminal is None and self.error is not None:
+            return "failed"
+        return src.get("status") if src else None
+
+    def tool_inputs(self) -> dict[int, Any]:
+        """Parsed function-call arguments by output_index (the partial value for a cut call)."""
+        return {it.index: it.input for it in self.items
+                if it.type == "function_call" and (it.input_done or it.state != "open")}
+
+    def live_tool_calls(self) -> list:
+        """Tool call items and structured-output parts, in output_index order."""
+        return self.tools.live_tool_calls()
+
+    def slots(self) -> list[Slot]:
+        """One slot per part, per summary part, and per item that has neither."""
+        return [slot for item in self.items for slot in item.slots()]
+
+
+def _fields(resp: dict, p: dict, keys: tuple) -> dict:
+    """The response's own fields an event states (those it carries), and the event's
+    sequence number."""
+    fields = {k: resp[k] for k in keys if k in resp}
+    if "sequence_number" in p:
+        fields["sequence_number"] = p["sequence_number"]
+    return fields
