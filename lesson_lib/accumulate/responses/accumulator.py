@@ -120,6 +120,7 @@ class ResponsesAccumulator(Accumulator):
         self.error: dict | None = None         # the in-band error: code, message, type, param
         self._started = False
         self._created = False
+        self._in_progress = False
         self._seq = SequenceNumbers(self.note)
         self.passed_through: list[WireEvent] = []   # events of unknown type, kept as they came
         parts, tools, server = self.parts, self.tools, self.server_tools
@@ -234,6 +235,8 @@ class ResponsesAccumulator(Accumulator):
                 self.note("duplicate_start", "response.created again; the later one's settings "
                           "are kept", severity="warning", event=ev)
             self._created = True
+        elif ev.type == "response.in_progress":
+            self._in_progress_order(ev)
         self._check_identity(ev, resp)
         self._response = resp
         self.tools.structured = structured_name(resp)
@@ -246,6 +249,19 @@ class ResponsesAccumulator(Accumulator):
                     item = Item(i, data)
                     item.done, item.state = data, "closed"
                     self.items.register(item)
+
+    def _in_progress_order(self, ev: WireEvent) -> None:
+        """``response.in_progress`` comes once, before any output item."""
+        if self._in_progress:
+            self.note("duplicate_start", "response.in_progress again; the later one's "
+                      "settings are kept", severity="warning", event=ev)
+        elif self.items.by_index:
+            first = min(self.items.by_index)
+            self.note("event_before_start", f"response.in_progress after output began "
+                      f"(output_index {first} already holds an item): the item came before "
+                      "the response was in progress", severity="warning", event=ev,
+                      slot=(first,))
+        self._in_progress = True
 
     def _check_identity(self, ev: WireEvent, resp: dict) -> None:
         known = (self._response or {}).get("id")

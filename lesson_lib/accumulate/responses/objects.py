@@ -190,7 +190,7 @@ class Part:
     """One part of an item: announced (or assumed), text appended, closed."""
 
     __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed",
-                 "call")
+                 "call", "said_done")
 
     def __init__(self, data: dict, *, assumed: bool = False) -> None:
         self.data = data                     # the part as announced (never mutated)
@@ -206,6 +206,7 @@ class Part:
         self.state = "open"
         self.assumed = assumed
         self.call: Any = None                # structured output: its ToolCall (lesson 3)
+        self.said_done: set[str] = set()     # the done events that ended it (text, part)
 
     def announce(self, data: dict) -> None:
         """The real announcement of a part first met through its deltas: text kept."""

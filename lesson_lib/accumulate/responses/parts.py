@@ -103,10 +103,21 @@ class PartEvents:
                       severity="warning", event=ev, slot=(item.index, ci))
             part = item.parts[ci] = Part(data)
         else:
+            self.said_again(ev, item, part, "part", (item.index, ci))
             self.settle_part(ev, item, ("content", ci), part, data)
         if part.call is not None:
             part.call.end(part.text, t=ev.t, event=ev.index)
         part.state = "closed"
+
+    def said_again(self, ev: WireEvent, item: Item, part: Part, what: str,
+                   address: tuple) -> None:
+        """A part's done event (its text's, or the part's own) seen a second time: a
+        ``duplicate_stop`` (the later statement is kept)."""
+        if what in part.said_done:
+            self.note("duplicate_stop", f"{ev.type} again for part {address} of "
+                      f"{item.label()}; the later statement is kept", severity="warning",
+                      event=ev, slot=address)
+        part.said_done.add(what)
 
     def settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
                      data: dict) -> None:
@@ -155,6 +166,7 @@ class PartEvents:
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
+        self.said_again(ev, item, part, "text", (item.index, p["content_index"]))
         if theirs != part.text:
             pos = sorted(item.parts).index(p["content_index"])
             self.compare.differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
@@ -231,6 +243,7 @@ class PartEvents:
         theirs = p.get("text")
         if not isinstance(theirs, str):
             raise Malformed("text is not a string")
+        self.said_again(ev, item, part, "text", (item.index, "summary", p["summary_index"]))
         if theirs != part.text:
             pos = sorted(item.summary).index(p["summary_index"])
             self.compare.differs(ev, (item.index, "summary", pos, "text"), part.text, theirs)
