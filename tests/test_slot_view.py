@@ -359,3 +359,13 @@ def test_the_labels_are_read_from_the_changes(key):
     assert after != before
     assert [k for k in range(len(after)) if after[k] != before[k]]
     assert "renamed" in after[i]
+
+
+def test_responses_labels_come_from_the_changes():
+    from lesson_lib.accumulate.labels import labels_for
+    labels = labels_for(load("openai-responses/reasoning-summary"))
+    assert "item [0] reasoning · summary [0] · reasoning_summary_text.delta" in labels
+    assert any(lb.startswith("item [1] message · part [0] · output_text.delta") for lb in labels)
+    # A resumed stream never announces its item: the item its first delta assumed is named.
+    resumed = labels_for(load("openai-responses/background-resumed"))
+    assert resumed[0] == "item [0] message · part [0] · output_text.delta"

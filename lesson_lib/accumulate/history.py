@@ -58,7 +58,7 @@ class Snapshot:
     diagnostics: list[Diagnostic]
     complete: bool
     tool_calls: tuple[ToolCallView, ...] = ()
-    changes: tuple | None = ()   # what `event` changed (ended: and what `finish` did)
+    changes: tuple = ()        # what `event` changed (ended: and what `finish` did)
 
 
 class History:
@@ -85,7 +85,7 @@ class History:
         self._cursor_at = 0
         self._checkpoints: dict[int, Accumulator] = {}
         self._ended: Accumulator | None = None   # after the whole stream and its end
-        self._changes: list[list | None] = []     # per event index: what feeding it changed
+        self._changes: list[list] = []     # per event index: what feeding it changed
         self.end_changes: list | None = None      # what `finish` changed at the end
         if self.http_error is None:
             self._cursor = accumulator_for(capture.wire, capture.request)
@@ -127,7 +127,7 @@ class History:
             if k != 0:
                 raise IndexError(f"event index {k} outside 0..0")
             return Snapshot(0, ended, None, [], None, [self.http_error], False)
-        end: list | None = []
+        end: list = []
         if ended and k == len(self.events):
             acc = self.ended_accumulator()
             end = self.end_changes
@@ -138,15 +138,12 @@ class History:
                 end = acc.finish(())
         event = self.events[k - 1] if k else None
         changes = self.changes_of(k - 1) if k else []
-        if changes is not None:
-            changes = None if end is None else [*changes, *end]
         return Snapshot(k, ended, event, acc.slots(), acc.final(), list(acc.diagnostics),
-                        acc.complete, tuple(acc.tool_calls()),
-                        None if changes is None else tuple(changes))
+                        acc.complete, tuple(acc.tool_calls()), (*changes, *(end or ())))
 
-    def changes_of(self, i: int) -> list | None:
-        """The changes event `i` (0-based) caused when fed; None where the wire's
-        accumulator returns no changes. Feeds up to it the first time it is asked."""
+    def changes_of(self, i: int) -> list:
+        """The changes event `i` (0-based) caused when fed. Feeds up to it the first
+        time it is asked."""
         if not 0 <= i < len(self.events):
             raise IndexError(f"event {i} outside 0..{len(self.events) - 1}")
         if i >= len(self._changes):

@@ -5,8 +5,8 @@ function_call_arguments.delta`` (Responses), ``choice 0 · tool_calls[1] · argu
 (Chat). A label is read from the changes the event caused (the slot it
 addressed, that slot's kind, a call's name, a finish or stop reason), kept by
 the `History`, and from the event's own name (its type, an Anthropic delta's
-type). The Responses accumulator returns no changes yet (`feed` gives None),
-so that wire's labels are read from its payloads until it does.
+type). An event that changed no slot (a done statement that agreed with the
+deltas) is placed by its payload's own indexes, as the wire wrote them.
 
 The labels are a fact of the stream, not of a view: the slot view's counter,
 the tool-call card's counter and lesson 2's graders all read them from here,
@@ -77,12 +77,7 @@ class EventLabels:
         self._kinds: dict[Any, str] = {}    # Anthropic: slot address -> its block type
         events = history.events
         wire = history.capture.wire
-        self._reader = None
-        if events and wire in ("anthropic-messages", "openai-chat"):
-            self._reader = _anthropic_label if wire == "anthropic-messages" else _chat_label
-        elif events and wire == "openai-responses":
-            # Its accumulator returns no changes yet: its labels are read from the payloads.
-            self._done = _responses_labels(events)
+        self._reader = _READERS.get(wire) if events else None
 
     def __len__(self) -> int:
         return len(self.history.events)
@@ -93,11 +88,11 @@ class EventLabels:
         events = self.history.events
         while len(self._done) <= i:
             k = len(self._done)
-            changes = self.history.changes_of(k)
-            if self._reader is None or changes is None:
+            if self._reader is None:
                 self._done.append(_plain(events[k]))
             else:
-                self._done.append(self._reader(events[k], changes, self._kinds))
+                self._done.append(self._reader(events[k], self.history.changes_of(k),
+                                               self._kinds))
         return self._done[i]
 
 
@@ -136,29 +131,36 @@ def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     return _plain(ev)
 
 
-def _responses_labels(events: list[WireEvent]) -> list[str]:
-    items: dict[Any, str] = {}
-    out = []
-    for ev in events:
-        p = ev.payload
-        if not isinstance(p, dict):
-            out.append(_plain(ev))
-            continue
-        kind = ev.type or "(no type)"
+def _responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+    """``item [1] function_call · function_call_arguments.delta``: the slot the event's
+    changes addressed, its item's type (from the item's `SlotOpened`)."""
+    p = ev.payload
+    if not isinstance(p, dict):
+        return _plain(ev)
+    addressed = None
+    for change in caused:
+        if type(change) is SlotOpened and len(change.address) == 1:
+            kinds[change.address[0]] = change.slot_kind
+        address = getattr(change, "address", None)
+        # The most precise place: a part rather than the item that holds it.
+        if isinstance(address, tuple) and (addressed is None or len(address) > len(addressed)):
+            addressed = address
+    if addressed is None:                  # nothing changed: where the payload says
         oi = p.get("output_index")
-        item = p.get("item")
-        if isinstance(item, dict) and oi is not None:
-            items[oi] = str(item.get("type", "?"))
         if oi is None:
-            out.append(_plain(ev))
-            continue
-        where = f"item [{oi}] {items.get(oi, '?')}"
+            return _plain(ev)
+        addressed = (oi,)
         if p.get("content_index") is not None:
-            where += f" · part [{p['content_index']}]"
-        if p.get("summary_index") is not None:
-            where += f" · summary [{p['summary_index']}]"
-        out.append(f"{where} · {kind.removeprefix('response.')}")
-    return out
+            addressed += (p["content_index"],)
+        elif p.get("summary_index") is not None:
+            addressed += ("summary", p["summary_index"])
+    head = addressed[0]
+    where = f"item [{head}] {kinds.get(head, '?')}"
+    if len(addressed) == 2:
+        where += f" · part [{addressed[1]}]"
+    elif len(addressed) == 3:
+        where += f" · summary [{addressed[2]}]"
+    return f"{where} · {(ev.type or '(no type)').removeprefix('response.')}"
 
 
 def _chat_label(ev: WireEvent, caused: list, _kinds: dict) -> str:
@@ -209,3 +211,7 @@ def _chat_choice_label(choice: dict, caused: list) -> str:
     if reason is not None:
         fields.append(f"finish_reason {reason}")
     return f"choice {index} · " + (" · ".join(fields) if fields else "(empty)")
+
+
+_READERS = {"anthropic-messages": _anthropic_label, "openai-responses": _responses_label,
+            "openai-chat": _chat_label}

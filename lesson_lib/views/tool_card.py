@@ -418,12 +418,9 @@ def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
                  timeline.accumulator_at(i + 1).tool_calls())
     next_t = capture.events[i + 1].t if i + 1 < n else None
     pauses = [pause_of(v, next_t, pause_ms) for v in calls]
-    changes = timeline.changes_of(i)
-    if changes is None:     # an accumulator that returns no changes: the call's own events
-        current = [i in (v.start_event, v.last_event, v.end_event) for v in calls]
-    else:                   # the calls whose slot this event's changes addressed
-        touched = {getattr(change, "address", None) for change in changes}
-        current = [v.address in touched for v in calls]
+    # The calls whose slot this event's changes addressed.
+    touched = {getattr(change, "address", None) for change in timeline.changes_of(i)}
+    current = [v.address in touched for v in calls]
     return ToolCallsAt(capture.key, i, n, ended, calls, pauses, current)
 
 
