@@ -108,7 +108,7 @@ class ResponsesAccumulator(Accumulator):
     def __init__(self) -> None:
         super().__init__()
         self.items = Items(self.note)
-        self.shown = ShownSlots(self.items, self._emit)
+        self.shown = ShownSlots(self.items, self.changes)
         self.compare = ServerComparison(self.items, self.note)
         self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, self.shown)
         self.parts = PartEvents(self.items, self.compare, self.tools, self.shown)
@@ -152,14 +152,11 @@ class ResponsesAccumulator(Accumulator):
             handlers.update(dict.fromkeys(kinds, handler))
         self._handlers = handlers
 
-    def _emit(self, change: Any) -> None:
-        self.changes.append(change)
-
     # -- feeding -----------------------------------------------------------
 
     def feed(self, event: WireEvent) -> list:
         """Take one wire event and return what it changed. Never raises on bad input."""
-        self.changes = []
+        self.changes = self.shown.out = []
         payload = event.payload
         if type(payload) is not dict:
             self._not_an_object(event)
@@ -180,7 +177,7 @@ class ResponsesAccumulator(Accumulator):
                       event=event, raw=event.sse.data)
         if event.type in _EVERY_ITEM:
             self.shown.refresh_all(event.index)
-        else:
+        elif self.items.touched:
             self.shown.refresh_touched(event.index)
         return self.changes
 
@@ -313,6 +310,7 @@ class ResponsesAccumulator(Accumulator):
         """End of stream: close what is open, say what was cut; return what that changed."""
         if not self.begin_finish(sse_diagnostics):
             return self.changes
+        self.shown.out = self.changes
         if self._terminal is not None:
             why = f"response.{self.terminal}"
         elif self.error is not None:

@@ -190,7 +190,7 @@ class Part:
     """One part of an item: announced (or assumed), text appended, closed."""
 
     __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed",
-                 "call", "said_done")
+                 "call", "said_done", "told")
 
     def __init__(self, data: dict, *, assumed: bool = False) -> None:
         self.data = data                     # the part as announced (never mutated)
@@ -207,6 +207,7 @@ class Part:
         self.assumed = assumed
         self.call: Any = None                # structured output: its ToolCall (lesson 3)
         self.said_done: set[str] = set()     # the done events that ended it (text, part)
+        self.told: Any = None                # what the changes said of its slot (`shown`)
 
     def announce(self, data: dict) -> None:
         """The real announcement of a part first met through its deltas: text kept."""
@@ -251,7 +252,8 @@ class Item:
     """One output item: announced (or assumed), built by deltas, replaced when done."""
 
     __slots__ = ("index", "id", "type", "data", "parts", "summary", "texts", "state",
-                 "status", "done", "assumed", "input", "input_done", "partial_images", "call")
+                 "status", "done", "assumed", "input", "input_done", "partial_images", "call",
+                 "told")
 
     def __init__(self, index: int, data: dict, *, assumed: bool = False) -> None:
         self.index = index
@@ -271,6 +273,7 @@ class Item:
         self.input_done = False
         self.partial_images: list[tuple[Any, str]] = []   # (partial_image_index, base64)
         self.call: Any = None                 # a tool call item: its ToolCall (lesson 3)
+        self.told: Any = None                 # what the changes said of its slot (`shown`)
         for field, parts in (("content", self.parts), ("summary", self.summary)):
             seed = data.get(field)
             if isinstance(seed, list):

@@ -147,7 +147,7 @@ class PartEvents:
             part = self.part_for(ev, p, item, kind)
         delta = string_delta(p)
         part.frags.append(delta)
-        self.shown.part_grew(item, (item.index, p["content_index"]), part.type, delta, ev.index)
+        self.shown.part_grew(item, part, delta, ev.index)
         call = part.call
         if call is None and self.tools.structured is not None:
             call = self.tools.structured_call(ev, item, p.get("content_index"), part, delta)
@@ -234,8 +234,7 @@ class PartEvents:
             part = self.summary_for(ev, p, item)
         delta = string_delta(p)
         part.frags.append(delta)
-        self.shown.part_grew(item, (item.index, "summary", p["summary_index"]), part.type, delta,
-                             ev.index)
+        self.shown.part_grew(item, part, delta, ev.index)
 
     def on_summary_text_done(self, ev: WireEvent, p: dict) -> None:
         item = self.items.item_for(ev, p, "reasoning")

@@ -28,7 +28,6 @@ it, and the end carries the server's finished item (``data``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..base import Slot
@@ -45,6 +44,9 @@ from ..fragments import Fragments
 from .objects import MAIN_FIELD, Item
 from .registry import Items
 
+# The cheapest way to make a named tuple (one per delta): no keyword handling.
+_new = tuple.__new__
+
 # What kind of text each part type streams (the turn's channel).
 CHANNELS = {"output_text": "text", "refusal": "refusal", "reasoning_text": "reasoning",
             "summary_text": "reasoning"}
@@ -53,11 +55,13 @@ CHANNELS = {"output_text": "text", "refusal": "refusal", "reasoning_text": "reas
 class _Told:
     """One address, as the changes have described it so far."""
 
-    __slots__ = ("item", "kind", "label", "name", "call_id", "state", "text", "shown",
-                 "call", "call_ended", "structured")
+    __slots__ = ("item", "address", "kind", "label", "name", "call_id", "state", "text",
+                 "shown", "call", "call_ended", "structured", "channel")
 
     def __init__(self, item: Item, slot: Slot, call: Any, shown: bool) -> None:
         self.item = item
+        self.address = slot.address
+        self.channel = CHANNELS.get(slot.kind, "other")
         self.kind, self.label, self.name = slot.kind, slot.label, slot.name
         self.call_id = slot.call_id
         self.state = "open"               # a slot that opens closed is closed by `_close`
@@ -71,47 +75,52 @@ class _Told:
 class ShownSlots:
     """The told state of every address, and the changes that bring it up to date.
 
-    `emit` takes one change (the accumulator's list of the event's changes).
+    `out` is the list of the current event's changes (the accumulator hands a fresh
+    one to each `feed`).
     """
 
-    def __init__(self, items: Items, emit: Callable[[Any], None]) -> None:
+    def __init__(self, items: Items, out: list) -> None:
         self.items = items
-        self.emit = emit
+        self.out = out                          # the current event's changes (set per feed)
         self.told: dict[Any, _Told] = {}
         self._by_item: dict[int, list] = {}     # output_index -> addresses told
 
+    def emit(self, change: Any) -> None:
+        """Add one change to the current event's."""
+        self.out.append(change)
+
     # -- the hot path ---------------------------------------------------------
 
-    def part_grew(self, item: Item, address: Any, part_type: str, fragment: str,
-                  event: int) -> None:
+    def part_grew(self, item: Item, part: Any, fragment: str, event: int) -> None:
         """A delta was appended to a part (or summary part) of `item`."""
-        told = self.told.get(address)
-        if item.index in self.items.touched or told is None or not told.shown \
-                or told.item is not item:
-            self.items.touched.add(item.index)
+        told = part.told
+        touched = self.items.touched
+        if told is None or not told.shown or item.index in touched:
+            touched.add(item.index)
             return
         told.text.append(fragment)
-        self.emit(TextAppended(event, address, CHANNELS.get(part_type, "other"), fragment,
-                               part_type))
+        self.out.append(_new(TextAppended, (event, told.address, told.channel, fragment,
+                                            told.kind)))
 
     def field_grew(self, item: Item, path: tuple, fragment: str, json_changes: tuple,
                    event: int) -> None:
         """A delta was appended to one string field of `item` (arguments, code...)."""
+        told = item.told
+        touched = self.items.touched
+        if told is None or item.index in touched:
+            touched.add(item.index)
+            return
         if MAIN_FIELD.get(item.type) != path:
-            if item.index in self.items.touched or (item.index,) not in self.told:
-                self.items.touched.add(item.index)
             return                                   # not what the item's slot shows
-        address = (item.index,)
-        told = self.told.get(address)
-        if item.index in self.items.touched or told is None or not told.shown \
-                or told.item is not item or (told.call is not item.call):
-            self.items.touched.add(item.index)
+        if not told.shown or told.call is not item.call:
+            touched.add(item.index)
             return
         told.text.append(fragment)
         if told.call is not None:
-            self.emit(ToolInputGrew(event, address, fragment, json_changes))
+            self.out.append(_new(ToolInputGrew, (event, told.address, fragment, json_changes)))
         else:
-            self.emit(TextAppended(event, address, "other", fragment, path[-1]))
+            self.out.append(_new(TextAppended, (event, told.address, "other", fragment,
+                                                path[-1])))
 
     # -- the slow path --------------------------------------------------------
 
@@ -186,6 +195,7 @@ class ShownSlots:
                 call_id=slot.call_id if slot.call_id != told.call_id else None))
             told.label, told.name, told.kind, told.call_id = (slot.label, slot.name, slot.kind,
                                                                slot.call_id)
+            told.channel = CHANNELS.get(slot.kind, "other")
         if told.shown:
             self._grow(told, address, slot, event, growing)
         self._close(told, address, slot.state, call, event, closing, data)
@@ -194,6 +204,8 @@ class ShownSlots:
               opening: list) -> _Told:
         told = _Told(item, slot, call, shown)
         self.told[slot.address] = told
+        holder = item if slot.address == (item.index,) else _part_of(item, slot.address)
+        holder.told = told
         self._by_item.setdefault(item.index, []).append(slot.address)
         own = slot.address == (item.index,)
         source = item.data if own else getattr(_part_of(item, slot.address), "data", None)
