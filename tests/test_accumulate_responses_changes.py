@@ -1,0 +1,136 @@
+"""What the Responses accumulator's `feed` and `finish` return: its changes, rule by rule.
+
+The fold property test (tests/test_accumulate_fold.py) checks on every
+capture that the changes rebuild `slots()` and `tool_calls()`; these tests
+name the changes themselves, and that they stay linear.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lesson_lib.accumulate import changes as ch
+from lesson_lib.accumulate.responses import ResponsesAccumulator
+from lesson_lib.accumulate.responses.shown import ShownSlots
+from lesson_lib.captures import from_bytes, load
+from lesson_lib.wire_events import parse_all
+
+
+def _changes(capture):
+    acc = ResponsesAccumulator()
+    per_event = [acc.feed(e) for e in parse_all(capture.events)]
+    return acc, per_event, acc.finish(capture.sse_diagnostics)
+
+
+def _kinds(changes):
+    return [c.kind for c in changes if c.kind != "noted"]
+
+
+def test_a_function_call_opens_grows_ends_at_its_arguments_done_and_closes_with_its_item():
+    acc, per_event, end = _changes(load("openai-responses/function-call"))
+    flat = [c for cs in per_event for c in cs]
+    opened = [c for c in flat if isinstance(c, ch.SlotOpened) and c.slot_kind == "function_call"]
+    assert len(opened) == 1 and opened[0].takes_input and opened[0].name == "create_event"
+    address = opened[0].address
+    grew = [c for c in flat if isinstance(c, ch.ToolInputGrew) and c.address == address]
+    final = acc.final()["output"][address[0]]
+    assert "".join(c.fragment for c in grew) == final["arguments"]
+    assert any(c.json_changes for c in grew)         # the partial-JSON changes ride along
+    closes = [c for c in flat if isinstance(c, ch.SlotClosed) and c.address == address]
+    assert [c.how for c in closes] == ["arguments_done", "done"]
+    assert closes[0].call_state == "complete" and closes[0].input == json.loads(
+        final["arguments"])
+    assert closes[1].data == final                     # the server's finished item
+    assert _kinds(end) == ["stream_ended"] and end[-1].properly
+
+
+def test_a_message_gives_way_to_its_part_and_text_arrives_as_fragments():
+    acc, per_event, _ = _changes(load("openai-responses/text"))
+    flat = [c for cs in per_event for c in cs]
+    item_open = next(c for c in flat if isinstance(c, ch.SlotOpened) and c.slot_kind == "message")
+    removed = next(c for c in flat if isinstance(c, ch.SlotRemoved))
+    assert removed.address == item_open.address
+    text = [c for c in flat if isinstance(c, ch.TextAppended)]
+    assert len(text) > 1 and {c.channel for c in text} == {"text"}
+    assert "".join(c.fragment for c in text) == acc.final()["output"][0]["content"][0]["text"]
+    assert not any(isinstance(c, ch.SlotRestated) for c in flat)
+    item_close = [c for c in flat if isinstance(c, ch.SlotClosed)
+                  and c.address == item_open.address]
+    assert len(item_close) == 1 and item_close[0].data["type"] == "message"
+    terminal = [c for cs in per_event[-1:] for c in cs]
+    assert [c.kind for c in terminal if c.kind in ("response_changed", "terminal_reached")] == \
+        ["response_changed", "terminal_reached"]
+    usage = next(c for c in terminal if isinstance(c, ch.ResponseChanged)).fields["usage"]
+    assert usage == acc.final()["usage"]
+
+
+def test_a_reasoning_items_end_carries_its_encrypted_content():
+    acc, per_event, _ = _changes(load("openai-responses/reasoning-summary"))
+    flat = [c for cs in per_event for c in cs]
+    reasoning = [c for c in flat if isinstance(c, ch.SlotClosed) and c.how == "done"
+                 and isinstance(c.data, dict) and c.data.get("type") == "reasoning"]
+    assert reasoning and "encrypted_content" in reasoning[0].data
+
+
+def _stream(*payloads) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def _item(kind="message", **kw):
+    return {"id": "msg_1", "type": kind, "status": "in_progress", "role": "assistant",
+            "content": [], **kw}
+
+
+def test_text_restated_by_its_done_is_a_slot_restated():
+    body = _stream(
+        {"type": "response.output_item.added", "output_index": 0, "item": _item()},
+        {"type": "response.content_part.added", "output_index": 0, "content_index": 0,
+         "item_id": "msg_1", "part": {"type": "output_text", "text": "", "annotations": []}},
+        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
+         "item_id": "msg_1", "delta": "Helo"},
+        {"type": "response.output_text.done", "output_index": 0, "content_index": 0,
+         "item_id": "msg_1", "text": "Hello"})
+    acc, per_event, end = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
+    assert [c for c in per_event[3] if isinstance(c, ch.SlotRestated)] == [
+        ch.SlotRestated(3, (0, 0), content="Hello")]
+    # Cut before any done: what is open is closed by `finish`, synthesised.
+    closes = [c for c in end if isinstance(c, ch.SlotClosed)]
+    assert {c.address for c in closes} == {(0,), (0, 0)}
+    assert all(c.synthesised and c.how == "end_of_stream" for c in closes)
+    assert end[-1] == ch.StreamEnded(None, False, "cut")
+
+
+def test_an_error_event_is_an_in_band_error_with_its_code():
+    acc, per_event, end = _changes(load("openai-responses/error-then-failed"))
+    errors = [c for cs in per_event for c in cs if isinstance(c, ch.InBandError)]
+    assert errors and errors[0].error_type
+    assert end[-1].cause == "in_band_error"
+
+
+def test_an_unknown_event_passes_through_as_a_change():
+    body = _stream({"type": "response.something_new", "output_index": 0, "x": 1})
+    _, per_event, _ = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
+    unknown = [c for c in per_event[0] if isinstance(c, ch.UnknownEvent)]
+    assert unknown == [ch.UnknownEvent(0, "response.something_new",
+                                       {"type": "response.something_new", "output_index": 0,
+                                        "x": 1})]
+
+
+def test_changes_stay_linear_and_items_are_refreshed_a_bounded_number_of_times(monkeypatch):
+    refreshed = []
+    real = ShownSlots.refresh
+    monkeypatch.setattr(ShownSlots, "refresh",
+                        lambda self, item, event: (refreshed.append(event), real(self, item,
+                                                                                 event))[1])
+    for n in (100, 1000):
+        refreshed.clear()
+        deltas = [{"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
+                   "item_id": "msg_1", "delta": f"w{i} "} for i in range(n)]
+        body = _stream(
+            {"type": "response.output_item.added", "output_index": 0, "item": _item()},
+            {"type": "response.content_part.added", "output_index": 0, "content_index": 0,
+             "item_id": "msg_1", "part": {"type": "output_text", "text": "", "annotations": []}},
+            *deltas)
+        _, per_event, _ = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
+        assert all(len(cs) == 1 and isinstance(cs[0], ch.TextAppended) for cs in per_event[2:])
+        assert len(refreshed) == 3       # the item's start, its part's start, the stream's end
