@@ -134,3 +134,12 @@ def test_changes_stay_linear_and_items_are_refreshed_a_bounded_number_of_times(m
         _, per_event, _ = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
         assert all(len(cs) == 1 and isinstance(cs[0], ch.TextAppended) for cs in per_event[2:])
         assert len(refreshed) == 3       # the item's start, its part's start, the stream's end
+
+
+def test_an_annotation_is_a_citation_added_to_its_part():
+    acc, per_event, _ = _changes(load("openai-responses/web-search"))
+    cited = [c for cs in per_event for c in cs if isinstance(c, ch.CitationAdded)]
+    message = next(i for i, o in enumerate(acc.final()["output"]) if o["type"] == "message")
+    assert cited and all(c.address[0] == message for c in cited)
+    assert [c.citation for c in cited] == \
+        acc.final()["output"][message]["content"][cited[0].address[1]]["annotations"]

@@ -13,6 +13,7 @@ announcement comes.
 from __future__ import annotations
 
 from ...wire_events import WireEvent
+from ..changes import CitationAdded
 from .compare import ServerComparison
 from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part
 from .registry import Items
@@ -191,6 +192,8 @@ class PartEvents:
             part.annotations[n] = annotation
         else:
             part.annotations.append(annotation)
+            self.shown.emit(CitationAdded(ev.index, (item.index, p["content_index"]),
+                                          annotation))
 
     # -- reasoning summaries (summary_index) -------------------------------
 
