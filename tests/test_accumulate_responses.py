@@ -1069,3 +1069,25 @@ def test_recorded_stream_resumed_mid_way():
     # the message was assumed, then the done events and the terminal filled it in
     assert final["output"][-1]["content"] == server["output"][-1]["content"]
     assert acc.complete
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_plausible, max_size=16))
+def test_the_changes_of_any_plausible_stream_fold_into_its_slots_and_calls(payloads):
+    from lesson_lib.accumulate.fold import Fold
+    acc = ResponsesAccumulator()
+    fold = Fold(WIRE)
+
+    def same(where):
+        slot = lambda s: (s.address, s.kind, s.label, s.content, s.state, s.name,  # noqa: E731
+                          s.call_id, s.raw_input, s.input)
+        call = lambda v: (v.name, v.call_id, v.state, v.raw, v.value)  # noqa: E731
+        assert [slot(s) for s in fold.slots()] == [slot(s) for s in acc.slots()], where
+        assert [call(v) for v in fold.tool_calls()] == [call(v) for v in acc.tool_calls()], where
+
+    for i, p in enumerate(payloads):
+        fold.add(acc.feed(ev(p, i)))
+        same(f"after event {i}")
+    fold.add(acc.finish())
+    same("after finish")

@@ -174,7 +174,10 @@ class SlotClosed:
     (``complete``, ``invalid``, ``cut``) and `input` its value: parsed, or the
     partial value that arrived. `data` is the wire's own finished object for the
     slot, where the end carries one (the Responses item at ``output_item.done``,
-    with its ``encrypted_content``): shared, read only.
+    with its ``encrypted_content``): shared, read only. `final_text` is the call's
+    whole text as the wire stated it at the end, where that differs from its
+    fragments (Responses ``*_arguments.done``: the statement wins). A
+    `call_state` of ``forming`` says the slot closed but its call did not end.
     """
 
     kind: ClassVar[str] = "slot_closed"
@@ -186,6 +189,7 @@ class SlotClosed:
     call_state: str | None = None
     input: Any = None
     data: Any = None
+    final_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ class _Folded:
     """One slot as the changes built it."""
 
     __slots__ = ("opened", "label", "name", "slot_kind", "call_id", "parts", "state", "call",
-                 "input", "order", "final_text", "shown_raw")
+                 "input", "order", "shown_raw")
 
     def __init__(self, opened: SlotOpened, order: int) -> None:
         self.opened = opened
@@ -54,8 +54,8 @@ class _Folded:
         self.call: ToolCall | None = None
         self.input: Any = None
         self.order = order
-        self.final_text: str | None = None   # a call's text restated before its end
-        self.shown_raw: str | None = None    # ... or after it: shown, the call unchanged
+        self.shown_raw: str | None = None    # a call's text as restated: shown, the call
+                                             # unchanged
 
     def slot(self) -> Slot:
         o = self.opened
@@ -87,10 +87,11 @@ def _order(wire: str, folded: _Folded) -> Any:
         return (address[0], folded.opened.takes_input and not folded.opened.structured,
                 folded.order)
     if wire == "openai-responses":
-        # Per item: its parts, then its summary parts, then the item's own slot.
+        # Per item: its own slot (shown only while it has no parts; its call first in
+        # `tool_calls()`), then its parts, then its summary parts.
         if len(address) == 1:
-            return (address[0], 2, 0)
-        return (address[0], 1, address[2]) if address[1] == "summary" else (address[0], 0,
+            return (address[0], 0, 0)
+        return (address[0], 2, address[2]) if address[1] == "summary" else (address[0], 1,
                                                                              address[1])
     return address
 
@@ -101,6 +102,7 @@ class Fold:
     def __init__(self, wire: str) -> None:
         self.wire = wire
         self._slots: dict[Any, _Folded] = {}
+        self._hidden: dict[Any, _Folded] = {}   # removed from the slots (their calls kept)
         self.ended = False
 
     def add(self, changes: Iterable[Any]) -> None:
@@ -114,9 +116,16 @@ class Fold:
                     if folded.call is not None and folded.opened.structured and change.fragment:
                         folded.call.feed(change.fragment)
             elif kind is ToolInputGrew:
-                folded = self._slots.get(change.address)
+                folded = self._slots.get(change.address) or self._hidden.get(change.address)
                 if folded is not None:
-                    self._call(folded).feed(change.fragment)
+                    call = self._call(folded)
+                    if call.ended:            # the slot's text grows; the call is done
+                        shown = call.raw if folded.shown_raw is None else folded.shown_raw
+                        folded.shown_raw = shown + change.fragment
+                    else:
+                        call.feed(change.fragment)
+                        if folded.shown_raw is not None:
+                            folded.shown_raw += change.fragment
             elif kind is SlotOpened:
                 self._open(change)
             elif kind is SlotReserved:
@@ -130,11 +139,15 @@ class Fold:
             elif kind is SlotRestated:
                 self._restate(change)
             elif kind is SlotRemoved:
-                self._slots.pop(change.address, None)
+                # Out of `slots()`; a call it holds stays one of `tool_calls()`.
+                removed = self._slots.pop(change.address, None)
+                if removed is not None:
+                    self._hidden[change.address] = removed
             elif kind is StreamEnded:
                 self.ended = True
 
     def _open(self, change: SlotOpened) -> None:
+        self._hidden.pop(change.address, None)
         reserved = self._slots.get(change.address)
         folded = _Folded(change, len(self._slots) if reserved is None else reserved.order)
         if reserved is not None:
@@ -175,27 +188,24 @@ class Fold:
         if change.content is not None:
             folded.parts[:] = [change.content] if change.content else []
             if folded.call is not None and not folded.opened.structured:
-                if folded.call.ended:
-                    folded.shown_raw = change.content
-                else:
-                    folded.final_text = change.content
+                folded.shown_raw = change.content
         if change.label is not None:
             folded.label = change.label
         if change.slot_kind is not None:
             folded.slot_kind = change.slot_kind
 
     def _close(self, change: SlotClosed) -> None:
-        folded = self._slots.get(change.address)
+        folded = self._slots.get(change.address) or self._hidden.get(change.address)
         if folded is None:
             return
         if change.how not in CALL_ENDS:       # (those end the call, not the slot)
             folded.state = "never closed" if change.synthesised else "closed"
         call = folded.call
-        if call is not None and not call.ended:
+        if call is not None and not call.ended and change.call_state != "forming":
             if change.synthesised:
                 call.cut()
             else:
-                call.end(folded.final_text)
+                call.end(change.final_text)
             folded.input = change.input if change.call_state is not None else call.input
 
     def _ordered(self) -> list[_Folded]:
@@ -207,4 +217,6 @@ class Fold:
 
     def tool_calls(self) -> list[ToolCallView]:
         """Every tool call so far, as immutable views (as `Accumulator.tool_calls()`)."""
-        return [f.call.view() for f in self._ordered() if f.call is not None]
+        every = sorted([*self._slots.values(), *self._hidden.values()],
+                       key=lambda f: _order(self.wire, f))
+        return [f.call.view() for f in every if f.call is not None]

@@ -294,15 +294,20 @@ class Item:
 
     @property
     def name(self) -> str | None:
-        src = self.done if self.done is not None else self.data
-        name = src.get("name")
-        return name if isinstance(name, str) else None
+        """The item's name: the finished item's, else the announced one's."""
+        return self._said("name")
 
     @property
     def call_id(self) -> str | None:
-        src = self.done if self.done is not None else self.data
-        call_id = src.get("call_id")
-        return call_id if isinstance(call_id, str) else None
+        """The item's call id: the finished item's, else the announced one's."""
+        return self._said("call_id")
+
+    def _said(self, key: str) -> str | None:
+        for src in (self.done, self.data):
+            value = src.get(key) if src is not None else None
+            if isinstance(value, str):
+                return value
+        return None
 
     def text_field(self, path: tuple) -> Fragments:
         """The streamed string at `path`, started from the announced value."""
@@ -395,8 +400,10 @@ class Item:
         text = self.shown_text(built)
         if self.call is None:
             return [Slot((oi,), self.type, self.label(), text, self.state)]
-        return [Slot((oi,), self.type, self.label(), text, self.state, name=self.name,
-                     call_id=self.call_id, raw_input=text, input=input_so_far(self.call))]
+        # A call's slot names the call as the call knows itself.
+        call = self.call
+        return [Slot((oi,), self.type, self.label(), text, self.state, name=call.name or None,
+                     call_id=call.call_id, raw_input=text, input=input_so_far(call))]
 
 
 def input_so_far(call: Any) -> Any:

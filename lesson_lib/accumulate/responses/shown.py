@@ -172,7 +172,7 @@ class ShownSlots:
                  opening: list, growing: list, closing: list, *, data: Any = None) -> None:
         address = slot.address
         told = self.told.get(address)
-        if told is not None and (told.call is not call) and shown:
+        if told is not None and told.call is not call:
             # The slot began to take input (a structured-output call made late): say it
             # again from its start, as a slot that takes input.
             self.told.pop(address)
@@ -197,7 +197,9 @@ class ShownSlots:
                                                                slot.call_id)
             told.channel = CHANNELS.get(slot.kind, "other")
         if told.shown:
-            self._grow(told, address, slot, event, growing)
+            self._grow(told, address, slot.content, event, growing)
+        elif call is not None and not told.structured:
+            self._grow(told, address, call.raw, event, growing)   # a hidden slot's call
         self._close(told, address, slot.state, call, event, closing, data)
 
     def _open(self, item: Item, slot: Slot, call: Any, shown: bool, event: int | None,
@@ -217,16 +219,20 @@ class ShownSlots:
             item_id=item.id, takes_input=call is not None, data=source,
             structured=told.structured,
             json_arguments=call is None or call.json_arguments))
+        if call is not None and not told.structured and call.raw:
+            # The fold's call is fed what this call was fed; the slot's text may say
+            # otherwise (a restatement, below).
+            opening.append(ToolInputGrew(event, slot.address, call.raw, ()))
+            told.text.append(call.raw)
         if not shown:
             opening.append(SlotRemoved(event, slot.address))
         return told
 
-    def _grow(self, told: _Told, address: Any, slot: Slot, event: int | None,
+    def _grow(self, told: _Told, address: Any, new: str, event: int | None,
               growing: list) -> None:
         """The slot's text now against the text told: the new tail, or a restatement.
         An item that streams no field shows a description made from its data (a web
         search's query, an image's size): never text of the stream, always restated."""
-        new = slot.content
         old = told.text.text
         if new == old:
             return
@@ -248,7 +254,12 @@ class ShownSlots:
         ended_now = call is not None and call.ended and not told.call_ended
         if ended_now:
             told.call_ended = True
-        call_facts = {"call_state": call.state, "input": call.input} if ended_now else {}
+        call_facts: dict[str, Any] = {}
+        if ended_now:
+            call_facts = {"call_state": call.state, "input": call.input,
+                          "final_text": call.raw if call.restated else None}
+        elif call is not None and not call.ended:
+            call_facts = {"call_state": "forming"}      # the slot closes, the call goes on
         if state != told.state and told.state == "open":
             told.state = state            # type: ignore[assignment]
             if state == "closed":

@@ -71,7 +71,9 @@ class ToolCallEvents:
             frags = item.text_field(path)
         frags.append(delta)
         grew: tuple = ()
-        if kind in TOOL_ITEMS and item.type == kind:
+        # The call is fed what its own field gets, whichever delta type brought it (a
+        # mismatch was said above): the call's text and the item's stay one text.
+        if TOOL_ITEMS.get(item.type) == path:
             call = item.call
             if call is None:
                 call = self.call_of(item, ev, skip=delta)

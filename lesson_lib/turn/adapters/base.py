@@ -264,8 +264,10 @@ class WireAdapter:
         block = self.blocks.get(c.address)
         if block is None or block.ended:
             return
+        # ("forming": the slot closed and its call did not end; the adapter checks it.)
+        state = None if c.call_state == "forming" else c.call_state
         self._end(block, out, t, at, synthesised=c.synthesised,
-                  reason=c.reason or c.how, call_state=c.call_state, value=c.input,
+                  reason=c.reason or c.how, call_state=state, value=c.input,
                   data=getattr(c, "data", None))
 
     def _end(self, block: _Block, out: list, t: float | None, at: int | None, *,
