@@ -19,13 +19,17 @@ chunk of several megabytes would time the SDK's SSE decoder on a shape no
 server sends, see ``bench_sse``). Before timing, each case checks that both
 sides ended with the same text or tool input.
 
-Time is the best of interleaved rounds (each size and side once per round,
-so that a busy moment on a shared machine weighs on all of them alike), with
-the garbage collector off during each run (as `timeit` does): as many rounds
-for ours as fill about `BUDGET_S` seconds (between 3 and 9), the SDK's first
-two. ``SDK/ours`` is SDK time over our time (the goal is at least 5); ``x2``
-is the time at a size over the time at half of it (the goal is at most 2.2
-for ours: 2 is linear).
+Time is CPU time (`time.process_time`): both sides run in this one thread
+and do no I/O (the replay is in memory), so their CPU time is their cost,
+and what other processes take from a shared machine's cores is not counted
+in it (wall time counts those waits too; it is kept in the rows,
+``*_wall_s``). Each figure is the best of interleaved rounds
+(each size and side once per round, so that a busy moment weighs on all of
+them alike), with the garbage collector off during each run (as `timeit`
+does): as many rounds for ours as fill about `BUDGET_S` seconds (between 3
+and 9), the SDK's first two. ``SDK/ours`` is SDK time over our time (the
+goal is at least 5); ``x2`` is the time at a size over the time at half of
+it (the goal is at most 2.2 for ours: 2 is linear).
 
     python bench/bench_turn.py [--quick]
 """
@@ -137,29 +141,36 @@ def _same_result(wire: str, state: Any, final: Any) -> bool:
     return block.text == final.output_text
 
 
-def _once(fn: Callable[[], Any]) -> float:
-    """One run's wall time, with the garbage collector off (as timeit does)."""
+Times = tuple[float, float]     # (CPU, wall) seconds
+
+
+def _once(fn: Callable[[], Any]) -> Times:
+    """One run's CPU and wall time, with the garbage collector off (as timeit does)."""
     gc.collect()
     gc.disable()
     try:
-        t0 = time.perf_counter()
+        c0, w0 = time.process_time(), time.perf_counter()
         fn()
-        return time.perf_counter() - t0
+        return time.process_time() - c0, time.perf_counter() - w0
     finally:
         gc.enable()
 
 
+def _best(a: Times, b: Times) -> Times:
+    return min(a[0], b[0]), min(a[1], b[1])
+
+
 def _interleaved(ours: list[Callable[[], Any]], sdk: list[Callable[[], Any]],
-                 rounds: int, sdk_rounds: int) -> tuple[list[float], list[float]]:
-    """The best time of each function over `rounds` rounds, every size once per round
+                 rounds: int, sdk_rounds: int) -> tuple[list[Times], list[Times]]:
+    """The best times of each function over `rounds` rounds, every size once per round
     (the SDK's in the first `sdk_rounds` only: seconds long)."""
-    best_ours = [float("inf")] * len(ours)
-    best_sdk = [float("inf")] * len(sdk)
+    never = (float("inf"), float("inf"))
+    best_ours, best_sdk = [never] * len(ours), [never] * len(sdk)
     for r in range(rounds):
         for i, fn in enumerate(ours):
-            best_ours[i] = min(best_ours[i], _once(fn))
+            best_ours[i] = _best(best_ours[i], _once(fn))
             if r < sdk_rounds:
-                best_sdk[i] = min(best_sdk[i], _once(sdk[i]))
+                best_sdk[i] = _best(best_sdk[i], _once(sdk[i]))
     return best_ours, best_sdk
 
 
@@ -174,18 +185,20 @@ def run(quick: bool = False) -> list[dict]:
         bodies = [build(n) for n in sizes]
         ours = [_ours(body, wire) for body in bodies]
         sdk = [_sdk(_capture(body, wire)) for body in bodies]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for n, mine, theirs in zip(sizes, ours, sdk, strict=True):
             if not _same_result(wire, mine(), theirs()):
                 raise AssertionError(f"{name} at {n}: ours and the SDK's final object differ")
-        first = time.perf_counter() - t0    # one run of each: prices a round
+        first = time.process_time() - t0    # one run of each: prices a round
         rounds = 2 if quick else max(3, min(9, int(BUDGET_S / max(first, 1e-6))))
         t_ours, t_sdk = _interleaved(ours, sdk, rounds, 1 if quick else 2)
         before: dict | None = None
-        for n, body, mine, theirs in zip(sizes, bodies, t_ours, t_sdk, strict=True):
+        for n, body, (mine, mine_wall), (theirs, theirs_wall) in zip(
+                sizes, bodies, t_ours, t_sdk, strict=True):
             row = {"bench": "turn", "case": name, "wire": wire, "route": route,
                    "size": n, "unit": unit, "bytes": len(body), "rounds": rounds,
-                   "ours_s": mine, "sdk_s": theirs, "ratio": theirs / mine}
+                   "ours_s": mine, "sdk_s": theirs, "ratio": theirs / mine,
+                   "ours_wall_s": mine_wall, "sdk_wall_s": theirs_wall}
             if before is not None:
                 row["ours_x2"] = mine / before["ours_s"]
                 row["sdk_x2"] = theirs / before["sdk_s"]
@@ -201,6 +214,7 @@ def main(quick: bool = False) -> list[dict]:
     print(f"(goal: SDK/ours at least {SPEED_GOAL:g}, a doubling costing ours at most "
           f"{DOUBLING_GOAL:g}x; route sdk: no changes from that wire's accumulator yet, "
           "so ours runs the SDK too)")
+    print("(CPU time, best of interleaved rounds)")
     print(f"{'case':<24} {'route':>5} {'size':>15} {'ours ms':>9} {'SDK ms':>9} "
           f"{'SDK/ours':>9} {'ours x2':>8} {'SDK x2':>7}")
     for r in rows:
