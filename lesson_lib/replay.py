@@ -9,7 +9,7 @@ returns or raises is exactly what it would do with those bytes live.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,8 +124,15 @@ class SDKOutcome:
         return type(self.error).__name__ if self.error is not None else None
 
 
+OnEvent = Callable[[Any], None]
+
+
+class _OnEventFailed(Exception):
+    """The caller's `on_event` raised: its error is the caller's, not the SDK's."""
+
+
 def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = None,
-            keep_events: bool = True) -> SDKOutcome:
+            keep_events: bool = True, on_event: OnEvent | None = None) -> SDKOutcome:
     """Stream the capture through its wire's official helper and record the outcome.
 
     Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
@@ -134,13 +141,19 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
     replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
     Without `keep_events`, only what `check` compares is kept (text, final,
     error, the count of events), so memory stays linear in the stream.
+    `on_event` is called with each of the helper's events as it arrives (a
+    reader that needs every event without keeping them all); what it raises
+    is raised from here, never recorded as the SDK's error.
     """
     out = SDKOutcome()
     kwargs = request_kwargs(capture)
     texts: list[str] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # model-deprecation notices
-        _drive(capture, chunk_size, kwargs, out, texts, keep_events, client)
+        try:
+            _drive(capture, chunk_size, kwargs, out, texts, keep_events, client, on_event)
+        except _OnEventFailed as failed:
+            raise failed.__cause__ from None    # type: ignore[misc]
     out.text = "".join(texts)
     return out
 
@@ -153,35 +166,42 @@ _TEXT_EVENT = {"anthropic-messages": ("text", "text"),
 
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
            out: SDKOutcome, texts: list[str], keep_events: bool,
-           client: Any = None) -> None:
+           client: Any = None, on_event: OnEvent | None = None) -> None:
     try:
         if capture.wire == "anthropic-messages":
             client = client or anthropic_client(capture, chunk_size)
             with client.messages.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events)
+                _collect(stream, capture.wire, out, texts, keep_events, on_event)
                 out.final = stream.get_final_message()
         elif capture.wire == "openai-responses":
             client = client or openai_client(capture, chunk_size)
             with client.responses.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events)
+                _collect(stream, capture.wire, out, texts, keep_events, on_event)
                 out.final = stream.get_final_response()
         elif capture.wire == "openai-chat":
             client = client or openai_client(capture, chunk_size)
             with client.chat.completions.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events)
+                _collect(stream, capture.wire, out, texts, keep_events, on_event)
                 out.final = stream.get_final_completion()
         else:
             raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
+    except _OnEventFailed:
+        raise
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
 
 
 def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
-             keep_events: bool) -> None:
+             keep_events: bool, on_event: OnEvent | None = None) -> None:
     kind, key = _TEXT_EVENT[wire]
     for event in stream:
         out.event_count += 1
         if keep_events:
             out.events.append(event)
+        if on_event is not None:
+            try:
+                on_event(event)
+            except Exception as exc:
+                raise _OnEventFailed() from exc
         if event.type == kind:
             texts.append(getattr(event, key))

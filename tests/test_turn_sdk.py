@@ -270,3 +270,81 @@ def test_a_connection_failure_is_a_transport_error_that_a_retry_can_cure():
     err = state.errors[0]
     assert (err.scope, err.phase, err.retryable) == ("transport", "after_output", True)
     assert state.steps[0].ended == "error" and state.blocks[0].synthesised
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
+def test_sdk_route_reading_each_event_as_it_arrives_gives_what_the_kept_events_give(capture):
+    from lesson_lib.turn.adapters import dialect_of
+    from lesson_lib.turn.adapters.sdk import turn_events_from_sdk
+    from lesson_lib.turn.run import step_events
+    kept = run_sdk(capture)
+    model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    want = turn_events_from_sdk(capture.wire, kept.events, kept.error, model=model,
+                                dialect=dialect_of(capture))
+    got = step_events(capture, route="sdk")
+    assert [repr(e) for e in got] == [repr(e) for e in want]
+
+
+def long_text_stream(wire: str, n: int, delta: str) -> bytes:
+    """A stream of one text block of `n` deltas of `delta`, ended properly."""
+    import json
+    text = delta * n
+    if wire == "anthropic-messages":
+        message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                   "content": [], "stop_reason": None, "stop_sequence": None,
+                   "usage": {"input_tokens": 1, "output_tokens": 1}}
+        ps = [{"type": "message_start", "message": message},
+              {"type": "content_block_start", "index": 0,
+               "content_block": {"type": "text", "text": ""}}]
+        ps += [{"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": delta}}] * n
+        ps += [{"type": "content_block_stop", "index": 0},
+               {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": n}},
+               {"type": "message_stop"}]
+    else:
+        ids = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+        base = {"id": "resp_1", "object": "response", "created_at": 1, "model": "m",
+                "status": "in_progress", "output": [], "tools": [],
+                "tool_choice": "auto", "parallel_tool_calls": True}
+        item = {"id": "msg_1", "type": "message", "role": "assistant",
+                "status": "in_progress", "content": []}
+        part = {"type": "output_text", "text": "", "annotations": []}
+        done = {**item, "status": "completed", "content": [{**part, "text": text}]}
+        ps = [{"type": "response.created", "response": base},
+              {"type": "response.output_item.added", "output_index": 0, "item": item},
+              {"type": "response.content_part.added", **ids, "part": part}]
+        ps += [{"type": "response.output_text.delta", **ids, "delta": delta}] * n
+        ps += [{"type": "response.output_text.done", **ids, "text": text},
+               {"type": "response.output_item.done", "output_index": 0, "item": done},
+               {"type": "response.completed",
+                "response": {**base, "status": "completed", "output": [done]}}]
+        ps = [{**p, "sequence_number": i} for i, p in enumerate(ps)]
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in ps).encode()
+
+
+@pytest.mark.parametrize("wire", ["anthropic-messages", "openai-responses"])
+def test_sdk_route_memory_is_linear_though_the_sdk_events_carry_the_text_so_far(wire):
+    # Anthropic ``text`` and Responses ``output_text.delta`` events carry the whole
+    # text so far: keeping them all would take memory quadratic in the stream.
+    import tracemalloc
+
+    from lesson_lib.captures import from_bytes
+    from lesson_lib.turn.run import step_events
+
+    def peak(n: int) -> int:
+        capture = from_bytes(long_text_stream(wire, n, "x" * 400), name="long",
+                             sidecar={"wire": wire})
+        assert capture.events            # decoded before tracing: only the route counts
+        tracemalloc.start()
+        try:
+            events = step_events(capture, route="sdk")
+            most = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert sum(e.kind == "block_delta" for e in events) == n
+        return most
+
+    peak(10)                            # the SDK's first run imports its modules
+    small, large = peak(120), peak(240)
+    assert large / small < 2.6          # quadratic would be near 4

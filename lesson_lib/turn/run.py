@@ -46,11 +46,15 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
     if route == "sdk":
         from ..replay import run_sdk
-        from .adapters.sdk import turn_events_from_sdk
-        outcome = run_sdk(capture)
-        return turn_events_from_sdk(capture.wire or "", outcome.events, outcome.error,
-                                    step=step, seq=seq, model=model,
-                                    dialect=dialect_of(capture))
+        from .adapters.sdk import SDKAdapter
+        sdk = SDKAdapter(capture.wire or "", step, seq, model=model, dialect=dialect_of(capture))
+        out = sdk.begin()
+        # Each SDK event is read as it arrives and not kept: some carry the whole
+        # text so far (Anthropic ``text``, Responses ``output_text.delta``), so
+        # keeping them all would cost memory quadratic in the stream.
+        outcome = run_sdk(capture, keep_events=False,
+                          on_event=lambda event: out.extend(sdk.feed(event)))
+        return out + sdk.end(outcome.error)
     adapter = adapter_for(capture.wire, step, seq, model=model, dialect=dialect_of(capture))
     out = adapter.begin()
     if capture.status >= 300:
