@@ -3,6 +3,13 @@
 - ``history``: a `History` over an Anthropic stream of N text deltas, jumped
   to the last event and then to the end (what a player's first jump to the
   end does): a checkpoint every 64 events, each sharing the fragment logs;
+- ``history tool``: the same over an Anthropic stream whose one tool_use block
+  takes a file-writing input of N KB (a long string argument) in 20-character
+  ``input_json_delta`` fragments: each checkpoint copies the forming call's
+  parser mid-string;
+- ``history records``: the same with an input of N KB that is one long array
+  of small objects (``{"rows": [...]}``): each checkpoint copies the parser
+  while that array is open;
 - ``check``: `validate` (``lesson-lib check``) of a capture of N text deltas,
   which replays it through the Anthropic SDK and compares the text;
 - ``settled``: the settled paths of a tool call whose arguments nest N
@@ -32,9 +39,13 @@ from lesson_lib.captures import from_bytes
 from lesson_lib.tool_calls import ToolCall
 from lesson_lib.validate import validate
 
-SIZES = {"history": (100_000, 200_000), "check": (10_000, 20_000),
+SIZES = {"history": (100_000, 200_000), "history tool": (150_000, 300_000),
+         "history records": (150_000, 300_000), "check": (10_000, 20_000),
          "settled": (10_000, 20_000)}
-QUICK_SIZES = {"history": (2_000, 4_000), "check": (500, 1_000), "settled": (500, 1_000)}
+QUICK_SIZES = {"history": (2_000, 4_000), "history tool": (8_000, 16_000),
+               "history records": (8_000, 16_000), "check": (500, 1_000),
+               "settled": (500, 1_000)}
+TOOL_DELTA = 20
 GOAL = 2.2
 
 
@@ -56,6 +67,69 @@ def text_stream(n: int):
     parts += [f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in tail]
     return from_bytes("".join(parts).encode(), name=f"text-{n}",
                       sidecar={"wire": "anthropic-messages"})
+
+
+def tool_stream(arguments: str):
+    """An Anthropic capture of one tool_use block whose input is `arguments`, in
+    `TOOL_DELTA`-character fragments, ended properly."""
+    head = [{"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}}]
+    head += [{"type": "content_block_delta", "index": 0,
+              "delta": {"type": "input_json_delta",
+                        "partial_json": arguments[i:i + TOOL_DELTA]}}
+             for i in range(0, len(arguments), TOOL_DELTA)]
+    head += [{"type": "content_block_stop", "index": 0},
+             {"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                                                 "stop_sequence": None},
+              "usage": {"output_tokens": 1}},
+             {"type": "message_stop"}]
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in head)
+    return from_bytes(body.encode(), name=f"tool-{len(arguments)}",
+                      sidecar={"wire": "anthropic-messages"})
+
+
+def file_text(size: int) -> str:
+    """``{"path": ..., "content": ...}``: a file's text of about `size` characters of JSON."""
+    lines = ['def greet(name):', '    """Say hello."""', '    return f"Hello, {name}!"', "",
+             "# naïve café — résumé", '\tprint("tab\\tseparated", 42)']
+    text, length, i = [], 40, 0
+    while length < size:
+        line = lines[i % len(lines)] + "\n"
+        text.append(line)
+        length += len(json.dumps(line)) - 2
+        i += 1
+    return json.dumps({"path": "notes/example.py", "content": "".join(text)})
+
+
+def records(size: int) -> str:
+    """``{"rows": [...]}`` of small objects, about `size` characters of JSON."""
+    rows, length = [], 12
+    while length < size:
+        row = {"id": len(rows), "sku": f"SKU-{len(rows) * 7919 % 10 ** 6:06d}",
+               "name": ["kettle", "lamp", "café table"][len(rows) % 3], "in_stock": True}
+        rows.append(row)
+        length += len(json.dumps(row)) + 2
+    return json.dumps({"rows": rows})
+
+
+def _history_of(capture) -> Callable[[], object]:
+    def job():
+        history = History(capture)
+        history.at(len(history))
+        return history.end()
+    return job
+
+
+def history_tool_job(n: int) -> Callable[[], object]:
+    return _history_of(tool_stream(file_text(n)))
+
+
+def history_records_job(n: int) -> Callable[[], object]:
+    return _history_of(tool_stream(records(n)))
 
 
 def history_job(n: int) -> Callable[[], object]:
@@ -87,7 +161,8 @@ def settled_job(n: int) -> Callable[[], object]:
     return job
 
 
-JOBS = {"history": history_job, "check": check_job, "settled": settled_job}
+JOBS = {"history": history_job, "history tool": history_tool_job,
+        "history records": history_records_job, "check": check_job, "settled": settled_job}
 
 
 def measure(job: Callable[[], object], repeat: int) -> tuple[float, int]:
@@ -129,14 +204,14 @@ def run(quick: bool = False) -> list[dict]:
 
 def main(quick: bool = False) -> list[dict]:
     rows = run(quick)
-    print(f"{'job':<8} {'sizes':>16} {'seconds':>17} {'peak MB':>17} {'time x2':>8} "
+    print(f"{'job':<16} {'sizes':>16} {'seconds':>17} {'peak MB':>17} {'time x2':>8} "
           f"{'mem x2':>7}")
     for r in rows:
         sizes = "{:,} / {:,}".format(*r["sizes"])
         secs = "{:.3f} / {:.3f}".format(*r["seconds"])
         mem = "{:.1f} / {:.1f}".format(*r["peak_mb"])
         flag = "" if max(r["time_x2"], r["memory_x2"]) <= GOAL else "  over the goal"
-        print(f"{r['job']:<8} {sizes:>16} {secs:>17} {mem:>17} {r['time_x2']:>8.2f} "
+        print(f"{r['job']:<16} {sizes:>16} {secs:>17} {mem:>17} {r['time_x2']:>8.2f} "
               f"{r['memory_x2']:>7.2f}{flag}")
     return rows
 
