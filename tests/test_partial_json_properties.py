@@ -617,6 +617,74 @@ def test_a_copy_taken_after_any_fragment_goes_on_like_a_fresh_parser(
     assert original.open_path == before[2]
 
 
+def _state(parser: PartialJSON) -> tuple:
+    """What a parser shows, as plain data (read through the public API)."""
+    return (json.dumps(parser.value, ensure_ascii=False) if parser.value is not NOTHING
+            else NOTHING, frozenset(parser.settled), parser.open_path, parser.settled_count)
+
+
+def _fed(parser: PartialJSON, piece: str) -> tuple:
+    """What feeding one fragment gave: its changes, or the error's place and words."""
+    try:
+        return ("changes", [(c.op, c.path, json.dumps(c.value)) for c in parser.feed(piece)])
+    except PartialJSONError as error:
+        return ("error", error.position, error.message.removeprefix("this parser already failed: "))
+
+
+@settings(deadline=None, max_examples=100, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(documents, st.sampled_from(STYLES), st.data())
+def test_copies_taken_anywhere_go_on_alone_and_never_move_each_other(
+        value: Any, style: str, pick: st.DataObject) -> None:
+    # Parsers and copies of them (copies of copies too, used or not yet) are fed
+    # in any interleaving, some read after a feed and some not (a read brings a
+    # shared open string up to date): each must show, after its i-th fragment,
+    # exactly what one parser fed the first i fragments shows, whatever the
+    # others did before or after. Some texts are corrupted, so that a copy of a
+    # parser that later fails, and one of a parser that failed, are in it too.
+    text = render(value, style, pick)
+    if text and pick.draw(st.booleans(), label="corrupt"):
+        at = pick.draw(st.integers(0, len(text) - 1), label="corrupt at")
+        text = text[:at] + pick.draw(st.sampled_from(["}", "x", '"', ",", "\\q"])) + text[at:]
+    fragments = split(text, pick)
+    fresh = PartialJSON()
+    fed_expected, states = [], [_state(fresh)]
+    for piece in fragments:
+        fed_expected.append(_fed(fresh, piece))
+        states.append(_state(fresh))
+    parsers: list[list] = [[PartialJSON(), 0]]        # [parser, fragments fed]
+    while any(at < len(fragments) for _, at in parsers):
+        parser, at = entry = pick.draw(st.sampled_from(parsers), label="who")
+        action = pick.draw(st.sampled_from(["feed", "feed", "feed", "copy", "look"]),
+                           label="what")
+        if action == "copy":
+            twin = [parser.copy() if pick.draw(st.booleans(), label="how")
+                    else copy.deepcopy(parser), at]
+            if len(parsers) < 5:
+                parsers.append(twin)
+            else:   # five at most: a new copy replaces one (never the first parser)
+                parsers[pick.draw(st.integers(1, 4), label="replaces")] = twin
+        elif action == "look":
+            for other, other_at in parsers:
+                assert _state(other) == states[other_at]
+        elif at < len(fragments):
+            assert _fed(parser, fragments[at]) == fed_expected[at]
+            entry[1] = at + 1
+            if pick.draw(st.booleans(), label="read"):
+                assert _state(parser) == states[at + 1]
+    expected = _finish_of(fresh)
+    for parser, at in parsers:
+        assert _state(parser) == states[at]
+        assert _finish_of(parser) == expected
+
+
+def _finish_of(parser: PartialJSON) -> tuple:
+    try:
+        return ("value", json.dumps(parser.finish(), ensure_ascii=False))
+    except PartialJSONError as error:
+        return ("error", error.position)
+
+
 @SETTINGS
 @given(documents, st.sampled_from(STYLES), st.data())
 def test_the_open_path_is_the_one_chain_not_settled(value: Any, style: str,

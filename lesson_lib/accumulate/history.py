@@ -21,10 +21,14 @@ one costs one `feed`; any jump costs at most one copy plus `every` feeds.
 
 A copy (`Accumulator.__deepcopy__`) shares what can no longer change: an
 ended tool call's value, the settled parts of a forming one (see "Sharing"
-in `lesson_lib.tool_calls`). What still changes is copied without recursion,
-a forming call's parser one level per open container, so a checkpoint costs
-the state's bookkeeping plus the open containers, however deep the arguments
+in `lesson_lib.tool_calls`). What still changes is copied without recursion.
+A forming call's parser shares its open containers and its open string with
+the copy, which keeps their sizes and makes its own only when it is fed or
+read (`PartialJSON.copy`): a checkpoint is never either, so it costs the
+state's bookkeeping plus the depth of the open arguments, however long the
+array or string being built (a 300 KB file's text) and however deep they
 nest (a tool input 10,000 levels deep is fine), never a walk of every value.
+A cursor restored from a checkpoint makes its own copies once, on its first feed.
 """
 
 from __future__ import annotations

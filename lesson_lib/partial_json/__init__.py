@@ -44,8 +44,12 @@ object or array when it closes. `settled` is a live, read-only set view;
 is open), and `settled_count` is ``len(settled)``.
 
 Copying mid-stream: `copy()` (what ``copy.deepcopy`` calls) gives a parser
-that goes on independently from here, at the cost of the containers still
-open, not of the text so far.
+that goes on independently from here. It costs the depth of the open
+containers, not their size nor the text so far: what is open only grows at
+its end, so the copy shares it and remembers its sizes, and makes its own
+containers and string the first time it is fed or read (see `borrowed`).
+Copying a copy that was never used costs the same again, so a chain of
+checkpoints over a long array or string stays linear in time and memory.
 
 What each `feed` returns: a list of `Change` objects in the order things
 happened. ``set`` carries the first value (``""``, a fresh empty container,

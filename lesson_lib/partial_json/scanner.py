@@ -16,6 +16,7 @@ from json.decoder import scanstring as _scanstring
 from typing import Any
 
 from . import messages as msg
+from .borrowed import Borrowed, own
 from .settled import SettledPaths
 from .values import NOTHING, Change, PartialJSONError, make_change, path_of
 
@@ -89,6 +90,12 @@ class PartialJSON:
         self._name_parts: list[str] = []
         self._pending: list[str] = []  # text of the open string not yet in self._text
         self._text = ""           # the open string as far as it is materialised
+        # Once a copy was taken inside the open string, `_pending` is a log a copy reads:
+        # only appended to, its first `_caught` pieces in `_text`, after `_base`.
+        self._lent = False
+        self._base = ""
+        self._caught = 0
+        self._borrowed: Borrowed | None = None   # a copy not used yet: what it reads
         self._slot: Any = None    # the container holding the open string (None: the root)
         self._slot_key: Any = None
         self._string_at = 0
@@ -122,6 +129,8 @@ class PartialJSON:
         if not isinstance(fragment, str):
             raise TypeError(f"feed() takes str, not {type(fragment).__name__} "
                             "(decode bytes as UTF-8 first)")
+        if self._borrowed is not None:
+            self._own()
         if self._state == _STRING and not self._in_name and fragment:
             # The common case for a long string argument: the whole fragment is string
             # text with whole escapes. The standard library's C string scanner decodes it;
@@ -147,6 +156,8 @@ class PartialJSON:
     @property
     def value(self) -> Any:
         """The value so far (NOTHING before any value began); a live structure, see the module."""
+        if self._borrowed is not None:
+            self._own()
         if self._pending:
             self._catch_up()
         return self._root
@@ -173,33 +184,24 @@ class PartialJSON:
     def copy(self) -> PartialJSON:
         """A parser that goes on independently from where this one is; no recursion.
 
-        Only the open containers can still change (a container is written to
-        only while it is on the stack; a closed one, like a finished string,
-        number or literal, is never touched again), and they form one chain
-        from the root: the stack. So the copy copies each of them one level
-        (sharing their settled children) and links each copy to the next; the
-        lists the parser appends to are copied, and everything else (numbers,
-        strings, tuples, the error) is immutable and shared. Cost: the open
-        containers' sizes plus the stack's depth, not the text so far.
+        Only the open containers and the open string, name or number can
+        still change, and they only grow at their end (see
+        `lesson_lib.partial_json.borrowed`). So the copy takes the stack (one
+        chain from the root) and the size of each of them now, and shares
+        everything else (closed values, numbers, strings, tuples, the error
+        are never written to again). It makes its own containers and string,
+        one level each, the first time it is fed or its value is read. So a
+        copy costs the stack's depth, and a copy that is only ever copied
+        again (a history checkpoint) never costs more, however long the
+        array or string being built.
         """
         twin = PartialJSON.__new__(PartialJSON)
         twin.__dict__.update(vars(self))
-        mine: dict[int, Any] = {}            # id of an open container -> its copy
-        stack = []
-        above: Any = None
-        for container, place, is_dict, at in self._stack:
-            own = dict(container) if is_dict else list(container)
-            mine[id(container)] = own
-            if above is not None:
-                above[place[1]] = own        # the open child is the last one: key place[1]
-            stack.append((own, place, is_dict, at))
-            above = own
-        twin._stack = stack
-        twin._root = mine.get(id(self._root), self._root)
-        twin._slot = None if self._slot is None else mine[id(self._slot)]
-        twin._pending = list(self._pending)
-        twin._name_parts = list(self._name_parts)
-        twin._num_parts = list(self._num_parts)
+        twin._borrowed = self._lend() if self._borrowed is None else self._borrowed
+        twin._stack = list(self._stack)
+        twin._pending, twin._name_parts, twin._num_parts = [], [], []
+        twin._text, twin._base, twin._lent, twin._caught = "", "", False, 0
+        twin._root, twin._slot = NOTHING, None     # in `_borrowed` until the twin is used
         twin._settled = SettledPaths(twin)
         return twin
 
@@ -210,6 +212,8 @@ class PartialJSON:
 
     def finish(self) -> Any:
         """The complete value, checked strictly (RFC 8259, unique names); idempotent."""
+        if self._borrowed is not None:
+            self._own()
         if self._error is not None:
             self._finished = True
             raise self._error.again()
@@ -231,18 +235,56 @@ class PartialJSON:
 
     # -- helpers -----------------------------------------------------------
 
+    def _lend(self) -> Borrowed:
+        """What a copy taken now reads from this parser; from now on the open
+        string's pieces are a log that is only appended to."""
+        string = self._state in _STRING_STATES and not self._in_name
+        if string and not self._lent:
+            self._lent, self._base, self._caught = True, self._text, 0
+        pending = self._pending
+        return Borrowed(self._root, self._slot, tuple(len(entry[0]) for entry in self._stack),
+                        string,
+                        self._base if string else "", pending, len(pending),
+                        self._name_parts, len(self._name_parts),
+                        self._num_parts, len(self._num_parts))
+
+    def _own(self) -> None:
+        """A copy's first use: make its own open containers and string from what it borrowed."""
+        borrowed = self._borrowed
+        assert borrowed is not None
+        self._borrowed = None
+        self._stack, mine = own(self._stack, borrowed.sizes)
+        self._root = mine.get(id(borrowed.root), borrowed.root)
+        self._slot = None if borrowed.slot is None else mine[id(borrowed.slot)]
+        if borrowed.string:
+            text = self._text = borrowed.text()
+            if self._slot is None:
+                self._root = text
+            else:
+                self._slot[self._slot_key] = text
+        self._name_parts = borrowed.names[:borrowed.names_n]
+        self._num_parts = borrowed.digits[:borrowed.digits_n]
+
     def _catch_up(self) -> str:
         """Bring the open string's text up to date in the live value; return it.
 
         The text is extended with ``+=`` after dropping every reference the
         parser holds, so CPython can grow it in place: reading the value after
-        each of n deltas costs the deltas, not n copies of the string.
+        each of n deltas costs the deltas, not n copies of the string. A lent
+        log (see `copy`) is not cleared: what was caught up is counted instead.
         """
         pending = self._pending
-        if not pending:
+        if self._lent:
+            start = self._caught
+            if start == len(pending):
+                return self._text
+            addition = pending[start] if start + 1 == len(pending) else "".join(pending[start:])
+            self._caught = len(pending)
+        elif not pending:
             return self._text
-        addition = pending[0] if len(pending) == 1 else "".join(pending)
-        pending.clear()
+        else:
+            addition = pending[0] if len(pending) == 1 else "".join(pending)
+            pending.clear()
         slot, key = self._slot, self._slot_key
         text = self._text
         self._text = ""
@@ -348,6 +390,9 @@ class PartialJSON:
                         final = self._catch_up() if pending else self._text
                         self._text = ""
                         self._slot = self._slot_key = None
+                        if self._lent:   # copies keep the log; the next string gets a new one
+                            pending = self._pending = []
+                            self._lent, self._base, self._caught = False, "", 0
                         add(make_change(leaf, "settle", final))
                         leaf = None
                         state = _AFTER if stack else _DONE

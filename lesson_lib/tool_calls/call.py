@@ -243,7 +243,8 @@ class ToolCall:
         (`value` after `end` or `cut`: nothing writes to it again, see "Sharing"
         in the module), the value the start gave, and the `Change` objects of the
         last fragment. A forming call's parser copies itself (`PartialJSON.copy`):
-        only the containers still open, one level each. The fragment list is copied
+        the copy shares the open containers and string, keeping their sizes, and
+        makes its own (one level each) when first fed or read. The fragment list is copied
         (one pointer per fragment); views taken earlier keep the original list. In
         a checkpoint copy (`lesson_lib.checkpoints`: read-only, only ever copied
         again) the list is shared with its length instead, O(1).
