@@ -2,7 +2,8 @@
 
 Two inputs, each at two sizes to show growth, all fed in 64-byte chunks:
 one huge event (1 MB and 2 MB of data) and many small events (50k and
-100k). Ratios are printed side by side from one run; a ratio above 1 means
+100k), the small ones also with CRLF line ends (50k and 100k) and with
+lone CRs (50k), which the standard allows as well. Ratios are printed side by side from one run; a ratio above 1 means
 the SDK decoder is slower than ours. The small-event cases take the median
 of five interleaved runs (each decoder once per round), so that a noisy
 moment on a shared machine weighs on every decoder alike.
@@ -36,6 +37,11 @@ def many_small_events(count: int) -> bytes:
     one = (b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
            b'"delta":{"type":"text_delta","text":"hi"}}\n\n')
     return one * count
+
+
+def with_line_ends(body: bytes, ends: bytes) -> bytes:
+    """The same stream with each LF replaced by `ends` (CRLF or a lone CR)."""
+    return body.replace(b"\n", ends)
 
 
 def chunks(body: bytes) -> Iterator[bytes]:
@@ -110,12 +116,18 @@ def run(quick: bool = False) -> list[dict]:
     cases = [("one huge event", f"{1 // scale or 1} MB", one_huge_event(1_000_000 // scale)),
              ("one huge event", f"{2 // scale or 1} MB", one_huge_event(2_000_000 // scale)),
              ("many small events", f"{50_000 // scale}", many_small_events(50_000 // scale)),
-             ("many small events", f"{100_000 // scale}", many_small_events(100_000 // scale))]
+             ("many small events", f"{100_000 // scale}", many_small_events(100_000 // scale)),
+             ("small events CRLF", f"{50_000 // scale}",
+              with_line_ends(many_small_events(50_000 // scale), b"\r\n")),
+             ("small events CRLF", f"{100_000 // scale}",
+              with_line_ends(many_small_events(100_000 // scale), b"\r\n")),
+             ("small events CR", f"{50_000 // scale}",
+              with_line_ends(many_small_events(50_000 // scale), b"\r"))]
     rows = []
     for case, size, body in cases:
         times = {}
         counts = set()
-        if case == "many small events":
+        if "small events" in case:
             times, counts = median_interleaved(body, 1 if quick else 5)
         else:
             for name, fn in IMPLEMENTATIONS.items():

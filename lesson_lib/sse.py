@@ -21,12 +21,20 @@ boundary inside a character changes nothing and every event knows its exact
 byte range. Each chunk is scanned once: decoding is linear in the body size
 whatever the chunking, including one huge event in tiny chunks.
 
-Two paths give the same events. The common stream, LF line ends only, is
-read a block at a time: the bytes since the last blank line wait unread
-until a chunk brings the next ``\n\n``, and then every block it completed is
-split out at once and its lines read together. Anything else (a CR, the
-first bytes and their BOM, a block begun there) goes line by line; the
-decoder hands back to the block path at the first blank line it meets.
+Two paths give the same events. A stream whose line ends are all of one
+kind (LF, CRLF or a lone CR: what servers send) is read a block at a time:
+the bytes since the last blank line wait unread until a chunk brings the
+next blank line (``\n\n``, ``\r\n\r``, ``\r\r``), and then every block it
+completed is split out at once and its lines read together. A CRLF blank
+line dispatches at its CR, so a chunk that ends there completes its block
+at once, and the LF due next is taken as the start of the next chunk; a
+CR that ends a chunk inside a block waits for the next chunk to say whether
+an LF joins it. A chunk that does not fit the stream's kind (a lone CR in a
+CRLF stream, an LF in a CR one, any mix), the first bytes and their BOM, and
+a block begun there go line by line; the decoder hands back to the block
+path at the first blank line it meets, guessing the kind from the bytes it
+has just read (each chunk is checked with a few byte counts, so a wrong
+guess costs one look at the chunk).
 
 At end of stream, the bytes of an unfinished event are not dispatched (the
 standard says so) but reported by `finish()` as a diagnostic with their
@@ -42,6 +50,10 @@ from .diagnostics import Diagnostic
 
 BOM = b"\xef\xbb\xbf"
 _CR, _LF = 0x0D, 0x0A
+_LF_ONLY, _CRLF, _CR_ONLY = "\n", "\r\n", "\r"   # the line end of a block-path stream
+# For each: the bytes that end a block, a line end's size, a block's step, an event's end.
+_SHAPES = {ends: (ends.encode() * 2, len(ends), 2 * len(ends), len(ends) - 1)
+           for ends in (_LF_ONLY, _CRLF, _CR_ONLY)}
 
 
 class ServerSentEvent(NamedTuple):
@@ -98,10 +110,15 @@ class SSEDecoder:
         self._last_id = ""
         self._retry: int | None = None
         self._finished = False
-        # The block path is on: no BOM question, no CR to pair with an LF, and
-        # _pending holds unread bytes from a block start (offset _pending_start),
-        # which may hold complete lines but never a whole block.
+        # The block path is on: no BOM question, and _pending holds unread bytes
+        # from a block start (offset _pending_start), which may hold complete
+        # lines but never a whole block. _ends is the stream's line end there.
+        # CRLF: _lf_due, the last blank line's LF has not arrived yet (it is
+        # counted in _pending_start).
         self._plain = False
+        self._lf_plain = False        # the block path of an LF stream (the hot case)
+        self._ends = _LF_ONLY
+        self._lf_due = False
         self._pending_start = 0
         self._reconnection_time: int | None = None
         self.diagnostics: list[Diagnostic] = []
@@ -118,35 +135,111 @@ class SSEDecoder:
         """Consume one network chunk; return the events it completed."""
         if type(chunk) is not bytes:
             chunk = bytes(chunk)
-        if self._plain and b"\r" not in chunk:
-            pending = self._pending
-            k = len(pending)
-            pending += chunk
-            # Only a new "\n\n" completes a block; it may straddle the old end.
-            if pending.find(b"\n\n", k and k - 1) < 0:
-                return []
-            return self._blocks(t)
+        if self._lf_plain:
+            if b"\r" not in chunk:
+                pending = self._pending
+                k = len(pending)
+                pending += chunk
+                # Only a new "\n\n" completes a block; it may straddle the old end.
+                if pending.find(b"\n\n", k and k - 1) < 0:
+                    return []
+                return self._blocks(t, _LF_ONLY)
+        elif self._plain:
+            out = self._crlf_blocks(chunk, t) if self._ends is _CRLF else self._cr_blocks(chunk, t)
+            if out is not None:
+                return out
         return self._feed_any(chunk, t)
 
-    def _blocks(self, t: float | None) -> list[ServerSentEvent]:
-        """The block path: read every block that _pending completes."""
-        blocks = self._pending.split(b"\n\n")
+    def _block_path(self, chunk: bytes, t: float | None) -> list[ServerSentEvent] | None:
+        """The events of a chunk on the block path; None (nothing taken) when the
+        chunk has a line end of another kind than the stream's."""
+        ends = self._ends
+        if ends is _LF_ONLY:
+            if b"\r" in chunk:
+                return None
+            self._pending += chunk
+            return self._blocks(t, _LF_ONLY)
+        if ends is _CRLF:
+            return self._crlf_blocks(chunk, t)
+        return self._cr_blocks(chunk, t)
+
+    def _crlf_blocks(self, chunk: bytes, t: float | None) -> list[ServerSentEvent] | None:
+        """The block path of a CRLF stream; None (nothing taken) when the chunk has
+        another line end: a CR without its LF, or an LF without its CR."""
+        pending = self._pending
+        pairs = chunk.count(b"\r\n")
+        if (chunk.count(b"\r") == pairs == chunk.count(b"\n") and not self._lf_due
+                and not pending.endswith(b"\r")):
+            # The common chunk: whole CRLFs only, and no CR before it waiting for an LF.
+            k = len(pending)
+            pending += chunk
+            if pending.find(b"\r\n\r", k - 2 if k > 2 else 0) < 0:
+                return []
+            return self._blocks(t, _CRLF)
+        # A CR at either edge, the LF due, or not CRLF at all.
+        body = chunk
+        if self._lf_due and chunk:
+            if chunk[0] != _LF:
+                return None
+            body = chunk[1:]
+        if body:
+            cr_before = pending[-1:] == b"\r"     # its LF must open this chunk
+            if cr_before and body[0] != _LF:
+                return None
+            pairs = body.count(b"\r\n")
+            if (body.count(b"\n") != pairs + cr_before
+                    or body.count(b"\r") != pairs + (body[-1] == _CR)):
+                return None
+        if chunk:
+            self._lf_due = False
+        k = len(pending)
+        pending += body
+        # Only a new blank line (its CR) completes a block; it may straddle the old end.
+        if pending.find(b"\r\n\r", k - 2 if k > 2 else 0) < 0:
+            return []
+        if pending.endswith(b"\r\n\r"):
+            # The chunk ends at a blank line's CR: dispatch now, its LF is due next.
+            pending += b"\n"
+            self._lf_due = True
+        return self._blocks(t, _CRLF)
+
+    def _cr_blocks(self, chunk: bytes, t: float | None) -> list[ServerSentEvent] | None:
+        """The block path of a stream whose lines end with a lone CR; None (nothing
+        taken) when the chunk holds an LF."""
+        if b"\n" in chunk:
+            return None
+        if not chunk:
+            return []
+        pending = self._pending
+        k = len(pending)
+        pending += chunk
+        if pending.find(b"\r\r", k and k - 1) < 0:
+            return []
+        return self._blocks(t, _CR_ONLY)
+
+    def _blocks(self, t: float | None, ends: str) -> list[ServerSentEvent]:
+        """The block path: read every block that _pending completes, its lines
+        ending with `ends`."""
+        # An event ends just past the first byte of its blank line's end: `back` bytes
+        # before the next block.
+        blank, size, step, back = _SHAPES[ends]
+        blocks = self._pending.split(blank)
         self._pending = blocks.pop()
         offset = self._pending_start
         out: list[ServerSentEvent] = []
         for block in blocks:
             start = offset
-            offset += len(block) + 2
+            offset += len(block) + step
             if not block:
                 continue  # a blank line after a blank line
             text = block.decode("utf-8", "replace")
-            if text[0] == "\n":  # a blank line (no block) opens the run
-                text = text[1:]
-                start += 1
+            if text[:size] == ends:  # a blank line (no block) opens the run
+                text = text[size:]
+                start += size
             event = None
             data: list[str] | None = None
             retry = None
-            for line in text.split("\n"):
+            for line in text.split(ends):
                 if line[:6] == "data: ":
                     if data is None:
                         data = [line[6:]]
@@ -176,7 +269,7 @@ class SSEDecoder:
             if data is not None:
                 out.append(_new_event(ServerSentEvent, (
                     event, data[0] if len(data) == 1 else "\n".join(data),
-                    self._last_id, retry, start, offset, t)))
+                    self._last_id, retry, start, offset - back, t)))
         self._pending_start = offset
         return out
 
@@ -185,12 +278,20 @@ class SSEDecoder:
         one by one, so the line-by-line state holds them."""
         if not self._plain:
             return
-        self._plain = False
+        self._plain = self._lf_plain = False
+        if self._lf_due:
+            # The last blank line ended at its CR: its LF, if it comes, belongs to it.
+            self._lf_due = False
+            self._pending_start -= 1
+            self._skip_lf = True
         pending = self._pending
         self._pos = self._pending_start + len(pending)
         self._pending = bytearray()
         out: list[ServerSentEvent] = []
-        i = self._feed_lf_only(bytes(pending), 0, self._pending_start, None, out)
+        if self._ends is _LF_ONLY:
+            i = self._feed_lf_only(bytes(pending), 0, self._pending_start, None, out)
+        else:
+            i = self._feed_general(bytes(pending), 0, self._pending_start, None, out)
         # _pending holds no whole block, so no event can be dispatched here.
         assert not out
         if i < len(pending):
@@ -227,7 +328,19 @@ class SSEDecoder:
             self._skip_lf = False
         n = len(data)
         if data.find(b"\r", start) >= 0:
-            i = self._feed_general(data, start, base, t, out)
+            i = self._feed_general(data, start, base, t, out, stop=True)
+            if i < n and self._event_start is None and not self._skip_lf:
+                # Past the first blank line: the rest of the chunk may take the block path.
+                self._pos = base + i
+                rest = data[i:]
+                self._enter_blocks(rest)
+                more = self._block_path(rest, t)
+                if more is not None:
+                    out += more
+                    return out
+                self._settle()          # it did not fit: nothing was taken
+                self._pos = base + n
+                i = self._feed_general(data, i, base, t, out)
         else:
             last_blank = data.rfind(b"\n\n", start)
             if last_blank >= 0 and not self._skip_lf:
@@ -235,18 +348,43 @@ class SSEDecoder:
                 self._feed_lf_only(data[:last_blank + 2], start, base, t, out)
                 self._pending = bytearray(data[last_blank + 2:])
                 self._pending_start = base + last_blank + 2
-                self._plain = True
+                self._plain = self._lf_plain = True
+                self._ends = _LF_ONLY
                 return out
             i = self._feed_lf_only(data, start, base, t, out)
         if i < n:
             if not self._pending:
                 self._line_start = base + i
             self._pending += data[i:]
-        if self._bom_checked and not self._skip_lf and self._event_start is None:
+        if self._bom_checked and self._event_start is None:
             # Between blocks: what is left is the start of the next one.
-            self._pending_start = self._pos - len(self._pending)
-            self._plain = True
+            self._enter_blocks(data)
         return out
+
+    def _enter_blocks(self, seen: bytes) -> None:
+        """Take the block path between two blocks, for a stream whose line ends are
+        guessed from the bytes just `seen` (each chunk is checked as it comes)."""
+        if b"\r" not in seen:
+            if self._skip_lf:
+                return          # an LF may still join the last CR: the LF path cannot say
+            ends = _LF_ONLY
+        elif b"\n" not in seen:
+            ends = _CR_ONLY
+        else:
+            ends = _CRLF
+        self._pending_start = self._pos - len(self._pending)
+        self._ends = ends
+        self._lf_due = False
+        if self._skip_lf:
+            # The last line was a blank one ended by a CR at the end of the chunk.
+            self._skip_lf = False
+            if ends is _CRLF:
+                self._lf_due = True       # counted as if it came: the block path's way
+                self._pending_start += 1
+            # (In a CR stream an LF that then joins that CR could only end one more
+            # blank line, which changes nothing.)
+        self._plain = True
+        self._lf_plain = ends is _LF_ONLY
 
     def _feed_lf_only(self, data: bytes, i: int, base: int, t: float | None,
                       out: list[ServerSentEvent]) -> int:
@@ -285,8 +423,9 @@ class SSEDecoder:
         return i
 
     def _feed_general(self, data: bytes, i: int, base: int, t: float | None,
-                      out: list[ServerSentEvent]) -> int:
-        """Any mix of CR, LF and CRLF, including a CR that ends the chunk."""
+                      out: list[ServerSentEvent], stop: bool = False) -> int:
+        """Any mix of CR, LF and CRLF, including a CR that ends the chunk; with
+        `stop`, only up to the end of the first blank line."""
         n = len(data)
         while i < n:
             cr = data.find(b"\r", i)
@@ -315,6 +454,8 @@ class SSEDecoder:
                 out.append(event)
             i = nxt
             self._line_start = base + i
+            if stop and not line:
+                break
         return i
 
     def _line(self, raw: bytes, line_start: int, line_end: int,

@@ -149,3 +149,30 @@ def test_a_crlf_blank_line_split_after_its_cr_dispatches_at_the_cr():
     (ev,) = decoder.feed(b"data: a\r\n\r")
     assert ev.end == 10
     assert decoder.feed(b"\n") == []
+
+
+def test_a_crlf_stream_is_read_by_blocks_and_hands_back_at_a_lone_cr():
+    decoder = SSEDecoder()
+    assert [e.data for e in decoder.feed(b"data: a\r\n\r\n")] == ["a"]
+    assert decoder.feed(b"data: b\r") == []      # the CR may be half of a CRLF
+    # It was not: the CR ended "data: b", an LF ends "data: c", a CRLF the block.
+    (ev,) = decoder.feed(b"data: c\n\r\n\r")
+    assert (ev.data, ev.start, ev.end) == ("b\nc", 11, 28)
+
+
+def test_a_crlf_stream_hands_back_when_no_lf_follows_a_blank_lines_cr():
+    decoder = SSEDecoder()
+    assert [e.data for e in decoder.feed(b"data: a\r\n\r\n")] == ["a"]
+    assert [e.end for e in decoder.feed(b"data: b\r\n\r")] == [21]
+    # A lone CR ended that blank line: "data: c" starts right after it.
+    (ev,) = decoder.feed(b"data: c\r\n\r\n")
+    assert (ev.data, ev.start, ev.end) == ("c", 21, 31)
+
+
+def test_a_cr_stream_is_read_by_blocks_and_hands_back_at_an_lf():
+    decoder = SSEDecoder()
+    assert [e.data for e in decoder.feed(b"data: a\r\r")] == ["a"]
+    assert [e.data for e in decoder.feed(b"data: b\r\rdata: c\r")] == ["b"]
+    # The LF joins the CR before it (one line end), then ends a blank line.
+    (ev,) = decoder.feed(b"\n\n")
+    assert (ev.data, ev.start, ev.end) == ("c", 18, 28)
