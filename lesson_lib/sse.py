@@ -33,8 +33,9 @@ an LF joins it. A chunk that does not fit the stream's kind (a lone CR in a
 CRLF stream, an LF in a CR one, any mix), the first bytes and their BOM, and
 a block begun there go line by line; the decoder hands back to the block
 path at the first blank line it meets, guessing the kind from the bytes it
-has just read (each chunk is checked with a few byte counts, so a wrong
-guess costs one look at the chunk).
+has just read (each chunk is checked as it comes: in a CRLF stream no CR
+or LF may be left once its CRLFs are taken out, in a CR one no LF may
+appear; so a wrong guess costs one look at the chunk).
 
 At end of stream, the bytes of an unfinished event are not dispatched (the
 standard says so) but reported by `finish()` as a diagnostic with their
@@ -114,11 +115,12 @@ class SSEDecoder:
         # from a block start (offset _pending_start), which may hold complete
         # lines but never a whole block. _ends is the stream's line end there.
         # CRLF: _lf_due, the last blank line's LF has not arrived yet (it is
-        # counted in _pending_start).
+        # counted in _pending_start); _crlf_edge, that or _pending ends with a CR.
         self._plain = False
         self._lf_plain = False        # the block path of an LF stream (the hot case)
         self._ends = _LF_ONLY
         self._lf_due = False
+        self._crlf_edge = False
         self._pending_start = 0
         self._reconnection_time: int | None = None
         self.diagnostics: list[Diagnostic] = []
@@ -145,7 +147,20 @@ class SSEDecoder:
                     return []
                 return self._blocks(t, _LF_ONLY)
         elif self._plain:
-            out = self._crlf_blocks(chunk, t) if self._ends is _CRLF else self._cr_blocks(chunk, t)
+            if self._ends is _CRLF:
+                if not self._crlf_edge:
+                    rest = chunk.replace(b"\r\n", b"")
+                    if b"\r" not in rest and b"\n" not in rest:
+                        # The common chunk: whole CRLFs only, none cut at either end.
+                        pending = self._pending
+                        k = len(pending)
+                        pending += chunk
+                        if pending.find(b"\r\n\r", k - 2 if k > 2 else 0) < 0:
+                            return []
+                        return self._blocks(t, _CRLF)
+                out = self._crlf_blocks(chunk, t)
+            else:
+                out = self._cr_blocks(chunk, t)
             if out is not None:
                 return out
         return self._feed_any(chunk, t)
@@ -160,23 +175,13 @@ class SSEDecoder:
             self._pending += chunk
             return self._blocks(t, _LF_ONLY)
         if ends is _CRLF:
-            return self._crlf_blocks(chunk, t)
+            return self._crlf_blocks(chunk, t)   # (the edge path reads any CRLF chunk)
         return self._cr_blocks(chunk, t)
 
     def _crlf_blocks(self, chunk: bytes, t: float | None) -> list[ServerSentEvent] | None:
         """The block path of a CRLF stream; None (nothing taken) when the chunk has
         another line end: a CR without its LF, or an LF without its CR."""
         pending = self._pending
-        pairs = chunk.count(b"\r\n")
-        if (chunk.count(b"\r") == pairs == chunk.count(b"\n") and not self._lf_due
-                and not pending.endswith(b"\r")):
-            # The common chunk: whole CRLFs only, and no CR before it waiting for an LF.
-            k = len(pending)
-            pending += chunk
-            if pending.find(b"\r\n\r", k - 2 if k > 2 else 0) < 0:
-                return []
-            return self._blocks(t, _CRLF)
-        # A CR at either edge, the LF due, or not CRLF at all.
         body = chunk
         if self._lf_due and chunk:
             if chunk[0] != _LF:
@@ -196,12 +201,15 @@ class SSEDecoder:
         pending += body
         # Only a new blank line (its CR) completes a block; it may straddle the old end.
         if pending.find(b"\r\n\r", k - 2 if k > 2 else 0) < 0:
+            self._crlf_edge = self._lf_due or pending.endswith(b"\r")
             return []
         if pending.endswith(b"\r\n\r"):
             # The chunk ends at a blank line's CR: dispatch now, its LF is due next.
             pending += b"\n"
             self._lf_due = True
-        return self._blocks(t, _CRLF)
+        out = self._blocks(t, _CRLF)
+        self._crlf_edge = self._lf_due or self._pending.endswith(b"\r")
+        return out
 
     def _cr_blocks(self, chunk: bytes, t: float | None) -> list[ServerSentEvent] | None:
         """The block path of a stream whose lines end with a lone CR; None (nothing
@@ -279,6 +287,7 @@ class SSEDecoder:
         if not self._plain:
             return
         self._plain = self._lf_plain = False
+        self._crlf_edge = False
         if self._lf_due:
             # The last blank line ended at its CR: its LF, if it comes, belongs to it.
             self._lf_due = False
@@ -374,12 +383,12 @@ class SSEDecoder:
             ends = _CRLF
         self._pending_start = self._pos - len(self._pending)
         self._ends = ends
-        self._lf_due = False
+        self._lf_due = self._crlf_edge = False
         if self._skip_lf:
             # The last line was a blank one ended by a CR at the end of the chunk.
             self._skip_lf = False
             if ends is _CRLF:
-                self._lf_due = True       # counted as if it came: the block path's way
+                self._lf_due = self._crlf_edge = True   # counted as if it came
                 self._pending_start += 1
             # (In a CR stream an LF that then joins that CR could only end one more
             # blank line, which changes nothing.)

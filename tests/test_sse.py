@@ -160,6 +160,15 @@ def test_a_crlf_stream_is_read_by_blocks_and_hands_back_at_a_lone_cr():
     assert (ev.data, ev.start, ev.end) == ("b\nc", 11, 28)
 
 
+def test_a_cr_that_ends_a_chunk_of_a_crlf_stream_is_remembered():
+    decoder = SSEDecoder()
+    assert [e.data for e in decoder.feed(b"data: a\r\n\r\n")] == ["a"]
+    assert decoder.feed(b"data: b\r") == []
+    # Whole CRLFs follow, but not at once: the CR before them ended "data: b".
+    (ev,) = decoder.feed(b"data: c\r\n\r\n")
+    assert (ev.data, ev.start, ev.end) == ("b\nc", 11, 29)
+
+
 def test_a_crlf_stream_hands_back_when_no_lf_follows_a_blank_lines_cr():
     decoder = SSEDecoder()
     assert [e.data for e in decoder.feed(b"data: a\r\n\r\n")] == ["a"]
