@@ -16,11 +16,13 @@
   arrays deep (``[`` N times, then ``]`` N times): `len`, and membership of
   the deepest path, on the call's view.
 
-Time is the best of a few runs (``time.perf_counter``, garbage collection
+Time is the best of five runs (``time.perf_counter``, garbage collection
 paused as ``timeit`` does; a job of a few ms is run many times and its mean
-taken); peak memory is what `tracemalloc` saw at most during one more run. ``x2`` is the figure at the
-larger size over the one at the smaller (the sizes double): 2 is linear, 4
-quadratic; the goal is at most 2.2.
+taken), the two sizes taking turns so that a busy moment on a shared
+machine weighs on both; peak memory is what `tracemalloc` saw at most
+during one more run. ``x2`` is the figure at the larger size over the one
+at the smaller (the sizes double): 2 is linear, 4 quadratic; the goal is at
+most 2.2.
 
     python bench/bench_scaling.py [--quick]
 """
@@ -165,37 +167,57 @@ JOBS = {"history": history_job, "history tool": history_tool_job,
         "history records": history_records_job, "check": check_job, "settled": settled_job}
 
 
-def measure(job: Callable[[], object], repeat: int) -> tuple[float, int]:
-    """Best time in seconds (a quick job: the mean of as many calls as fill 0.5 s),
-    and the peak of traced memory in bytes."""
+def _calls(job: Callable[[], object]) -> int:
+    """How many calls of `job` fill about 0.5 s (at least one)."""
     start = time.perf_counter()
     job()
-    calls = max(1, int(0.5 / max(time.perf_counter() - start, 1e-6)))
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()       # as timeit does
-        try:
-            start = time.perf_counter()
-            for _ in range(calls):
-                job()
-            best = min(best, (time.perf_counter() - start) / calls)
-        finally:
-            gc.enable()
+    return max(1, int(0.5 / max(time.perf_counter() - start, 1e-6)))
+
+
+def _timed(job: Callable[[], object], calls: int) -> float:
+    """The mean time of `calls` calls, garbage collection paused as timeit does."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        for _ in range(calls):
+            job()
+        return (time.perf_counter() - start) / calls
+    finally:
+        gc.enable()
+
+
+def _peak(job: Callable[[], object]) -> int:
+    """The peak of traced memory during one call, in bytes."""
     tracemalloc.start()
     try:
         job()
-        peak = tracemalloc.get_traced_memory()[1]
+        return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return best, peak
+
+
+def measure(jobs: tuple[Callable[[], object], Callable[[], object]], repeat: int
+            ) -> list[tuple[float, int]]:
+    """For the job at each size: its best time in seconds (a quick job: the mean of
+    as many calls as fill 0.5 s) and its peak of traced memory in bytes.
+
+    The two sizes take turns, `repeat` rounds, so that a busy moment on a shared
+    machine weighs on both alike instead of on one size's whole measurement.
+    """
+    calls = [_calls(job) for job in jobs]
+    best = [float("inf")] * len(jobs)
+    for _ in range(repeat):
+        for i, job in enumerate(jobs):
+            best[i] = min(best[i], _timed(job, calls[i]))
+    return [(seconds, _peak(job)) for seconds, job in zip(best, jobs, strict=True)]
 
 
 def run(quick: bool = False) -> list[dict]:
     rows = []
     for name, make in JOBS.items():
         small, large = (QUICK_SIZES if quick else SIZES)[name]
-        (t1, m1), (t2, m2) = (measure(make(n), 1 if quick else 3) for n in (small, large))
+        (t1, m1), (t2, m2) = measure((make(small), make(large)), 1 if quick else 5)
         rows.append({"job": name, "sizes": [small, large], "seconds": [t1, t2],
                      "peak_mb": [m1 / 2**20, m2 / 2**20], "time_x2": t2 / t1,
                      "memory_x2": m2 / m1, "goal_x2": GOAL})
