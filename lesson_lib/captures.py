@@ -353,15 +353,27 @@ def corpus(root: Path | None = None) -> list[Capture]:
     return [load(p) for p in sorted(root.glob("*/*.sse"))]
 
 
+# The reference folders and the wire each one's recordings speak: the folder says it,
+# since a bare recording has no sidecar (compatible servers speak Chat; Gemini has no
+# event names or payload types a detector could go by).
+REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",
+                     "openai-responses": "openai-responses",
+                     "openai-chat": "openai-chat",
+                     "openai-chat-compatible": "openai-chat",
+                     "google-gemini": "google-gemini"}
+
+
 def reference_corpus() -> list[Capture]:
-    """Every shared reference capture (empty when the folder is absent)."""
+    """Every shared reference capture, its wire taken from its folder (empty when the
+    folder is absent)."""
     root = reference_dir()
     if not root.exists():
         return []
     caps = []
     for p in sorted(root.glob("*/*.sse")):
         cap = load(p)
-        if cap.wire is None and p.parent.name.startswith("openai-chat"):
-            cap = from_bytes(cap.body, name=cap.name, path=p, sidecar={"wire": "openai-chat"})
+        wire = REFERENCE_FOLDERS.get(p.parent.name)
+        if wire is not None and cap.wire != wire:
+            cap = from_bytes(cap.body, name=cap.name, path=p, sidecar={"wire": wire})
         caps.append(cap)
     return caps

@@ -204,4 +204,15 @@ def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
             except Exception as exc:
                 raise _OnEventFailed() from exc
         if event.type == kind:
-            texts.append(getattr(event, key))
+            texts.append(text_of(getattr(event, key)))
+
+
+def text_of(delta: Any) -> str:
+    """The text of a content delta as the SDK hands it over: a string, or (Mistral) a list
+    of typed parts whose ``text`` parts are the answer (its ``thinking`` parts are not)."""
+    if isinstance(delta, str):
+        return delta
+    if isinstance(delta, list):
+        return "".join(part["text"] for part in delta if isinstance(part, dict)
+                       and part.get("type") == "text" and isinstance(part.get("text"), str))
+    return ""

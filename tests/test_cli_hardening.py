@@ -298,8 +298,10 @@ def test_a_tool_call_cut_by_a_length_stop_in_a_proper_stream_is_a_warning(capsys
 
 
 def test_final_never_exits_0_with_an_error_line_over_the_corpus(capsys):
+    from pending import readable
+
     from lesson_lib.captures import corpus, reference_corpus
-    for cap in corpus() + reference_corpus():
+    for cap in corpus() + readable(reference_corpus()):
         status, _, err = run(capsys, "final", str(cap.path))
         assert status == 3 or ERROR_LINE not in err, (cap.key, err)
 
@@ -324,6 +326,8 @@ def test_a_broken_chat_order_exits_3_naming_it(tmp_path, capsys, code):
 
 
 def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(capsys):
+    from pending import readable
+
     from lesson_lib import faults
     from lesson_lib.accumulate import accumulate
     from lesson_lib.captures import corpus, reference_corpus
@@ -331,7 +335,7 @@ def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(cap
     from lesson_lib.wire_events import parse_all
 
     tried = 0
-    for cap in corpus() + reference_corpus():
+    for cap in corpus() + readable(reference_corpus()):
         if cap.status >= 300 or cap.wire not in ("anthropic-messages", "openai-chat"):
             continue
         events = parse_all(cap.events)

@@ -33,6 +33,7 @@ from typing import Any
 from ... import wires
 from ...accumulate import changes as ch
 from ...diagnostics import Diagnostic
+from ...replay import text_of
 from ...tool_calls import ToolCall
 from ..events import TurnEvent
 from . import adapter_for
@@ -296,6 +297,8 @@ class _ChatSDK(_Translator):
             for part, channel in (("reasoning_content", "reasoning"), ("content", "text"),
                                   ("refusal", "refusal")):
                 text = _get(delta, part) if delta is not None else None
+                if part == "content":
+                    text = text_of(text)    # Mistral: a list of typed parts
                 if not text:
                     continue
                 label = "reasoning" if part == "reasoning_content" else part
