@@ -128,7 +128,9 @@ def _choices(ev: WireEvent) -> list[dict]:
 def _missing_terminal(wire: str | None) -> str:
     wanted = {"anthropic-messages": "message_stop",
               "openai-responses": "response.completed / response.incomplete",
-              "openai-chat": "[DONE] after every choice's finish_reason"}.get(wire or "", "?")
+              "openai-chat": "[DONE] after every choice's finish_reason",
+              "aws-bedrock-converse": "messageStop",
+              "aws-bedrock-invoke": "message_stop"}.get(wire or "", "?")
     return f"no terminal event ({wanted}): the stream was cut"
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import anthropic, chat, responses
+from . import anthropic, bedrock_converse, bedrock_invoke, chat, responses
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -54,13 +54,14 @@ from .common import (
     retryable_status,
 )
 
-WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat)}
+WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat,
+                                                    bedrock_converse, bedrock_invoke)}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
 __all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
-           "WireError", "anthropic", "chat", "error_body", "for_wire", "read_error", "responses",
-           "retryable_status"]
+           "WireError", "anthropic", "bedrock_converse", "bedrock_invoke", "chat", "error_body",
+           "for_wire", "read_error", "responses", "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:

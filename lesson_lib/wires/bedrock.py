@@ -1,0 +1,141 @@
+"""AWS Bedrock, what its two streaming APIs share: binary frames, and exceptions as frames.
+
+Both ``ConverseStream`` (`bedrock_converse`) and
+``InvokeModelWithResponseStream`` (`bedrock_invoke`) answer with
+``application/vnd.amazon.eventstream`` frames (`lesson_lib.eventstream`).
+Each frame says what it is in its headers:
+
+- ``:message-type`` ``event``: ``:event-type`` names the event, the payload
+  is its JSON (Converse: ``messageStart``, ``contentBlockDelta``, ...;
+  Invoke: ``chunk``, whose payload ``{"bytes": "<base64>"}`` holds one
+  Anthropic Messages event);
+- ``:message-type`` ``exception``: ``:exception-type`` names the error
+  (``throttlingException``...), the payload is ``{"message": ...}``; it ends
+  the stream;
+- ``:message-type`` ``error``: ``:error-code`` and ``:error-message`` headers.
+
+`frame_event` turns a frame into the same kind of event the SSE decoder
+dispatches (a `FrameEvent` has every field of `lesson_lib.sse.ServerSentEvent`,
+plus the frame's headers), so every station after the framing reads Bedrock
+unchanged: the event's name is what the frame says it is (for an Invoke
+``chunk``, the inner Anthropic event's type) and its data is the JSON text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, NamedTuple
+
+from ..eventstream import Frame
+from .common import RetryRule, WireError
+
+CONVERSE = "aws-bedrock-converse"
+INVOKE = "aws-bedrock-invoke"
+
+# -- exceptions: the error frames of both APIs (``:exception-type``) ----------------------
+RETRY = RetryRule(
+    retryable=frozenset({"throttlingException", "serviceUnavailableException",
+                         "internalServerException", "modelStreamErrorException",
+                         "modelTimeoutException"}),
+    final=frozenset({"validationException", "accessDeniedException",
+                     "resourceNotFoundException", "modelNotReadyException",
+                     "serviceQuotaExceededException"}),
+    by="type")
+EXCEPTIONS = RETRY.retryable | RETRY.final
+retryable_error, retryable = RETRY.error, RETRY.reported
+
+
+def read_exception(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an exception frame reports (its type and ``message``), else None."""
+    if event_type not in EXCEPTIONS:
+        return None
+    message = payload.get("message") if isinstance(payload, dict) else None
+    return WireError(event_type, None, message if isinstance(message, str) else None, "error")
+
+
+# -- frames as events --------------------------------------------------------------------
+
+
+class FrameEvent(NamedTuple):
+    """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
+    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)."""
+
+    event: str | None
+    data: str
+    id: str = ""
+    retry: int | None = None
+    start: int = 0
+    end: int = 0
+    t: float | None = None
+    headers: tuple = ()
+
+    def as_dict(self) -> dict:
+        """The fields printed by ``lesson-lib events --json``, headers included."""
+        return {"event": self.event, "data": self.data, "start": self.start,
+                "end": self.end, "t": self.t,
+                "headers": {h.name: header_text(h.value) for h in self.headers}}
+
+
+def header_text(value: Any) -> Any:
+    """A header value as JSON can print it (bytes as base64, a UUID as its text)."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+def frame_event(frame: Frame) -> FrameEvent:
+    """The event a frame carries (see the module docstring).
+
+    An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
+    data, so the next station reports it as a payload that is not JSON.
+    """
+    data = frame.payload.decode("utf-8", "replace")
+    kind = frame.header(":message-type")
+    if kind == "exception":
+        name = frame.header(":exception-type")
+    elif kind == "error":
+        name = frame.header(":error-code") or "error"
+        if not frame.payload:
+            data = json.dumps({"message": frame.header(":error-message")})
+    else:
+        name = frame.header(":event-type")
+        if name == "chunk":
+            name, data = _chunk(data) or (name, data)
+    return FrameEvent(name if isinstance(name, str) else None, data, "", None,
+                      frame.start, frame.end, frame.t, frame.headers)
+
+
+def _chunk(data: str) -> tuple[str | None, str] | None:
+    """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
+    has no ``bytes`` text at all."""
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return None
+    encoded = payload.get("bytes") if isinstance(payload, dict) else None
+    if not isinstance(encoded, str):
+        return None
+    try:
+        inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return "chunk", encoded
+    try:
+        kind = json.loads(inner).get("type")
+    except (ValueError, AttributeError):
+        kind = None
+    return (kind if isinstance(kind, str) else "chunk"), inner
+
+
+def wire_of_frame(frame: Frame) -> str | None:
+    """Which Bedrock API a frame belongs to, from its headers (None: it does not say)."""
+    if frame.header(":message-type") != "event":
+        return None
+    name = frame.header(":event-type")
+    if name == "chunk":
+        return INVOKE
+    from .bedrock_converse import EVENT_TYPES
+    return CONVERSE if name in EVENT_TYPES else None
