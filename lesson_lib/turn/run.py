@@ -34,7 +34,8 @@ def route_for(wire: str | None) -> Route:
     return "wire" if wire in _WIRES else "sdk"
 
 
-_WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+_WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "aws-bedrock-converse",
+          "aws-bedrock-invoke")
 
 
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,

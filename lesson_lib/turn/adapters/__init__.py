@@ -15,12 +15,13 @@ from typing import Any
 
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
+from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .responses import ResponsesAdapter
 
-__all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
-           "DeepSeekChatAdapter", "Dialect", "ResponsesAdapter", "WireAdapter", "adapter_for",
+__all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
+           "Counter", "DeepSeekChatAdapter", "InvokeAdapter", "Dialect", "ResponsesAdapter", "WireAdapter", "adapter_for",
            "dialect_of"]
 
 
@@ -38,6 +39,8 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "anthropic-messages": AnthropicAdapter,
     "openai-responses": ResponsesAdapter,
     "openai-chat": ChatAdapter,
+    "aws-bedrock-converse": ConverseAdapter,
+    "aws-bedrock-invoke": InvokeAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),

@@ -20,6 +20,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
+from ...eventstream import FRAMING_ERRORS
 from ...tool_calls import partial_value
 from ..events import (
     BlockDelta,
@@ -43,7 +44,7 @@ from ..events import (
 from ..outcome import step_ending
 
 # Diagnostic codes that make a step fail, and with which scope.
-PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"})
+PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"}) | FRAMING_ERRORS
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",

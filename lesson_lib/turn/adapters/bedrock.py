@@ -1,0 +1,50 @@
+"""The Bedrock adapters: ConverseStream's blocks, and InvokeModel's Anthropic events.
+
+ConverseStream slots are named by the content block they become
+(``text``, ``reasoningContent``, ``toolUse``, ``toolResult``): a ``toolUse``
+whose start says ``type: server_tool_use`` is a call the provider runs
+itself, a ``toolResult`` is its result. The finish reason is ``messageStop``'s
+``stopReason``; the usage arrives in ``metadata``, after the stop.
+
+InvokeModelWithResponseStream streams Anthropic's own events, so its adapter
+is the Anthropic one under Bedrock's wire name (its exception frames come
+in as the accumulator's in-band errors, with Bedrock's retry rule).
+"""
+
+from __future__ import annotations
+
+from ... import wires
+from ...accumulate import changes as ch
+from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
+from ..events import Finish
+from .anthropic import AnthropicAdapter
+from .base import WireAdapter
+
+
+class ConverseAdapter(WireAdapter):
+    """Turn events from the ConverseStream accumulator's changes."""
+
+    wire = wires.bedrock_converse.WIRE
+
+    def classify(self, opened: ch.SlotOpened):
+        """By the block: a server tool's call and result are server-side."""
+        kind = opened.slot_kind
+        start = opened.data if isinstance(opened.data, dict) else {}
+        if kind == TOOL_USE:
+            return "tool_call", start.get("type") == "server_tool_use", "text"
+        if kind == TOOL_RESULT:
+            return "tool_result", True, "other"
+        if kind == REASONING:
+            return "reasoning", False, "reasoning"
+        return super().classify(opened)
+
+    def finish(self) -> Finish:
+        """From ``messageStop``'s ``stopReason``."""
+        raw = self.response.get("stopReason")
+        return Finish(wires.bedrock_converse.finish_reason(raw) or "other", raw)
+
+
+class InvokeAdapter(AnthropicAdapter):
+    """Turn events from an InvokeModelWithResponseStream stream: the Anthropic adapter."""
+
+    wire = wires.bedrock_invoke.WIRE
