@@ -67,10 +67,10 @@ HEADER_TYPES: dict[int, str] = {
     8: "timestamp",   # int64 BE, milliseconds since the epoch
     9: "uuid",        # 16 bytes
 }
-# The diagnostic codes of a frame that cannot be read (each one stops the decoding), and
-# of a frame the stream's end cut short.
+# The diagnostic codes of a frame that cannot be read: each one stops the decoding. (A
+# frame the stream's end cut short is ``truncated_frame``: a cut, not a broken frame.)
 FRAMING_ERRORS = frozenset({"bad_prelude_crc", "bad_message_crc", "bad_length", "bad_header",
-                            "duplicate_header", "truncated_frame"})
+                            "duplicate_header"})
 _FIXED = {"byte": struct.Struct(">b"), "short": struct.Struct(">h"),
           "int": struct.Struct(">i"), "long": struct.Struct(">q"),
           "timestamp": struct.Struct(">q")}
