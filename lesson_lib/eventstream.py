@@ -133,6 +133,9 @@ class EventStreamDecoder:
         self._buffer = bytearray()   # bytes of frames not yet whole
         self._offset = 0             # body offset of _buffer[0]
         self._stopped = False        # a broken frame was met: nothing after it is read
+        # Header blocks already read, by their bytes: a stream repeats the same few (the
+        # same three strings on every text delta), so each is read once, then looked up.
+        self._known: dict[bytes, tuple[Header, ...]] = {}
         self._finished = False
         self.diagnostics: list[Diagnostic] = []
 
@@ -155,7 +158,7 @@ class EventStreamDecoder:
                 if len(buffer) - pos < total:
                     break                       # the rest of this frame is still on its way
                 frames.append(_read_frame(bytes(buffer[pos:pos + total]),
-                                          self._offset + pos, t))
+                                          self._offset + pos, t, self._known))
                 pos += total
         except _Broken as broken:
             self._stop(broken)
@@ -226,8 +229,13 @@ def _frame_length(buffer: bytearray, pos: int, offset: int) -> int:
     return total
 
 
-def _read_frame(data: bytes, offset: int, t: float | None) -> Frame:
-    """One whole frame (`data`, starting at body `offset`) whose prelude is checked."""
+_KNOWN_LIMIT = 256    # header blocks remembered per stream (a bound for hostile input)
+
+
+def _read_frame(data: bytes, offset: int, t: float | None,
+                known: dict[bytes, tuple[Header, ...]]) -> Frame:
+    """One whole frame (`data`, starting at body `offset`) whose prelude is checked;
+    `known` holds the header blocks read before."""
     (crc,) = _U32.unpack_from(data, len(data) - CRC_LENGTH)
     actual = zlib.crc32(memoryview(data)[:-CRC_LENGTH])
     if actual != crc:
@@ -236,7 +244,12 @@ def _read_frame(data: bytes, offset: int, t: float | None) -> Frame:
                       expected=crc, actual=actual)
     headers_length = _U32.unpack_from(data, 4)[0]
     headers_end = PRELUDE_LENGTH + headers_length
-    headers = _read_headers(data, PRELUDE_LENGTH, headers_end, offset)
+    block = data[PRELUDE_LENGTH:headers_end]
+    headers = known.get(block)
+    if headers is None:
+        headers = _read_headers(data, PRELUDE_LENGTH, headers_end, offset)
+        if len(known) < _KNOWN_LIMIT:
+            known[block] = headers
     return Frame(headers, data[headers_end:-CRC_LENGTH], offset, offset + len(data), t)
 
 

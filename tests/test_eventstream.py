@@ -277,3 +277,18 @@ def test_a_large_frame_in_tiny_chunks_arrives_once_whole():
     counts = [len(decoder.feed(chunk, t=float(i))) for i, chunk in enumerate(split(body, 3))]
     assert sum(counts) == 1 and counts[-1] == 1
     assert decoder.finish() == [] and decoder.diagnostics == []
+
+
+def test_the_bench_inputs_decode_the_same_with_both_parsers():
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import bench_eventstream
+
+    rows = bench_eventstream.run(quick=True)     # asserts both decoders count the same frames
+    assert {r["impl"] for r in rows} == {"lesson_lib", "botocore"} and len(rows) == 6
+
+
+def test_a_header_block_read_once_is_shared_not_read_again():
+    body = frame_bytes({"a": "b"}, b"1") + frame_bytes({"a": "b"}, b"2")
+    first, second = decode(body)[0]
+    assert first.headers is second.headers and first.payload != second.payload
