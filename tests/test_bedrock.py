@@ -307,3 +307,22 @@ def test_a_cut_frame_is_reported_with_its_offset_and_exit_3(capsys):
     assert main(["final", str(cap.path)]) == 3
     err = capsys.readouterr().err
     assert f"byte {cap.events[-1].end}: error: truncated_frame" in err
+
+
+# -- the weather turn ------------------------------------------------------------------------
+
+
+def _story(wire: str) -> tuple:
+    """What a turn says, whatever its wire: outcome, each step's finish and token counts,
+    each block's kind, text, tool name and input."""
+    steps = [captures.load(f"{wire}/weather-turn-step{n}") for n in (1, 2)]
+    state = turn_state(steps, "auto")
+    return (state.outcome,
+            [(s.finish.reason if s.finish else None, s.usage.input, s.usage.output)
+             for s in state.steps],
+            [(b.step, b.kind, b.text, b.name, b.input, b.complete) for b in state.blocks])
+
+
+@pytest.mark.parametrize("wire", BEDROCK)
+def test_the_weather_turn_reduces_to_the_same_state_as_on_the_anthropic_wire(wire):
+    assert _story(wire) == _story("anthropic-messages")

@@ -29,6 +29,7 @@ from typing import Any
 from lesson_lib.eventstream import CONTENT_TYPE
 from lesson_lib.wires.bedrock import CONVERSE, INVOKE
 
+from . import bedrock_turn
 from .bedrock_writer import BedrockWriter
 
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -61,6 +62,7 @@ class Scenario:
     demonstrates: str
     request: dict[str, Any]
     based_on: str
+    turn: dict[str, Any] | None = None
 
 
 def converse_request(text: str, *, tools: bool = False) -> dict[str, Any]:
@@ -198,14 +200,47 @@ def invoke_throttling_exception(w: BedrockWriter) -> Scenario:
                     "for InvokeModelWithResponseStream lists them.")
 
 
+# -- the weather turn (`bedrock_turn`) ------------------------------------------------------
+
+TURN_BASIS = ("The weather turn of every wire (same question, tool, arguments, results and "
+              "answer), said in this API's vocabulary. ")
+
+
+def converse_weather(step: int) -> Callable[[BedrockWriter], Scenario]:
+    def build(w: BedrockWriter) -> Scenario:
+        request = bedrock_turn.converse_step(w, step, MODEL_ID)
+        return Scenario(WEATHER_STEPS[step].format(api="ConverseStream"), request,
+                        BASED_ON + CONVERSE_BASIS + TURN_BASIS,
+                        {"name": bedrock_turn.TURN, "step": step})
+    return build
+
+
+def invoke_weather(step: int) -> Callable[[BedrockWriter], Scenario]:
+    def build(w: BedrockWriter) -> Scenario:
+        request = bedrock_turn.invoke_step(w, step, MODEL_ID, invoke_start)
+        return Scenario(WEATHER_STEPS[step].format(api="InvokeModelWithResponseStream"),
+                        request, BASED_ON + INVOKE_BASIS + TURN_BASIS,
+                        {"name": bedrock_turn.TURN, "step": step})
+    return build
+
+
+WEATHER_STEPS = {1: "Weather turn, step 1 on {api}: text and two parallel get_weather calls "
+                    "(Paris, Tokyo), stop reason tool_use.",
+                 2: "Weather turn, step 2 on {api}: the request carries both tool results; "
+                    "the stream is the final answer text."}
+
 CAPTURES: dict[str, dict[str, Callable[[BedrockWriter], Scenario]]] = {
     CONVERSE: {"converse-hello": converse_hello,
                "converse-get-weather": converse_get_weather,
                "converse-cut-in-tool-input": converse_cut_in_tool_input,
-               "converse-model-stream-error": converse_model_stream_error},
+               "converse-model-stream-error": converse_model_stream_error,
+               "weather-turn-step1": converse_weather(1),
+               "weather-turn-step2": converse_weather(2)},
     INVOKE: {"invoke-hello": invoke_hello,
              "invoke-get-weather": invoke_get_weather,
-             "invoke-throttling-exception": invoke_throttling_exception},
+             "invoke-throttling-exception": invoke_throttling_exception,
+             "weather-turn-step1": invoke_weather(1),
+             "weather-turn-step2": invoke_weather(2)},
 }
 
 
@@ -216,7 +251,7 @@ def build_one(wire: str, name: str) -> tuple[bytes, dict[str, Any]]:
     scenario = CAPTURES[wire][name](w)
     body, chunks = w.finish()
     date = datetime(2026, 4, 14, 8, 0, tzinfo=UTC) + timedelta(seconds=seed % 1_500_000)
-    return body, {
+    sidecar = {
         "wire": wire,
         "demonstrates": scenario.demonstrates,
         "request": scenario.request,
@@ -226,6 +261,9 @@ def build_one(wire: str, name: str) -> tuple[bytes, dict[str, Any]]:
                        "timing": "synthetic"},
         "chunks": chunks,
     }
+    if scenario.turn is not None:
+        sidecar["turn"] = scenario.turn
+    return body, sidecar
 
 
 def build(root: Path) -> list[Path]:
