@@ -48,7 +48,13 @@ from typing import Any
 from . import eventstream
 from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
-from .wires.bedrock import CONVERSE, INVOKE, frame_event, wire_of_frame
+from .wires.bedrock import (
+    CONVERSE,
+    INVOKE,
+    frame_event,
+    message_type_problems,
+    wire_of_frame,
+)
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat", CONVERSE, INVOKE)
 # The wires whose body is binary frames (`lesson_lib.eventstream`), not SSE.
@@ -145,6 +151,7 @@ class Capture:
         `wires.bedrock.frame_event`); events and framing diagnostics."""
         if self.framing == "eventstream":
             frames, diagnostics = self.frames(chunk_size)
+            diagnostics = diagnostics + message_type_problems(frames)
             return [frame_event(f) for f in frames], diagnostics  # type: ignore[misc]
         decoder = SSEDecoder()
         events: list[ServerSentEvent] = []

@@ -326,3 +326,18 @@ def _story(wire: str) -> tuple:
 @pytest.mark.parametrize("wire", BEDROCK)
 def test_the_weather_turn_reduces_to_the_same_state_as_on_the_anthropic_wire(wire):
     assert _story(wire) == _story("anthropic-messages")
+
+
+def test_an_unknown_message_type_is_a_typed_error_and_the_turn_is_not_completed():
+    odd = encode_frame({":event-type": "contentBlockDelta", ":message-type": "gossip"},
+                       json.dumps({"contentBlockIndex": 0, "delta": {"text": "?"}}).encode())
+    cap = converse(*HELLO[:2], odd, *HELLO[2:])
+    (diag,) = cap.sse_diagnostics
+    assert diag.code == "unknown_message_type" and diag.offset == len(HELLO[0]) + len(HELLO[1])
+    assert turn_state(cap, "auto").outcome == "failed"
+
+
+def test_an_event_after_an_exception_is_noted():
+    frames = [*HELLO[:2], exception_frame("throttlingException", "slow"), HELLO[2]]
+    codes = [d.code for d in accumulate(converse(*frames)).diagnostics]
+    assert "in_band_error" in codes and "event_after_error" in codes

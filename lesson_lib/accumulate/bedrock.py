@@ -184,7 +184,10 @@ class ConverseAccumulator(Accumulator):
                       "kept as raw data", event=event, severity="warning",
                       raw=event.sse.data, payload=event.payload)
             return changes
-        if self.stopped and kind != "metadata":
+        if self.errored:
+            self.note("event_after_error", f"{kind} after the exception that ended the "
+                      "stream", event=event, raw=event.sse.data)
+        elif self.stopped and kind != "metadata":
             self.note("event_after_terminal", f"{kind} after messageStop", event=event,
                       raw=event.sse.data)
         if not self.started and kind != "messageStart":

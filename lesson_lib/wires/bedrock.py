@@ -28,6 +28,7 @@ import binascii
 import json
 from typing import Any, NamedTuple
 
+from ..diagnostics import Diagnostic
 from ..eventstream import Frame
 from .common import RetryRule, WireError
 
@@ -85,6 +86,20 @@ def header_text(value: Any) -> Any:
     if isinstance(value, (bool, int, str)):
         return value
     return str(value)
+
+
+# The kinds of frame there are (``:message-type``); any other is reported, never guessed at.
+MESSAGE_TYPES = frozenset({"event", "exception", "error"})
+
+
+def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
+    """An ``unknown_message_type`` error for each frame whose ``:message-type`` is missing
+    or not one of `MESSAGE_TYPES` (its event is passed on, typed as its headers say)."""
+    return [Diagnostic("unknown_message_type", f"a frame whose :message-type is "
+                       f"{frame.header(':message-type')!r}, not event, exception or error: "
+                       "what it carries cannot be trusted as the stream's own",
+                       offset=frame.start, raw=frame.payload.decode("utf-8", "replace"))
+            for frame in frames if frame.header(":message-type") not in MESSAGE_TYPES]
 
 
 def frame_event(frame: Frame) -> FrameEvent:

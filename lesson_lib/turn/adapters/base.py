@@ -44,7 +44,8 @@ from ..events import (
 from ..outcome import step_ending
 
 # Diagnostic codes that make a step fail, and with which scope.
-PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"}) | FRAMING_ERRORS
+PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text",
+                        "unknown_message_type"}) | FRAMING_ERRORS
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",
