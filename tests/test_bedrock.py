@@ -341,3 +341,13 @@ def test_an_event_after_an_exception_is_noted():
     frames = [*HELLO[:2], exception_frame("throttlingException", "slow"), HELLO[2]]
     codes = [d.code for d in accumulate(converse(*frames)).diagnostics]
     assert "in_band_error" in codes and "event_after_error" in codes
+
+
+@pytest.mark.parametrize("cap", ALL, ids=key)
+def test_the_event_table_knows_every_bedrock_event_and_addresses_its_blocks(cap):
+    from lesson_lib.event_table import event_table
+    table = event_table(cap)
+    assert not table["unknown"].any()
+    deltas = table[table["type"].isin(["contentBlockDelta", "content_block_delta"])]
+    assert deltas["index"].notna().all() and deltas["delta_type"].notna().all()
+    assert table["error"].sum() == sum(e.event in wires.bedrock.EXCEPTIONS for e in cap.events)
