@@ -1,7 +1,9 @@
-"""One home per wire: what is true of Anthropic Messages, OpenAI Responses and OpenAI Chat.
+"""One home per wire: what is true of Anthropic Messages, OpenAI Responses and OpenAI Chat,
+and of AWS Bedrock's two streaming APIs.
 
-Each wire's module (`anthropic`, `responses`, `chat`) holds, as data and
-small pure functions:
+Each wire's module (`anthropic`, `responses`, `chat`, `bedrock_converse`,
+`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
+data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;
