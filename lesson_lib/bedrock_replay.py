@@ -76,29 +76,50 @@ class BotoOutcome:
         return type(self.error).__name__ if self.error is not None else None
 
 
+def boto3_events(capture: Capture, chunk_size: int | None = None,
+                 bedrock: Any = None) -> Iterator[dict[str, Any]]:
+    """boto3's events for the capture, as its own call for the wire yields them (an
+    exception frame raises ``EventStreamError`` from the iteration). `bedrock` replaces
+    the offline client."""
+    bedrock = bedrock or client(capture, chunk_size)
+    request = capture.request if isinstance(capture.request, dict) else {}
+    model = request.get("modelId") or _MODEL
+    if capture.wire == CONVERSE:
+        response = bedrock.converse_stream(
+            modelId=model, messages=request.get("messages") or [
+                {"role": "user", "content": [{"text": "Hi"}]}])
+        yield from response["stream"]
+    elif capture.wire == INVOKE:
+        body = request.get("body") or {"anthropic_version": "bedrock-2023-05-31",
+                                       "max_tokens": 1024, "messages": []}
+        response = bedrock.invoke_model_with_response_stream(modelId=model,
+                                                             body=json.dumps(body))
+        yield from response["body"]
+    else:
+        raise ValueError(f"{capture.key}: not a Bedrock wire, so not a boto3 call")
+
+
 def run_boto3(capture: Capture, chunk_size: int | None = None) -> BotoOutcome:
     """Stream the capture through boto3's own call for its wire and record the outcome."""
     out = BotoOutcome()
-    bedrock = client(capture, chunk_size)
-    request = capture.request if isinstance(capture.request, dict) else {}
-    model = request.get("modelId") or _MODEL
     try:
-        if capture.wire == CONVERSE:
-            response = bedrock.converse_stream(
-                modelId=model, messages=request.get("messages") or [
-                    {"role": "user", "content": [{"text": "Hi"}]}])
-        elif capture.wire == INVOKE:
-            body = request.get("body") or {"anthropic_version": "bedrock-2023-05-31",
-                                           "max_tokens": 1024, "messages": []}
-            response = bedrock.invoke_model_with_response_stream(
-                modelId=model, body=json.dumps(body))
-        else:
-            raise ValueError(f"{capture.key}: not a Bedrock wire, so not a boto3 call")
-        for event in response["stream" if capture.wire == CONVERSE else "body"]:
+        for event in boto3_events(capture, chunk_size):
             out.events.append(event)
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
     return out
+
+
+def text_of_event(event: dict[str, Any]) -> str:
+    """The answer text a boto3 event adds (a text delta's text), else ""."""
+    kind, payload = as_payload(event)
+    delta = payload.get("delta") if isinstance(payload, dict) else None
+    if not isinstance(delta, dict):
+        return ""
+    text = delta.get("text")
+    if kind == "contentBlockDelta" or delta.get("type") == "text_delta":
+        return text if isinstance(text, str) else ""
+    return ""
 
 
 def as_payload(event: dict[str, Any]) -> tuple[str, Any]:

@@ -81,3 +81,27 @@ def test_the_corpus_has_a_cut_and_an_exception_for_the_routes_to_differ_on():
     causes = {d.code for c in ALL for d in c.sse_diagnostics}
     assert "truncated_frame" in causes
     assert any(ours(c)[-1][0] in EXCEPTIONS for c in ALL)
+
+
+@pytest.mark.parametrize("cap", ALL, ids=lambda c: c.key)
+def test_both_routes_give_the_same_turn(cap):
+    from lesson_lib.turn.run import turn_state
+
+    wire, sdk = (turn_state(cap, route).as_dict() for route in ("wire", "sdk"))
+    assert sdk["outcome"] == wire["outcome"]
+    assert sdk["blocks"] == wire["blocks"]
+    assert [(e["scope"], e["code"], e["retryable"]) for e in sdk["errors"]] == [
+        (e["scope"], e["code"], e["retryable"]) for e in wire["errors"]
+        if e["code"] != "truncated_frame"]      # boto3 never sees a cut frame
+    for ours_step, their_step in zip(wire["steps"], sdk["steps"], strict=True):
+        assert their_step["finish"] == ours_step["finish"]
+        counts = {k: v for k, v in ours_step["usage"].items() if k != "raw"}
+        assert {k: v for k, v in their_step["usage"].items() if k != "raw"} == counts
+
+
+def test_check_reports_what_boto3_did(capsys):
+    from lesson_lib.cli import main
+
+    cap = captures.load("aws-bedrock-invoke/invoke-throttling-exception")
+    assert main(["check", str(cap.path)]) == 0
+    assert "SDK: raised EventStreamError" in capsys.readouterr().out

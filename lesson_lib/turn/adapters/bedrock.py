@@ -13,9 +13,15 @@ in as the accumulator's in-band errors, with Bedrock's retry rule).
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from ... import wires
+from ...accumulate import accumulator_for
 from ...accumulate import changes as ch
 from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
+from ...wire_events import WireEvent
+from ...wires.bedrock import FrameEvent
 from ..events import Finish
 from .anthropic import AnthropicAdapter
 from .base import WireAdapter
@@ -48,3 +54,34 @@ class InvokeAdapter(AnthropicAdapter):
     """Turn events from an InvokeModelWithResponseStream stream: the Anthropic adapter."""
 
     wire = wires.bedrock_invoke.WIRE
+
+
+class BotoEvents:
+    """boto3's events for the SDK route: plain dicts (``{"contentBlockDelta": {...}}``,
+    an Invoke ``{"chunk": {"bytes": b"..."}}``), read by the wire's own accumulator, whose
+    changes go to the wire's adapter. boto3 has already dropped the padding and any field
+    its service model does not list, and it raises at an exception frame (`SDKAdapter.end`
+    reads that error)."""
+
+    def __init__(self, wire: str) -> None:
+        self.accumulator = accumulator_for(wire)
+        self.count = 0
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the wire's terminal event came through."""
+        return bool(getattr(self.accumulator, "stopped", False))
+
+    def changes(self, event: Any) -> list:
+        """What one boto3 event changed."""
+        from ...bedrock_replay import as_payload
+        kind, payload = as_payload(event)
+        data = json.dumps(payload, ensure_ascii=False)
+        wire_event = WireEvent(self.count, FrameEvent(kind, data), kind, payload)
+        self.count += 1
+        return self.accumulator.feed(wire_event)
+
+    def close_all(self) -> list:
+        """The end of boto3's iteration: what the accumulator's `finish` closes (the
+        step's end is the SDK adapter's)."""
+        return [c for c in self.accumulator.finish() if not isinstance(c, ch.StreamEnded)]

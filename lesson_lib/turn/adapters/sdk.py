@@ -326,8 +326,15 @@ class _ChatSDK(_Translator):
         return out
 
 
+def _boto_events(wire: str) -> Any:
+    from .bedrock import BotoEvents
+    return lambda: BotoEvents(wire)
+
+
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
-                "openai-chat": _ChatSDK}
+                "openai-chat": _ChatSDK,
+                "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
+                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
 
 
 class SDKAdapter:
@@ -374,6 +381,10 @@ class SDKAdapter:
         out: list[TurnEvent] = []
         if error is not None and _is_connection_error(error):
             out = self.adapter.transport_error(f"the connection failed: {error}")
+        elif error is not None and _exception_frame(error) is not None:
+            code, message = _exception_frame(error)   # type: ignore[misc]
+            changes.append(ch.InBandError(None, f"{code}: {message}",
+                                          {"type": code, "message": message}, code))
         elif error is not None and (hasattr(error, "body") or status is not None):
             # The API's own error, in the stream (Chat: even after every finish reason).
             message = info.get("message") if isinstance(info, dict) else None
@@ -392,6 +403,16 @@ class SDKAdapter:
             isinstance(c, ch.InBandError) for c in changes)
         changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
         return out + self.adapter.feed(changes)
+
+
+def _exception_frame(error: BaseException) -> tuple[str, str] | None:
+    """(code, message) of botocore's ``EventStreamError``: boto3 raises it at a Bedrock
+    exception frame, an in-band error. Known by name and shape: the core imports no SDK."""
+    response = getattr(error, "response", None)
+    if type(error).__name__ != "EventStreamError" or not isinstance(response, dict):
+        return None
+    err = response.get("Error") or {}
+    return str(err.get("Code") or "error"), str(err.get("Message") or error)
 
 
 def _is_connection_error(error: BaseException) -> bool:
