@@ -81,7 +81,11 @@ ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
     "openai-chat": {"error": {"message": "The server had an error while processing your "
                                          "request. Sorry about that!",
                               "type": "server_error", "param": None, "code": None}},
+    # Bedrock: the payload of an exception frame (`BEDROCK_EXCEPTION` names it).
+    "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
+    "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
 }
+BEDROCK_EXCEPTION = "serviceUnavailableException"
 
 
 class FaultError(ValueError):
@@ -130,6 +134,12 @@ def inject_error(capture: Capture, after_event: int,
             numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
             if numbers:
                 payload["sequence_number"] = max(numbers) + 1
+    if capture.framing == "eventstream":     # Bedrock: an exception frame
+        block = wires.bedrock.exception_frame(BEDROCK_EXCEPTION, payload)
+        return _splice(capture, ev.sse.end, len(capture.body), block, kind="inject_error",
+                       at=after_event,
+                       what=f"an exception frame after event {after_event}, then the stream "
+                            "ends")
     nl = _newline(capture.body, ev)
     data = json.dumps(payload, ensure_ascii=False,
                       separators=(", ", ": ") if wire == "openai-chat" else (",", ":"))

@@ -44,7 +44,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import anthropic, bedrock_converse, bedrock_invoke, chat, responses
+from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, responses
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -62,7 +62,7 @@ WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat,
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
 __all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
-           "WireError", "anthropic", "bedrock_converse", "bedrock_invoke", "chat", "error_body",
+           "WireError", "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "error_body",
            "for_wire", "read_error", "responses", "retryable_status"]
 
 

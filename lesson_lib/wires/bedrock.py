@@ -29,7 +29,7 @@ import json
 from typing import Any, NamedTuple
 
 from ..diagnostics import Diagnostic
-from ..eventstream import Frame
+from ..eventstream import Frame, encode_frame
 from .common import RetryRule, WireError
 
 CONVERSE = "aws-bedrock-converse"
@@ -54,6 +54,14 @@ def read_exception(event_type: str | None, payload: Any) -> WireError | None:
         return None
     message = payload.get("message") if isinstance(payload, dict) else None
     return WireError(event_type, None, message if isinstance(message, str) else None, "error")
+
+
+def exception_frame(exception_type: str, payload: dict) -> bytes:
+    """The bytes of an exception frame, as the service sends one (a fault lab's in-band
+    error)."""
+    headers = {":exception-type": exception_type, ":content-type": "application/json",
+               ":message-type": "exception"}
+    return encode_frame(headers, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
 
 
 # -- frames as events --------------------------------------------------------------------
