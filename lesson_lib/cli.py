@@ -311,8 +311,9 @@ def _cmd_turn(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     caps = captures_mod.corpus()
     width = max((len(c.key) for c in caps), default=10)
+    wire_width = max((len(c.wire or "") for c in caps), default=18)
     for cap in caps:
-        print(f"{cap.key:<{width}}  {cap.wire:<18}  {cap.demonstrates}")
+        print(f"{cap.key:<{width}}  {cap.wire:<{wire_width}}  {cap.demonstrates}")
     return OK
 
 

@@ -351,3 +351,10 @@ def test_the_event_table_knows_every_bedrock_event_and_addresses_its_blocks(cap)
     deltas = table[table["type"].isin(["contentBlockDelta", "content_block_delta"])]
     assert deltas["index"].notna().all() and deltas["delta_type"].notna().all()
     assert table["error"].sum() == sum(e.event in wires.bedrock.EXCEPTIONS for e in cap.events)
+
+
+def test_no_deadly_fault_leaves_a_bedrock_turn_completed():
+    from lesson_lib.views.fault_lab import DEADLY, honesty
+    counts = honesty([c for c in OURS if c.events], percents=(10, 60))
+    assert all(counts[name] for name in DEADLY)       # every fault applies to frames
+    assert not any("completed" in outcomes for outcomes in counts.values())
