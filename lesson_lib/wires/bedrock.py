@@ -34,6 +34,9 @@ from .common import RetryRule, WireError
 
 CONVERSE = "aws-bedrock-converse"
 INVOKE = "aws-bedrock-invoke"
+# ConverseStream's own events (its wire module adds the exceptions to its vocabulary).
+CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
+                             "contentBlockStop", "messageStop", "metadata"})
 
 # -- exceptions: the error frames of both APIs (``:exception-type``) ----------------------
 RETRY = RetryRule(
@@ -160,5 +163,4 @@ def wire_of_frame(frame: Frame) -> str | None:
     name = frame.header(":event-type")
     if name == "chunk":
         return INVOKE
-    from .bedrock_converse import EVENT_TYPES
-    return CONVERSE if name in EVENT_TYPES else None
+    return CONVERSE if name in CONVERSE_EVENTS else None

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bedrock import CONVERSE, EXCEPTIONS, RETRY, read_exception
+from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
 from .common import Finish, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = CONVERSE
 
 # -- the event vocabulary --------------------------------------------------------------
-EVENT_TYPES = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
-                         "contentBlockStop", "messageStop", "metadata"}) | EXCEPTIONS
+EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS
 # A delta is named by the one field it fills (besides nothing else but padding).
 DELTA_TYPES = frozenset({"text", "toolUse", "toolResult", "reasoningContent", "citation",
                          "image"})
