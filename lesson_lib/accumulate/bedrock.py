@@ -16,7 +16,8 @@ seen opens it, its kind told by the delta. What each delta does:
 - ``toolResult``: appends result items (a server tool's result).
 
 ``messageStop`` carries ``stopReason`` and ends the stream properly; the
-``metadata`` after it brings ``usage`` and ``metrics``. Every payload's ``p``
+``metadata`` after it brings ``usage`` and ``metrics`` (a frame cut after
+``messageStop`` still leaves the stream incomplete: the metadata was lost). Every payload's ``p``
 padding field is ignored. An exception frame (``throttlingException``...) is
 an in-band error. `final()` is the Converse response as the non-streaming
 API returns it::
@@ -326,6 +327,10 @@ class ConverseAccumulator(Accumulator):
         """End of stream: close open blocks (tool input cut), note a missing terminal."""
         if not self.begin_finish(sse_diagnostics):
             return []
+        if any(d.code == "truncated_frame" for d in self.diagnostics):
+            # A frame cut after messageStop took the metadata (usage) with it: the
+            # stream did not end as ConverseStream ends.
+            self.complete = False
         for index in sorted(self.blocks):
             block = self.blocks[index]
             if block.state != "open":

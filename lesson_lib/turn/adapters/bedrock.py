@@ -44,6 +44,15 @@ class ConverseAdapter(WireAdapter):
             return "reasoning", False, "reasoning"
         return super().classify(opened)
 
+    def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
+        """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
+        the step a cut one, not one that ended properly."""
+        changes = list(changes or ())
+        if any(isinstance(c, ch.Noted) and c.diagnostic.code == "truncated_frame"
+               for c in changes):
+            self.terminal = None
+        return super().feed(changes, t=t, at=at)
+
     def finish(self) -> Finish:
         """From ``messageStop``'s ``stopReason``."""
         raw = self.response.get("stopReason")
