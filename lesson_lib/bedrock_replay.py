@@ -23,6 +23,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from .captures import Capture
 from .eventstream import CONTENT_TYPE
@@ -61,6 +62,26 @@ def client(capture: Capture, chunk_size: int | None = None):
         return AWSResponse(request.url, capture.status, headers, _Body(chunks))
 
     bedrock.meta.events.register("before-send.bedrock-runtime", answer)
+    return bedrock
+
+
+def served_client(base_url: str, capture: str | None = None, **query: str):
+    """An unmodified ``bedrock-runtime`` client (fake credentials) pointed at ``lesson-lib
+    serve`` with ``endpoint_url``; `capture` names the capture to answer with (sent as the
+    ``capture`` header), `query` goes on the URL (``speed``, ``fault``)."""
+    import boto3
+
+    bedrock = boto3.client("bedrock-runtime", region_name=REGION, endpoint_url=base_url,
+                           aws_access_key_id="offline-replay",
+                           aws_secret_access_key="offline-replay")
+
+    def name_it(request: Any, **_: Any) -> None:
+        if capture:
+            request.headers["capture"] = capture
+        if query:
+            request.url += ("&" if "?" in request.url else "?") + urlencode(query)
+
+    bedrock.meta.events.register("before-sign.bedrock-runtime", name_it)
     return bedrock
 
 

@@ -17,13 +17,19 @@ from typing import Any
 
 from ..captures import Capture
 
-# The provider path each wire is served at.
+# The provider path each wire is served at (Bedrock's name the model in the path).
 PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
-         "openai-chat": "/v1/chat/completions"}
+         "openai-chat": "/v1/chat/completions",
+         "aws-bedrock-converse": "/model/{modelId}/converse-stream",
+         "aws-bedrock-invoke": "/model/{modelId}/invoke-with-response-stream"}
+# The wires whose path is always a stream (no ``stream: true`` in the body).
+STREAM_PATHS = frozenset({"aws-bedrock-converse", "aws-bedrock-invoke"})
 
 _CONVERSATION = {"anthropic-messages": ("system", "messages"),
                  "openai-responses": ("instructions", "input"),
-                 "openai-chat": ("messages",)}
+                 "openai-chat": ("messages",),
+                 "aws-bedrock-converse": ("system", "messages"),
+                 "aws-bedrock-invoke": ("system", "messages")}
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
 
 
@@ -105,7 +111,12 @@ def _normal(value: Any) -> Any:
 
 
 def _recorded(cap: Capture) -> dict[str, Any]:
-    return cap.request if isinstance(cap.request, dict) else {}
+    """The request as its API's body: an Invoke capture records the model's own body
+    under ``body`` (its model id goes in the path)."""
+    request = cap.request if isinstance(cap.request, dict) else {}
+    if cap.wire == "aws-bedrock-invoke" and isinstance(request.get("body"), dict):
+        return request["body"]
+    return request
 
 
 def _tool_names(request: dict[str, Any]) -> list[str]:
