@@ -47,7 +47,8 @@ def test_every_wire_module_offers_the_same_facts():
         missing = [n for n in names if not hasattr(module, n)]
         assert not missing, (name, missing)
         assert module.SHEET.wire == name == module.WIRE
-    assert set(wires.WIRES) == {"anthropic-messages", "openai-responses", "openai-chat"}
+    assert set(wires.WIRES) == {"anthropic-messages", "openai-responses", "openai-chat",
+                                "aws-bedrock-converse", "aws-bedrock-invoke"}
 
 
 def test_for_wire_names_the_module_and_refuses_an_unknown_wire():

@@ -20,7 +20,9 @@ from .common import retryable_status as retryable_status  # the HTTP rule, on ev
 
 WIRE = INVOKE
 
-EVENT_TYPES = anthropic.EVENT_TYPES | EXCEPTIONS
+# Anthropic's events, Bedrock's exceptions, and ``chunk``: the frame's own event type, which
+# a chunk keeps when its ``bytes`` cannot be read as an Anthropic event.
+EVENT_TYPES = anthropic.EVENT_TYPES | EXCEPTIONS | {"chunk"}
 DELTA_TYPES = anthropic.DELTA_TYPES
 BLOCK_EVENTS = anthropic.BLOCK_EVENTS
 KNOWN_BLOCKS = anthropic.KNOWN_BLOCKS
@@ -52,8 +54,8 @@ def read_error(event_type: str | None, payload: Any) -> WireError | None:
 SHEET = Sheet(
     wire=WIRE,
     events=(
-        ("chunk", 'a frame whose payload {"bytes": base64} is one Anthropic event: '
-                  "message_start, content_block_*, message_delta, message_stop"),
+        ("chunk", 'every frame: its payload {"bytes": base64} is one Anthropic event'),
+        *anthropic.SHEET.events,
     ),
     addressing=anthropic.SHEET.addressing,
     tool_arguments=anthropic.SHEET.tool_arguments,
