@@ -309,6 +309,17 @@ def _corrupt_property(cap: Capture, i: int) -> None:
     broken = faults.corrupt_json(cap, i)
     result = accumulate(broken)
     original = accumulate(cap)
+    if cap.framing == "eventstream":
+        # A binary frame's CRC catches the damage before any JSON is read (the last
+        # frame, one byte short, is cut): the decoder stops at that frame, and every
+        # event before it is kept as it was.
+        (diag,) = broken.sse_diagnostics
+        assert diag.code in ("bad_message_crc", "truncated_frame")
+        assert diag.offset == cap.events[i].start
+        assert [(e.event, e.data) for e in broken.events] == [
+            (e.event, e.data) for e in cap.events[:i]]
+        assert not result.complete
+        return
     assert "unparseable_json" in _codes(result)
     if parse_all(cap.events)[i].type in TERMINALS[cap.wire]:
         assert not result.complete

@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..eventstream import FRAMING_ERRORS
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
@@ -327,9 +328,10 @@ class ConverseAccumulator(Accumulator):
         """End of stream: close open blocks (tool input cut), note a missing terminal."""
         if not self.begin_finish(sse_diagnostics):
             return []
-        if any(d.code == "truncated_frame" for d in self.diagnostics):
-            # A frame cut after messageStop took the metadata (usage) with it: the
-            # stream did not end as ConverseStream ends.
+        if any(d.code in FRAMING_ERRORS or d.code == "truncated_frame"
+               for d in self.diagnostics):
+            # A frame cut or broken after messageStop took the metadata (usage) with it:
+            # the stream did not end as ConverseStream ends.
             self.complete = False
         for index in sorted(self.blocks):
             block = self.blocks[index]

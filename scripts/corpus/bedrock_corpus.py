@@ -37,7 +37,7 @@ ANTHROPIC_MODEL = "claude-sonnet-4-5-20250929"
 BASED_ON = ("Constructed from the frame layout the shared reference captures' README describes "
             "(prelude with two lengths and a CRC32, string headers, payload, message CRC32) "
             "and from botocore's own event-stream parser (botocore.eventstream), which reads "
-            "these bytes the same way (tests/test_bedrock_captures.py). ")
+            "these bytes the same way (tests/test_bedrock.py). ")
 CONVERSE_BASIS = ("Payloads shaped like the three ConverseStream recordings: keys sorted, a "
                   "random-length `p` padding on every payload, no contentBlockStart for text, "
                   "metadata after messageStop. ")

@@ -20,11 +20,14 @@ from ... import wires
 from ...accumulate import accumulator_for
 from ...accumulate import changes as ch
 from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
+from ...eventstream import FRAMING_ERRORS
 from ...wire_events import WireEvent
 from ...wires.bedrock import FrameEvent
 from ..events import Finish
 from .anthropic import AnthropicAdapter
 from .base import WireAdapter
+
+_CUT_OR_BROKEN = FRAMING_ERRORS | {"truncated_frame"}
 
 
 class ConverseAdapter(WireAdapter):
@@ -48,7 +51,7 @@ class ConverseAdapter(WireAdapter):
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
         the step a cut one, not one that ended properly."""
         changes = list(changes or ())
-        if any(isinstance(c, ch.Noted) and c.diagnostic.code == "truncated_frame"
+        if any(isinstance(c, ch.Noted) and c.diagnostic.code in _CUT_OR_BROKEN
                for c in changes):
             self.terminal = None
         return super().feed(changes, t=t, at=at)
