@@ -178,7 +178,7 @@ def turn_by_wire_event(capture: Capture, route: Route = "wire"
     """
     route = route_for(capture.wire) if route == "auto" else route
     seq = Counter(1)
-    events: list[TurnEvent] = [TurnStarted(0)]
+    events: list[TurnEvent] = [TurnStarted(0, turn="turn")]
     batches = list(timed_batches(capture, 1, seq, route))
     counts = []
     for _, batch in batches:
