@@ -70,7 +70,8 @@ class TurnStream:
 
     def finish(self, t: float | None = None) -> list[TurnEvent]:
         """The end of the body: what never formed an event, blocks left open and the
-        step's end become events and diagnostics. Idempotent (later calls return [])."""
+        step's end become events and diagnostics; `t` is when the body ended (ms), kept
+        on the events the end makes. Idempotent (later calls return [])."""
         return _joined(self.finish_batches(t))
 
     def http_error(self, status: int, body: bytes | str = b"") -> list[TurnEvent]:
