@@ -43,8 +43,13 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     the wire route on the three wires, see `route_for`)."""
     route = route_for(capture.wire) if route == "auto" else route
     if route == "wire":
-        return [e for _, batch in _wire_batches(capture, step, seq, timed_end=False)
-                for e in batch]
+        stream = stream_for(capture, step, seq)
+        if capture.status >= 300:
+            return stream.http_error(capture.status, capture.body)
+        out = []
+        for chunk, t in capture.chunks():
+            out += stream.feed(chunk, t)
+        return out + stream.finish()
     from ..replay import run_sdk
     from .adapters.sdk import SDKAdapter
     seq = seq if seq is not None else Counter()
@@ -96,11 +101,10 @@ def stream_for(capture: Capture, step: int = 1, seq: Counter | None = None) -> T
                       dialect=named_dialect(capture.sidecar))
 
 
-def _wire_batches(capture: Capture, step: int, seq: Counter | None, *,
-                  timed_end: bool = True) -> Iterator[Batch]:
-    """The wire route: the capture's recorded chunks pushed through a `TurnStream`, one
-    batch per wire event (the step's start at 0 ms; its end at the last event's time,
-    or with no time when not `timed_end`)."""
+def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[Batch]:
+    """The wire route in batches: the capture's recorded chunks pushed through a
+    `TurnStream`, one batch per wire event (the step's start at 0 ms, its end at the
+    last event's time)."""
     stream = stream_for(capture, step, seq)
     if capture.status >= 300:
         yield 0.0, stream.http_error(capture.status, capture.body)
@@ -110,7 +114,7 @@ def _wire_batches(capture: Capture, step: int, seq: Counter | None, *,
     def pushed() -> Iterator[tuple[WireEvent | None, list[TurnEvent]]]:
         for chunk, t in capture.chunks():
             yield from stream.feed_batches(chunk, t)
-        yield from stream.finish_batches(last if timed_end else None)
+        yield from stream.finish_batches(last)
 
     for event, batch in pushed():
         if event is not None and event.t is not None:
