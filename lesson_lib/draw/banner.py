@@ -26,6 +26,7 @@ class TurnStatus:
     started: bool = False
     outcome: str | None = None
     asked_for_tools: bool = False      # the last finished step ended asking for tools
+    finish: str | None = None          # the last finished step's finish reason
     between_steps: bool = False        # that step finished and no new step began yet
     running: int = 0                   # tool runs started and not finished
     forming_calls: int = 0             # tool calls whose arguments are arriving
@@ -53,9 +54,16 @@ def _finished(status: TurnStatus) -> tuple[str, str]:
                                     "tools, so the turn goes on once their results are sent")
     glyph, word = OUTCOME_WORDS.get(outcome, ("?", str(outcome)))
     says = OUTCOME_SAYS.get(outcome, "")
+    if outcome == "completed" and status.finish in _STOPPED_SHORT:
+        says = f"{says}, but the model {_STOPPED_SHORT[status.finish]}"
     if outcome == "failed" and status.first_error:
         says = f"{status.first_error}; what arrived before it is kept"
     return str(outcome), f"{glyph} {word}: {says}"
+
+
+_STOPPED_SHORT = {"length": "stopped at its token limit (the answer may be cut short)",
+                  "content_filter": "was stopped by a content filter",
+                  "refusal": "refused"}
 
 
 def _running(status: TurnStatus, now_ms: float | None,

@@ -65,6 +65,7 @@ class Drawer:
         self.first_error: str | None = None
         self.outcome: str | None = None
         self.asked_for_tools = False
+        self.finish: str | None = None
         self.between_steps = False
         self.last_t: float | None = None
 
@@ -90,7 +91,7 @@ class Drawer:
     def status(self) -> TurnStatus:
         """What the banner says the turn is doing."""
         return TurnStatus(started=self.count > 0, outcome=self.outcome,
-                          asked_for_tools=self.asked_for_tools,
+                          asked_for_tools=self.asked_for_tools, finish=self.finish,
                           between_steps=self.between_steps, running=len(self.running),
                           forming_calls=len(self.forming), last_t=self.last_t,
                           first_error=self.first_error)
@@ -117,6 +118,7 @@ class Drawer:
     def _on_step_finished(self, e: Any) -> None:
         self.between_steps = True
         self.asked_for_tools = e.finish.reason == "tool_calls"
+        self.finish = e.finish.reason
 
     def _on_block_started(self, e: Any) -> None:
         if e.block_kind == "text":

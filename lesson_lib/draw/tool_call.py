@@ -87,6 +87,7 @@ class ToolCallDrawer:
 
     def invalid(self, state: str, raw: str, error: str | None) -> None:
         """The call will never run: its input is not JSON, or the stream ended inside it."""
+        self._catch_up()
         self.state = state
         why = error or ("the stream ended inside the arguments" if state == "cut" else "")
         shown = raw[-RAW_TAIL:]
@@ -120,6 +121,8 @@ class ToolCallDrawer:
 
     def turn_finished(self, completed: bool) -> None:
         """The turn ended: whatever state the call is in is its last."""
+        self._catch_up()
+        self._live_arg = None
         self.turn_over = True
         self._dirty = True
 
@@ -134,6 +137,11 @@ class ToolCallDrawer:
         head: Segment = ((header,), 1, ()) if header else ((), 0, (self._header_live,))
         live_arg = (self._live_arg,) if self._live_arg is not None else ()
         return [head, (self.args, len(self.args), live_arg), (self.extra, len(self.extra), ())]
+
+    def _catch_up(self) -> None:
+        """Draw the fields settled so far, before the call's state moves on."""
+        if self.parser is not None and not self._input_settled and self.state == "forming":
+            self._draw_forming_input()
 
     def _redraw(self) -> None:
         if self._header is None:
