@@ -4,7 +4,8 @@ A source arrives as the wire gave it (`SourceAdded`): an Anthropic citation
 (``cited_text`` with a ``url`` and ``title``, or a document's
 ``document_title``), a Responses annotation (``url_citation`` with the
 ``start_index`` / ``end_index`` of the cited span in the text). Each becomes
-one settled part, ``<block>/cite<n>``, right after its text: the cited span
+one settled part, ``<block>/cite<n>`` (`n` counts the turn's sources), after its
+text: the cited span
 quoted, and the source's title and address. A source's address is the
 provider's, not model text, so an http(s) one is a link (a click fetches it,
 nothing else does).
@@ -39,7 +40,7 @@ def citation_part(block: str, n: int, source: Any, text_so_far: str) -> Part:
     elif url:
         where = f" <code>{esc(url)}</code>"
     quote = f'<q class="draw-span">{esc(span)}</q> ' if span else ""
-    html = (f'<div class="draw-cite">{quote}<span class="draw-source">— {esc(title)}</span>'
-            f"{where}</div>")
-    text = (f"“{span}” " if span else "") + f"— {title}" + (f" <{url}>" if url else "")
+    html = (f'<div class="draw-cite"><sup class="draw-cite-mark">[{n}]</sup> {quote}'
+            f'<span class="draw-source">— {esc(title)}</span>{where}</div>')
+    text = f"[{n}] " + (f"“{span}” " if span else "") + f"— {title}" + (f" <{url}>" if url else "")
     return Part(f"{block}/cite{n}", "citation", html, text, True)

@@ -67,6 +67,8 @@ class Drawer:
         self.asked_for_tools = False
         self.finish: str | None = None
         self.between_steps = False
+        self.run: TextDrawer | None = None     # the text run the next text block may go on
+        self.sources = 0
         self.last_t: float | None = None
 
     # -- reading the turn ------------------------------------------------------------------
@@ -106,7 +108,13 @@ class Drawer:
 
     # -- one handler per kind of event -----------------------------------------------------
 
+    def _end_run(self) -> None:
+        if self.run is not None:
+            self.run.end()
+            self.run = None
+
     def _on_step_started(self, e: Any) -> None:
+        self._end_run()
         self.between_steps = False
         self.asked_for_tools = False
         if e.step > 1:
@@ -116,19 +124,30 @@ class Drawer:
                                           words, True)))
 
     def _on_step_finished(self, e: Any) -> None:
+        self._end_run()
         self.between_steps = True
         self.asked_for_tools = e.finish.reason == "tool_calls"
         self.finish = e.finish.reason
 
     def _on_block_started(self, e: Any) -> None:
+        kind = "refusal" if e.channel == "refusal" else "text"
+        run = self.run
+        if (e.block_kind == "text" and run is not None and run is self.items[-1]
+                and (run.kind, run.step, run.choice) == (kind, e.step, e.choice)):
+            run.continue_with(e.block)
+            run.feed(e.content)
+            self.blocks[e.block] = run
+            self.run = None
+            return
+        self._end_run()
         if e.block_kind == "text":
-            kind = "refusal" if e.channel == "refusal" else "text"
-            item: Any = TextDrawer(e.block, kind, self.origins)
+            item: Any = TextDrawer(e.block, kind, self.origins, e.step, e.choice)
             item.feed(e.content)
         elif e.block_kind == "reasoning":
             item = ReasoningDrawer(e.block, e.wire_kind == "redacted_thinking", e.content)
         elif e.block_kind == "tool_call":
-            item = ToolCallDrawer(e.block, e.name, e.call_id, e.server_side, e.content)
+            item = ToolCallDrawer(e.block, e.name or e.wire_kind or None, e.call_id,
+                                  e.server_side, e.content)
             self.forming.add(e.block)
         else:
             item = OtherDrawer(e.block, e.block_kind, e.wire_kind, e.server_side, e.data,
@@ -149,12 +168,16 @@ class Drawer:
     def _on_source_added(self, e: Any) -> None:
         item = self.blocks.get(e.block)
         if isinstance(item, TextDrawer):
-            item.cite(e.source)
+            self.sources += 1
+            item.cite(e.block, self.sources, e.source)
 
     def _on_block_ended(self, e: Any) -> None:
         item = self.blocks.get(e.block)
         self.forming.discard(e.block)
-        if isinstance(item, (TextDrawer, ToolCallDrawer)):
+        if isinstance(item, TextDrawer):
+            item.block_ended(e.block)
+            self.run = item            # the next text block of the step may go on with it
+        elif isinstance(item, ToolCallDrawer):
             item.end()
         elif isinstance(item, ReasoningDrawer):
             item.end(e.complete)
@@ -186,6 +209,7 @@ class Drawer:
             item.finished(e.status, e.result, e.error)
 
     def _on_error_reported(self, e: Any) -> None:
+        self._end_run()
         self.errors += 1
         where = f"{e.scope}, {e.phase.replace('_', ' ')}"
         words = f"✖ error ({where}): {e.message}"
@@ -196,6 +220,7 @@ class Drawer:
                                       words, True)))
 
     def _on_turn_finished(self, e: Any) -> None:
+        self._end_run()
         self.outcome = e.outcome
         self.forming.clear()
         for item in self.items:
