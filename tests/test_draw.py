@@ -195,3 +195,51 @@ def test_draw_is_pure_and_settled_parts_are_shared_not_redrawn():
     assert a.parts == b.parts == Drawer().draw(state).parts
     assert a.parts[0] is b.parts[0]                      # the settled part, drawn once
     assert [p.settled for p in a.parts] == [True, True, False, False]
+
+
+def test_a_pause_inside_a_tools_arguments_is_drawn_as_still_working():
+    turn = Turn(stalled_after_ms=10_000)
+    turn.add(BlockStarted, block="s1.b0", block_kind="tool_call", name="get_weather",
+             call_id="c1", t=10.0)
+    turn.add(BlockDelta, block="s1.b0", fragment='{"city": "Paris", ', t=20.0)
+    paused = turn.drawer.draw(turn.state, now_ms=3000.0)
+    assert paused.part("turn/banner").text.startswith("⋯ still working")
+    assert "still working" in paused.part("s1.b0/call").html
+
+
+def test_text_blocks_of_one_step_are_one_text_with_the_cited_span_marked():
+    from lesson_lib.turn.events import SourceAdded
+    turn = Turn()
+    turn.text(["According to the guide, "], block="s1.b0")
+    turn.add(BlockStarted, block="s1.b1", block_kind="text")
+    turn.add(SourceAdded, block="s1.b1", source={"cited_text": "Open 10-18.",
+                                                  "title": "Guide", "url": "https://g.example"})
+    turn.add(BlockDelta, block="s1.b1", fragment="it opens at 10")
+    turn.add(BlockEnded, block="s1.b1")
+    turn.text([", every day."], block="s1.b2")
+    final = turn.finish()
+    first = final.parts[0]
+    assert first.text == "According to the guide, it opens at 10[1], every day."
+    assert '<sup class="draw-cite-mark">[1]</sup>' in first.html and first.settled
+    cite = final.part("s1.b1/cite1")
+    assert cite.text == "[1] “Open 10-18.” — Guide <https://g.example>" and cite.settled
+
+
+def test_model_text_cannot_forge_a_citation_mark():
+    turn = Turn()
+    turn.text(["a \ue0001\ue001 b"])
+    assert "draw-cite-mark" not in turn.finish().html
+
+
+def test_tool_arguments_10000_levels_deep_are_drawn_without_a_traceback():
+    turn = Turn()
+    turn.add(BlockStarted, block="s1.b0", block_kind="tool_call", name="deep", call_id="c1")
+    turn.add(BlockDelta, block="s1.b0", fragment='{"a": ' + "[" * 10_000)
+    turn.add(BlockDelta, block="s1.b0", fragment="]" * 10_000 + "}")
+    deep = [[]]
+    for _ in range(9_998):
+        deep = [deep]
+    turn.add(BlockEnded, block="s1.b0")
+    turn.add(ToolCallReady, block="s1.b0", name="deep", call_id="c1", input={"a": deep})
+    final = turn.finish("completed", reason="tool_calls")
+    assert "too deep" in final.part("s1.b0/arg/a").text

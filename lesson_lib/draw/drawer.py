@@ -146,8 +146,9 @@ class Drawer:
         elif e.block_kind == "reasoning":
             item = ReasoningDrawer(e.block, e.wire_kind == "redacted_thinking", e.content)
         elif e.block_kind == "tool_call":
-            item = ToolCallDrawer(e.block, e.name or e.wire_kind or None, e.call_id,
-                                  e.server_side, e.content)
+            # A provider's tool may come with no name, only its kind (``x_call``).
+            name = e.name or (e.wire_kind or "").removesuffix("_call") or None
+            item = ToolCallDrawer(e.block, name, e.call_id, e.server_side, e.content)
             self.forming.add(e.block)
         else:
             item = OtherDrawer(e.block, e.block_kind, e.wire_kind, e.server_side, e.data,

@@ -11,10 +11,8 @@ TOOL_LABELS: dict[str, str] = {
     "text_editor_code_execution": "Editing a file…",
     "write_file": "Writing a file…",
     "file_search": "Searching files…",
-    "web_search_call": "Searching the web…",
-    "file_search_call": "Searching files…",
-    "code_interpreter_call": "Running code…",
-    "image_generation_call": "Drawing an image…",
+    "code_interpreter": "Running code…",
+    "image_generation": "Drawing an image…",
 }
 
 
