@@ -30,7 +30,7 @@ class LiveView(widgets.VBox):
         self.stop = widgets.Button(description="Stop", icon="stop", button_style="danger",
                                    tooltip="Cancel the stream and every running tool; "
                                            "what arrived is kept")
-        self.status = widgets.HTML('<span aria-live="polite">ready</span>')
+        self.status = widgets.HTML('<span class="rtw-live-status" aria-live="polite">ready</span>')
         self.stop.on_click(lambda _: self.press_stop())
         self._task: asyncio.Future | None = None
         earlier = turn.on_update
@@ -67,7 +67,7 @@ class LiveView(widgets.VBox):
             self._say(f"ended: {task.result().outcome}")
 
     def _say(self, words: str) -> None:
-        self.status.value = f'<span aria-live="polite">{esc(words)}</span>'
+        self.status.value = f'<span class="rtw-live-status" aria-live="polite">{esc(words)}</span>'
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = super()._repr_mimebundle_(**kwargs) or {}
