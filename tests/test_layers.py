@@ -70,6 +70,8 @@ STATION_OF = {
     "retry": "breaks",
     "sdk_close": "breaks",
     "watchdog": "breaks",
+    "draw": "draw",
+    "live": "draw",       # lesson 6: the live loop, beside the drawing it feeds
     "views": "views",
     "exercises": "exercises",
     "solutions": "solutions",

@@ -53,7 +53,7 @@ async def live_turn(url: str, wire: str, request: dict, tools: dict,
     """An agent turn over HTTP: stream each step, start tools as their calls become
     ready, and go on with the next request until a step asks for no tool."""
     seq = Counter()
-    state = reduce(initial(), TurnStarted(seq()))
+    state = reduce(initial(), TurnStarted(seq(), turn="turn"))
     outcome = "max_steps"
     async with httpx.AsyncClient(timeout=None) as client:
         for step in range(1, 6):
@@ -104,7 +104,7 @@ async def live_turn_with_stop(url: str, wire: str, request: dict, tools: dict,
     """One step of a live turn that `stop` can interrupt at any moment: the read and
     every running tool are cancelled, open blocks end, and what arrived is kept."""
     seq = Counter()
-    state = reduce(initial(), TurnStarted(seq()))
+    state = reduce(initial(), TurnStarted(seq(), turn="turn"))
     stream = TurnStream(wire, request=request, seq=seq)
     running: dict = {}                               # block id -> (call, task)
 
