@@ -223,12 +223,22 @@ class LiveTurn:
                 raise _Stopped
 
         try:
-            async with client.stream("POST", self.url, json=request, params=self.params,
+            body = {**request, "stream": True}     # a live turn always asks for the stream
+            async with client.stream("POST", self.url, json=body, params=self.params,
                                      headers=self.headers) as response:
                 attempt.status = response.status_code
                 if response.status_code >= 300:
-                    body = await response.aread()
-                    push(stream.http_error(response.status_code, body))
+                    push(stream.http_error(response.status_code, await response.aread()))
+                    return dict(response.headers)
+                kind = response.headers.get("content-type", "")
+                if kind.split(";")[0].strip() == "application/json":
+                    # A whole response where a stream was asked for: nothing to feed.
+                    push([ErrorReported(
+                        self.seq(), step=attempt.step, scope="protocol", phase="before_output",
+                        retryable=False, code="not_an_event_stream", t=self._now(),
+                        message=f"the server answered {kind!r}, not an event stream",
+                        raw=(await response.aread()).decode("utf-8", "replace")[:2000])])
+                    push(stream.finish())
                     return dict(response.headers)
                 chunks = response.aiter_raw()
                 while True:
