@@ -212,3 +212,22 @@ def test_a_dropped_connection_is_a_retryable_transport_error():
     assert result.outcome == "failed"
     assert [a.errors[0].code for a in result.attempts] == ["transport", "transport"]
     assert result.state.blocks, "what arrived before the drop was lost"
+
+
+def test_a_whole_json_answer_where_a_stream_was_asked_for_is_a_protocol_error():
+    sent = []
+
+    async def handler(request):
+        sent.append(request.content)
+        return httpx.Response(200, json={"type": "message", "content": []})
+
+    async def go():
+        async with _client(handler) as client:
+            return await LiveTurn("http://test", "anthropic-messages", {"model": "m"},
+                                  client=client, retry=FAST).run()
+
+    result = asyncio.run(go())
+    assert b'"stream":true' in sent[0].replace(b" ", b"")
+    assert result.outcome == "failed"
+    assert [e.code for e in result.state.errors] == ["not_an_event_stream"]
+    assert check(result.events) == []

@@ -147,8 +147,11 @@ class LiveTurn:
         return "max_steps"
 
     def _gave_up(self, step: int) -> bool:
+        """Whether the step failed for good: its retries ran out on an error, or the loop
+        itself found an error no retry cures (a body that is not an event stream)."""
         mine = [a for a in self.attempts if a.step == step]
-        return len(mine) > 1 and mine[-1].failed
+        last = mine[-1]
+        return last.failed and (len(mine) > 1 or not all(e.retryable for e in last.errors))
 
     async def _step(self, client: httpx.AsyncClient, step: int, request: dict,
                     runner: ToolRunner) -> StepFinished | None:
