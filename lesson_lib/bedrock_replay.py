@@ -26,8 +26,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .captures import Capture
-from .eventstream import CONTENT_TYPE
-from .wires.bedrock import CONVERSE, INVOKE
+
+# Named here, not imported: this module sits with `replay`, before the stations it names.
+CONTENT_TYPE = "application/vnd.amazon.eventstream"
+CONVERSE, INVOKE = "aws-bedrock-converse", "aws-bedrock-invoke"
 
 REGION = "us-east-1"
 _MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"

@@ -46,15 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from . import eventstream
+from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
 from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
-from .wires.bedrock import (
-    CONVERSE,
-    INVOKE,
-    frame_event,
-    message_type_problems,
-    wire_of_frame,
-)
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat", CONVERSE, INVOKE)
 # The wires whose body is binary frames (`lesson_lib.eventstream`), not SSE.
@@ -148,12 +142,8 @@ class Capture:
     def decode(self, chunk_size: int | None = None
                ) -> tuple[list[ServerSentEvent], list[Diagnostic]]:
         """Run the body's decoder (SSE, or event-stream frames read as events:
-        `wires.bedrock.frame_event`); events and framing diagnostics."""
-        if self.framing == "eventstream":
-            frames, diagnostics = self.frames(chunk_size)
-            diagnostics = diagnostics + message_type_problems(frames)
-            return [frame_event(f) for f in frames], diagnostics  # type: ignore[misc]
-        decoder = SSEDecoder()
+        `bedrock_frames.FrameEventDecoder`); events and framing diagnostics."""
+        decoder = FrameEventDecoder() if self.framing == "eventstream" else SSEDecoder()
         events: list[ServerSentEvent] = []
         for chunk, t in self.chunks(chunk_size):
             events.extend(decoder.feed(chunk, t))

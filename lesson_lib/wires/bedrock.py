@@ -14,29 +14,28 @@ Each frame says what it is in its headers:
   the stream;
 - ``:message-type`` ``error``: ``:error-code`` and ``:error-message`` headers.
 
-`frame_event` turns a frame into the same kind of event the SSE decoder
-dispatches (a `FrameEvent` has every field of `lesson_lib.sse.ServerSentEvent`,
-plus the frame's headers), so every station after the framing reads Bedrock
-unchanged: the event's name is what the frame says it is (for an Invoke
-``chunk``, the inner Anthropic event's type) and its data is the JSON text.
+`lesson_lib.bedrock_frames` reads each frame as the same kind of event the
+SSE decoder dispatches, so every station after the framing reads Bedrock
+unchanged. This module holds what is true of the two APIs past the framing:
+their exceptions, which a retry can cure, and how an exception frame reads.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..eventstream import Frame, encode_frame
+# Bedrock's framing (frames read as events) is the first station's: `bedrock_frames`.
+from ..bedrock_frames import CONVERSE as CONVERSE
+from ..bedrock_frames import CONVERSE_EVENTS as CONVERSE_EVENTS
+from ..bedrock_frames import INVOKE as INVOKE
+from ..bedrock_frames import FrameEvent as FrameEvent
+from ..bedrock_frames import FrameEventDecoder as FrameEventDecoder
+from ..bedrock_frames import frame_event as frame_event
+from ..bedrock_frames import header_text as header_text
+from ..bedrock_frames import wire_of_frame as wire_of_frame
+from ..eventstream import encode_frame
 from .common import RetryRule, WireError
-
-CONVERSE = "aws-bedrock-converse"
-INVOKE = "aws-bedrock-invoke"
-# ConverseStream's own events (its wire module adds the exceptions to its vocabulary).
-CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
-                             "contentBlockStop", "messageStop", "metadata"})
 
 # -- exceptions: the error frames of both APIs (``:exception-type``) ----------------------
 RETRY = RetryRule(
@@ -65,102 +64,3 @@ def exception_frame(exception_type: str, payload: dict) -> bytes:
     headers = {":exception-type": exception_type, ":content-type": "application/json",
                ":message-type": "exception"}
     return encode_frame(headers, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
-
-
-# -- frames as events --------------------------------------------------------------------
-
-
-class FrameEvent(NamedTuple):
-    """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
-    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)."""
-
-    event: str | None
-    data: str
-    id: str = ""
-    retry: int | None = None
-    start: int = 0
-    end: int = 0
-    t: float | None = None
-    headers: tuple = ()
-
-    def as_dict(self) -> dict:
-        """The fields printed by ``lesson-lib events --json``, headers included."""
-        return {"event": self.event, "data": self.data, "start": self.start,
-                "end": self.end, "t": self.t,
-                "headers": {h.name: header_text(h.value) for h in self.headers}}
-
-
-def header_text(value: Any) -> Any:
-    """A header value as JSON can print it (bytes as base64, a UUID as its text)."""
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, (bool, int, str)):
-        return value
-    return str(value)
-
-
-# The kinds of frame there are (``:message-type``); any other is reported, never guessed at.
-MESSAGE_TYPES = frozenset({"event", "exception", "error"})
-
-
-def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
-    """An ``unknown_message_type`` error for each frame whose ``:message-type`` is missing
-    or not one of `MESSAGE_TYPES` (its event is passed on, typed as its headers say)."""
-    return [Diagnostic("unknown_message_type", f"a frame whose :message-type is "
-                       f"{frame.header(':message-type')!r}, not event, exception or error: "
-                       "what it carries cannot be trusted as the stream's own",
-                       offset=frame.start, raw=frame.payload.decode("utf-8", "replace"))
-            for frame in frames if frame.header(":message-type") not in MESSAGE_TYPES]
-
-
-def frame_event(frame: Frame) -> FrameEvent:
-    """The event a frame carries (see the module docstring).
-
-    An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
-    data, so the next station reports it as a payload that is not JSON.
-    """
-    data = frame.payload.decode("utf-8", "replace")
-    kind = frame.header(":message-type")
-    if kind == "exception":
-        name = frame.header(":exception-type")
-    elif kind == "error":
-        name = frame.header(":error-code") or "error"
-        if not frame.payload:
-            data = json.dumps({"message": frame.header(":error-message")})
-    else:
-        name = frame.header(":event-type")
-        if name == "chunk":
-            name, data = _chunk(data) or (name, data)
-    return FrameEvent(name if isinstance(name, str) else None, data, "", None,
-                      frame.start, frame.end, frame.t, frame.headers)
-
-
-def _chunk(data: str) -> tuple[str | None, str] | None:
-    """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
-    has no ``bytes`` text at all."""
-    try:
-        payload = json.loads(data)
-    except ValueError:
-        return None
-    encoded = payload.get("bytes") if isinstance(payload, dict) else None
-    if not isinstance(encoded, str):
-        return None
-    try:
-        inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
-    except (binascii.Error, ValueError):
-        return "chunk", encoded
-    try:
-        kind = json.loads(inner).get("type")
-    except (ValueError, AttributeError):
-        kind = None
-    return (kind if isinstance(kind, str) else "chunk"), inner
-
-
-def wire_of_frame(frame: Frame) -> str | None:
-    """Which Bedrock API a frame belongs to, from its headers (None: it does not say)."""
-    if frame.header(":message-type") != "event":
-        return None
-    name = frame.header(":event-type")
-    if name == "chunk":
-        return INVOKE
-    return CONVERSE if name in CONVERSE_EVENTS else None
