@@ -18,9 +18,10 @@ from lesson_lib.draw import Drawer, draw
 from lesson_lib.turn import initial, reduce
 from lesson_lib.turn.run import turn_events
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "aws-bedrock-converse",
+         "aws-bedrock-invoke")
 # Wires the reducer has no wire route for yet: named, so a new one is not skipped silently.
-NOT_YET = ("google-gemini", "aws-bedrock")
+NOT_YET = ("google-gemini",)
 ALL = corpus() + reference_corpus()
 CAPTURES = [c for c in ALL if c.wire in WIRES]
 SKIPPED = [c for c in ALL if c.wire not in WIRES]

@@ -71,6 +71,7 @@ def by_name(corpus: Sequence[Capture], wire: str | None, name: str) -> Capture |
 def by_content(corpus: Sequence[Capture], wire: str, request: dict[str, Any]) -> Capture | Miss:
     """The one capture of `wire` whose recorded request matches `request`."""
     same_wire = [c for c in corpus if c.wire == wire]
+    request = _body(wire, request)
     wanted = conversation(wire, request)
     hits = [c for c in same_wire if conversation(wire, _recorded(c)) == wanted]
     for narrow in (_tool_names, _model):
@@ -111,10 +112,13 @@ def _normal(value: Any) -> Any:
 
 
 def _recorded(cap: Capture) -> dict[str, Any]:
-    """The request as its API's body: an Invoke capture records the model's own body
+    return _body(cap.wire or "", cap.request if isinstance(cap.request, dict) else {})
+
+
+def _body(wire: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The request as its API's body: a recorded Invoke request nests the model's own body
     under ``body`` (its model id goes in the path)."""
-    request = cap.request if isinstance(cap.request, dict) else {}
-    if cap.wire == "aws-bedrock-invoke" and isinstance(request.get("body"), dict):
+    if wire == "aws-bedrock-invoke" and isinstance(request.get("body"), dict):
         return request["body"]
     return request
 
