@@ -296,16 +296,27 @@ class Noted(TurnEvent):
     diagnostic: Any = field(default=None, compare=False)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageReported(TurnEvent):
+    """The step's usage as far as the wire has reported it (cumulative, like the wire's):
+    Anthropic's ``message_start`` input tokens at once, a running count where the wire
+    sends one. `StepFinished.usage` is the step's final word."""
+
+    kind: ClassVar[str] = "usage_reported"
+    step: int
+    usage: Usage
+
+
 Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
          | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
          | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
-         | Noted)
+         | Noted | UsageReported)
 
 ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
                                BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
                                BlockEnded, ToolCallReady, ToolCallInvalid,
                                ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
-                               WireEventPassed, Noted)
+                               WireEventPassed, Noted, UsageReported)
 
 # Fields only the wire route knows (where an event came from), and the wire's own
 # objects that the SDK route sees through its models.
