@@ -31,6 +31,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_START = re.compile(r"^ {0,3}(`{1,2}|~{1,2})$")
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?[ :\-|]*$")
 _EMPHASIS = "*_~"
+_FORMING_LINK = re.compile(r"\[([^\[\]]*)(\]\([^()\s]*)?$")
 
 
 def hold_back(tail: str) -> str:
@@ -117,10 +118,12 @@ def _hold_inline(text: str) -> str:
 
 def _cut_forming_link(text: str) -> str:
     """A link or image still arriving at the end, replaced by its text so far."""
-    m = re.search(r"!?\[([^\[\]]*)(\]\([^()\s]*)?$", text)
-    if m and not _escaped(text, m.start()):
-        return text[:m.start()] + m.group(1)
-    return text
+    at = text.rfind("[")                 # only the last bracket can open a link still arriving
+    m = _FORMING_LINK.match(text, at) if at >= 0 else None
+    if m is None or _escaped(text, at):
+        return text
+    start = at - 1 if at and text[at - 1] == "!" else at
+    return text[:start] + m.group(1)
 
 
 def _code_spans(text: str) -> tuple[list[tuple[int, int]], str]:
