@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -16,6 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The venv these tests run in: `make lab` is started on it, so that each Python the suite
+# runs on (.ci/run: 3.11 and the newest) starts the lab too.
+VENV = Path(sys.prefix)
 
 
 def free_port() -> int:
@@ -25,14 +29,15 @@ def free_port() -> int:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "jupyter").exists(),
-                    reason="no .venv yet (make lab creates it; make test runs this after it)")
+@pytest.mark.skipif(not (VENV / "bin" / "jupyter").exists(),
+                    reason="not run from a venv with JupyterLab (make test runs it from .venv)")
 def test_make_lab_serves_the_notebook_list(tmp_path):
     port, token = free_port(), "reading-the-wire-test"
     args = (f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token} "
             f"--ServerApp.open_browser=False")
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path))
-    proc = subprocess.Popen(["make", "-s", "lab", f"LAB_ARGS={args}"], cwd=ROOT, env=env,
+    proc = subprocess.Popen(["make", "-s", "lab", f"VENV={VENV}", f"LAB_ARGS={args}"],
+                            cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -54,6 +59,32 @@ def test_make_lab_serves_the_notebook_list(tmp_path):
         opens_on.close()
     finally:
         stop(proc)
+
+
+def dry_run(target: str) -> str:
+    """The commands `make TARGET` would run on a fresh machine (no venv yet)."""
+    done = subprocess.run(["make", "-n", "-B", target, "VENV=/fresh/.venv"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_lab_installs_the_lab_extra_only_and_make_test_adds_the_test_tools():
+    lab = [line for line in dry_run("lab").splitlines() if "pip install" in line]
+    assert lab == ["/fresh/.venv/bin/python -m pip install -q --upgrade pip",
+                   "/fresh/.venv/bin/python -m pip install -q -e '.[lab]'"]
+    test = dry_run("test")
+    assert "pip install -q -e '.[lab,test]'" in test and "pytest --nbval" in test
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_refuses_a_python_the_course_does_not_support_before_installing():
+    lab = dry_run("lab").splitlines()
+    check = lab.index("/fresh/.venv/bin/python lesson_lib/environment.py")
+    assert check < next(i for i, line in enumerate(lab) if "pip install" in line)
+    done = subprocess.run([sys.executable, "lesson_lib/environment.py"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "Python 3.11 to 3.13: supported\n"
 
 
 def listing(port: int, token: str, folder: str) -> list[str]:
