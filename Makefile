@@ -20,6 +20,8 @@ $(LAB_STAMP): pyproject.toml
 	$(BIN)/python lesson_lib/environment.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[lab]'
+	# No news pop-up in the corner the projector shows (written to this venv only).
+	$(BIN)/jupyter labextension disable "@jupyterlab/apputils-extension:announcements"
 	touch $(LAB_STAMP)
 
 $(STAMP): $(LAB_STAMP)
@@ -27,10 +29,12 @@ $(STAMP): $(LAB_STAMP)
 	touch $(STAMP)
 
 # The learner works in my-work/ (git-ignored, never regenerated): seeded from
-# notebooks/learner/ with any lesson it lacks, and where JupyterLab opens.
+# notebooks/learner/ with any lesson it lacks, and where JupyterLab opens. The venv
+# is on the lab's PATH, so `lesson-lib serve` works in its terminals.
 lab: $(LAB_STAMP)
 	$(BIN)/python -c "from lesson_lib import learner; print(learner.seed())"
-	$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/my-work \
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=. \
+		--LabApp.default_url=/lab/tree/my-work \
 		$(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)

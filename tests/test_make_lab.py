@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -56,9 +57,43 @@ def test_make_lab_serves_the_notebook_list(tmp_path):
         assert set(expected) <= set(listing(port, token, "notebooks"))
         opens_on = urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=5)
         assert "/lab/tree/my-work" in opens_on.url
+        page = opens_on.read().decode()
         opens_on.close()
+        # No news pop-up over the projector's corner: the plugin that asks is off.
+        assert NEWS in page_config(page)["disabledExtensions"]
+        # Its terminals find `lesson-lib` (INSTRUCTORS.md: `lesson-lib serve` in the room).
+        path = lab_environment(proc.pid).get("PATH", "")
+        assert path.split(":")[0] == str(VENV / "bin"), path[:200]
+        assert (VENV / "bin" / "lesson-lib").exists()
     finally:
         stop(proc)
+
+
+NEWS = "@jupyterlab/apputils-extension:announcements"
+
+
+def page_config(page: str) -> dict:
+    """The configuration JupyterLab embeds in its page for the front end."""
+    data = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                     page, re.S)
+    assert data, "no page config in the lab's page"
+    return json.loads(data[1])
+
+
+def lab_environment(group: int) -> dict[str, str]:
+    """The environment of the JupyterLab process `make lab` started (process group `group`)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+            if int(fields[2]) != group or not any(part.endswith(b"jupyter-lab") for part in cmdline):
+                continue
+            environ = (stat.parent / "environ").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        pairs = (item.decode(errors="replace").partition("=") for item in environ if item)
+        return {name: value for name, _, value in pairs}
+    pytest.skip("the lab's process cannot be read here (no /proc)")
 
 
 def dry_run(target: str) -> str:
@@ -73,6 +108,7 @@ def test_make_lab_installs_the_lab_extra_only_and_make_test_adds_the_test_tools(
     lab = [line for line in dry_run("lab").splitlines() if "pip install" in line]
     assert lab == ["/fresh/.venv/bin/python -m pip install -q --upgrade pip",
                    "/fresh/.venv/bin/python -m pip install -q -e '.[lab]'"]
+    assert f'labextension disable "{NEWS}"' in dry_run("lab")
     test = dry_run("test")
     assert "pip install -q -e '.[lab,test]'" in test and "pytest --nbval" in test
 
