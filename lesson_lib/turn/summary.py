@@ -34,6 +34,8 @@ OUTCOME_WORDS: dict[str | None, tuple[str, str]] = {
     None: ("⋯", "in progress"), "completed": ("✔", "completed"), "paused": ("⏸", "paused"),
     "failed": ("✖", "failed"), "truncated": ("✂", "truncated"), "cancelled": ("⊘", "cancelled"),
     "max_steps": ("⏹", "stopped at max steps"),
+    # A `completed` turn whose last step asked for tools has not answered yet (`shown_outcome`).
+    "tools_to_run": ("⏭", "tools to run"), "next_step": ("⏭", "waiting for the next step"),
 }
 # What each outcome means, in a sentence a learner can act on.
 OUTCOME_SAYS: dict[str | None, str] = {
@@ -45,6 +47,10 @@ OUTCOME_SAYS: dict[str | None, str] = {
                   "what arrived is kept and marked incomplete"),
     "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
     "max_steps": "the turn reached its step limit before the model finished",
+    "tools_to_run": ("the last step ended properly, asking for tools: the turn goes on once "
+                     "they run and their results are sent in the next step"),
+    "next_step": ("the last step asked for tools and they have run: the turn goes on when "
+                  "their results are sent in the next step"),
 }
 ENDED_SAYS = {"proper": "ended properly", "cut": "cut (no terminal event)",
               "error": "ended by an error", "cancelled": "cancelled", None: "streaming…"}
@@ -102,10 +108,37 @@ def error_words(error: Any) -> str:
             f"{error.message}")
 
 
+def shown_outcome(state: TurnState) -> str | None:
+    """The outcome as a reader is told it: the turn's own, except that a ``completed`` turn
+    whose last step asked for tools is ``tools_to_run`` (or ``next_step`` once they ran).
+
+    Every stream of such a turn ended properly, so its outcome is ``completed`` (the
+    contract's word, in ``--json``); but the answer has not come, and a banner saying
+    "completed" over it would tell a reader the opposite.
+    """
+    if state.outcome != "completed" or not state.steps:
+        return state.outcome
+    last = state.steps[-1]
+    if last.finish is None or last.finish.reason != "tool_calls":
+        return state.outcome
+    calls = [b for b in state.calls if b.step == last.step and not b.server_side]
+    if calls and all(b.execution_status is not None for b in calls):
+        return "next_step"
+    return "tools_to_run"
+
+
+def warnings_of(state: TurnState) -> list[str]:
+    """The stations' warnings so far (``noted`` events): what the decoder, the accumulator or
+    the adapter flagged that is not an error of the turn, as ``step N · code: message``."""
+    return [f"step {event.step} · {event.code}: {event.message}" for event in state.passed
+            if event.kind == "noted"]
+
+
 def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
     """The outcome banner as one line: glyph, word, and what it means."""
-    mark, word = OUTCOME_WORDS.get(state.outcome, OUTCOME_WORDS[None])
-    line = f"{word}: {OUTCOME_SAYS.get(state.outcome, '')}"
+    shown = shown_outcome(state)
+    mark, word = OUTCOME_WORDS.get(shown, OUTCOME_WORDS[None])
+    line = f"{word}: {OUTCOME_SAYS.get(shown, '')}"
     line = f"{mark} {line}" if glyph else line
     errors = state.errors
     if state.outcome == "failed" and errors:
@@ -137,6 +170,8 @@ def turn_text(state: TurnState) -> str:
     lines.append(f"usage (turn): {usage_words(state.usage)}")
     for error in state.errors:
         lines.append(f"error: {error_words(error)}")
+    for warning in warnings_of(state):
+        lines.append(f"warning (noted): {warning}")
     return "\n".join(lines)
 
 
