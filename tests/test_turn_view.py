@@ -15,7 +15,7 @@ from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, weather_tool
 from lesson_lib.turn.loop import run_turn
 from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import turn_state
-from lesson_lib.turn.summary import outcome_line
+from lesson_lib.turn.summary import forming_fields, outcome_line
 from lesson_lib.views import (
     Player,
     RawBytesPane,
@@ -322,3 +322,16 @@ def test_the_turn_pane_lists_what_was_noted():
     for code in ("undispatched_bytes", "block_never_stopped", "cut_tool_input", "no_terminal"):
         assert f"· {code}: " in html and f"warning (noted): step 1 · {code}: " in text
     assert "<code>noted</code> events" in html
+
+
+def test_a_forming_call_shows_lesson_3s_partial_value_with_settled_fields():
+    cap = load("anthropic-messages/text-then-tool")
+    pane = TurnPane()
+    text, html = pane.text(cap, 25), pane(cap, 25)
+    assert '"origin": "AUS"  ✔' in text and '"depart_date": "2027-03-14"  ✔' in text
+    assert "return_dat" not in text.split("raw input")[0]     # a key shows once its value begins
+    assert html.count('data-settled="true"') == 3
+    fields = [field for i in range(len(cap.events)) for call in pane.state(cap, i).calls
+              if call.call_state == "forming" for field in forming_fields(call)]
+    open_strings = [value for _, value, settled in fields if not settled]
+    assert open_strings and not any(v.endswith('"') for v in open_strings)  # no closer yet

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..tool_calls import ToolCall
 from .reduce import BlockView, StepView, TurnState
 
 TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
@@ -84,6 +85,26 @@ def tail(text: str, limit: int) -> tuple[str, int]:
     if len(text) <= limit:
         return text, 0
     return text[-limit:], len(text) - limit
+
+
+def forming_fields(block: BlockView) -> list[tuple[str, str, bool]]:
+    """A forming call's arguments as lesson 3 reads them: each top-level field that has
+    begun, its value so far as JSON (an open string or container without its closer), and
+    whether it has settled. Empty when nothing has begun or the arguments are no object."""
+    call = ToolCall(block.name or "")
+    call.feed(block.raw_input or "")
+    view = call.view()
+    if not isinstance(view.value, dict):
+        return []
+    fields = []
+    for key, value in view.value.items():
+        settled = view.is_settled((key,))
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if not settled and isinstance(value, str | dict | list):
+            text = text[:-1]
+        shown, hidden = tail(text, INPUT_TAIL)
+        fields.append((key, ("…" if hidden else "") + shown, settled))
+    return fields
 
 
 def usage_words(usage: Any) -> str:
@@ -186,6 +207,12 @@ def _block_text(block: BlockView) -> list[str]:
         if block.input is not None and state not in ("forming", "invalid", "cut"):
             out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
         else:
+            fields = forming_fields(block) if state == "forming" else []
+            if fields:
+                out.append("    arguments so far (✔ settled, ⋯ still forming):")
+            for key, text, settled in fields:
+                out.append(f"      {json.dumps(key, ensure_ascii=False)}: {text}  "
+                           f"{'✔' if settled else '⋯'}")
             raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
             out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
                        f"{raw!r}")

@@ -45,6 +45,7 @@ from ..turn.summary import (
     block_state,
     error_words,
     finish_words,
+    forming_fields,
     outcome_line,
     shown_outcome,
     tail,
@@ -189,6 +190,15 @@ def _tool_card(block: BlockView, badge: str, tags: str) -> str:
                "cut": "the stream ended inside the input: this call never runs"}.get(state)
         if why:
             parts.append(f'<div class="rtw-note">{esc(why)}</div>')
+        fields = forming_fields(block) if state == "forming" else []
+        if fields:
+            rows = "".join(
+                f'<li data-settled="{str(settled).lower()}"><code>{esc(_json(key))}: '
+                f'{esc(text)}</code> {"✔ settled" if settled else "⋯ forming"}</li>'
+                for key, text, settled in fields)
+            parts.append('<div class="rtw-note">arguments so far (lesson 3: a field is shown '
+                         f'once it begins, and marked when it settles):</div><ul>{rows}</ul>'
+                         f'<div class="rtw-note">raw input:</div>')
         parts.append(_pre(raw, hidden))
     if block.execution_status is not None:
         parts.append(f'<div class="rtw-note">result ({esc(block.execution_status)}):</div>'
