@@ -37,7 +37,7 @@ document.getElementById('fault').addEventListener('change', (e) => {
 });
 function play(url) {
   if (source) source.close();
-  out.textContent = 'GET ' + url + '\n';
+  out.textContent = 'GET ' + url + '\\n';
   source = new EventSource(url);
   const show = (e) => { out.textContent += (e.type) + ': ' + e.data + '\\n'; };
   source.onmessage = show;
