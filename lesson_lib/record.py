@@ -70,9 +70,8 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     if not key:
         return Recorded(CANNOT_START, f"no key: set {variable} to record on the {wire} wire")
     kwargs = request_for(wire, prompt, model or DEFAULT_MODEL[wire])
-    started = time.monotonic()
     try:
-        status, headers, reads, failure = _send(wire, key, base_url, kwargs, started)
+        status, headers, reads, failure = _send(wire, key, base_url, kwargs)
     except _CannotConnect as exc:
         return Recorded(CANNOT_START, f"cannot connect: {exc}")
     if status in (401, 403) and not keep_failed:
@@ -110,21 +109,38 @@ class _CannotConnect(Exception):
     pass
 
 
-def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any], started: float):
+class _RequestClock:
+    """Milliseconds since the request was sent: started by the HTTP client's request hook,
+    so importing the SDK and building its client (over a second) are not counted."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+
+    def start(self, request: Any) -> None:
+        self.started = time.monotonic()
+
+    def ms(self) -> float:
+        if self.started is None:     # no request went out (it failed before sending)
+            self.started = time.monotonic()
+        return (time.monotonic() - self.started) * 1000.0
+
+
+def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any]):
     """Make the request; (status, headers, [(read, ms)], transport error or None)."""
+    clock = _RequestClock()
     if wire == "anthropic-messages":
         import anthropic as sdk
-        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
         create = client.messages.with_streaming_response.create
     else:
         import openai as sdk
-        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http)
         resource = client.responses if wire == "openai-responses" else client.chat.completions
         create = resource.with_streaming_response.create
     reads: list[tuple[bytes, float]] = []
-
-    def now() -> float:
-        return (time.monotonic() - started) * 1000.0
+    now = clock.ms
 
     try:
         with create(**kwargs) as response:

@@ -14,20 +14,27 @@ Payloads are read as strictly as the lesson-3 parser reads tool input:
 ``NaN``, ``Infinity``, a number too large for a float (``1e999``) and a
 name given twice in one object are parse errors, not values, so nothing
 downstream prints a value that is not JSON or silently keeps the last of
-two names. A payload nested deeper than Python's JSON reader can follow
-is a parse error too, never a crash.
+two names. A payload nested deeper than `MAX_DEPTH` levels is a parse
+error too, never a crash: the limit is the course's own, so that a payload
+reads the same on every Python (3.11's reader gives up near 1,000 levels,
+3.12's and 3.13's do not).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .sse import ServerSentEvent
 
 DONE = "[DONE]"
+
+# No vendor payload comes near this; tool input nested deeper arrives as text
+# in deltas, which the lesson-3 parser reads at any depth.
+MAX_DEPTH = 512
 
 
 @dataclass(frozen=True)
@@ -50,14 +57,35 @@ def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
     data = sse.data
     if data.strip() == DONE:
         return WireEvent(index, sse, DONE, None)
+    if nested_deeper_than(data):
+        return WireEvent(index, sse, sse.event, None, parse_error=_TOO_DEEP)
     try:
         payload = _STRICT.decode(data)
     except ValueError as exc:
         return WireEvent(index, sse, sse.event, None, parse_error=_describe(exc, data))
-    except RecursionError:
-        return WireEvent(index, sse, sse.event, None,
-                         parse_error="not JSON this reader can follow: nested too deeply")
+    except RecursionError:  # a reader called from deep in the stack gives up sooner
+        return WireEvent(index, sse, sse.event, None, parse_error=_TOO_DEEP)
     return WireEvent(index, sse, payload_type(payload, sse.event), payload)
+
+
+_TOO_DEEP = f"not JSON this reader follows: nested too deeply (over {MAX_DEPTH} levels)"
+_BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def nested_deeper_than(data: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether brackets nest more than `limit` levels deep in `data`, outside strings."""
+    if data.count("[") + data.count("{") <= limit:
+        return False  # it cannot nest deeper than it opens: the common case, counted in C
+    depth = 0
+    for match in _BRACKET_OR_STRING.finditer(data):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in ("]", "}"):
+            depth -= 1
+    return False
 
 
 def payload_type(payload: Any, sse_event: str | None = None) -> str | None:

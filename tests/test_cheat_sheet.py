@@ -48,4 +48,4 @@ def test_the_html_page_is_well_formed_and_escaped():
     parser = Cells()
     parser.feed(page.removeprefix("<!DOCTYPE html>\n"))
     assert parser.open == [] and parser.cells == len(cheat_sheet.ROWS) * len(wires.WIRES)
-    assert "@page { size: A4 landscape" in page
+    assert "@page { size: landscape" in page

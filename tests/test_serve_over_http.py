@@ -275,3 +275,22 @@ def test_the_command_says_port_in_use():
     assert out.stderr.strip() == f"lesson-lib: serve: cannot listen on 127.0.0.1:{port}: port in use"
 
 
+
+
+def test_the_home_page_offers_speed_and_fault_controls_that_the_stream_route_takes(server):
+    from lesson_lib.serve.fault_spec import KINDS
+
+    page = httpx2.get(f"{server}/").text
+    assert '<select id="speed"' in page and '<select id="fault"' in page
+    for name, kind in KINDS.items():
+        assert f'<option value="{name}" data-arg="{kind.arg or ""}">' in page, name
+    assert '<option value="instant">instant</option>' in page
+    # What the page's script asks for when a capture is clicked with a fault chosen:
+    cap = load("anthropic-messages/text-then-tool")
+    url = f"{server}/stream/{cap.wire}/{cap.name}?speed=instant&fault=cut:2400"
+    with httpx2.Client(timeout=30) as client:
+        response = client.get(url)
+    assert response.status_code == 200 and response.content == cap.body[:2400]
+    with httpx2.Client(timeout=30) as client:
+        bad = client.get(f"{server}/stream/{cap.wire}/{cap.name}?fault=cut:many")
+    assert bad.status_code == 400 and "cut:N" in bad.text

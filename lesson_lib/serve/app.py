@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from .. import faults
 from ..captures import Capture
 from . import fault_spec, matching, streaming
 from .errors import error_body
@@ -93,7 +95,8 @@ def build_app(settings: Settings) -> Starlette:
         if not stream and cap.status < 300:
             return _final(cap, wire, headers)
         media = headers.pop("content-type")
-        body = _paced(streaming.schedule(cap, speed), lambda: on_end and on_end(token))
+        body = _paced(streaming.schedule(cap, speed), lambda: on_end and on_end(token),
+                      broken=faults.ends_broken(cap))
         return StreamingResponse(body, status_code=cap.status, headers=headers,
                                  media_type=media)
 
@@ -108,12 +111,30 @@ def build_app(settings: Settings) -> Starlette:
     routes += [Route("/stream/{wire}/{name}", stream_get, methods=["GET"]),
                Route("/captures", listing, methods=["GET"]),
                Route("/", home, methods=["GET"])]
+    _quiet_about_drops(logging.getLogger("uvicorn.error"))
     app = Starlette(routes=routes)
     app.state.settings = settings
     return app
 
 
-async def _paced(plan: list[tuple[float, bytes]], ended) -> AsyncIterator[bytes]:
+class ConnectionDropped(Exception):
+    """Raised after a `drop` fault's last byte: the server then abandons the connection
+    without ending the HTTP body (uvicorn closes a response that fails mid-body)."""
+
+
+class _NotDrops(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ConnectionDropped))
+
+
+def _quiet_about_drops(logger: logging.Logger) -> None:
+    """A drop is on purpose: keep its traceback out of the server's log."""
+    if not any(isinstance(f, _NotDrops) for f in logger.filters):
+        logger.addFilter(_NotDrops())
+
+
+async def _paced(plan: list[tuple[float, bytes]], ended, *,
+                 broken: bool = False) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     start = loop.time()
     for due, chunk in plan:
@@ -122,6 +143,8 @@ async def _paced(plan: list[tuple[float, bytes]], ended) -> AsyncIterator[bytes]
             await asyncio.sleep(delay)
         yield chunk
     ended()
+    if broken:
+        raise ConnectionDropped("the drop fault: the connection breaks here")
 
 
 def _final(cap: Capture, wire: str, headers: dict[str, str]) -> Response:

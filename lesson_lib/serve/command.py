@@ -11,8 +11,8 @@ Serve the capture corpus over HTTP at the providers' own paths: POST /v1/message
 /v1/responses and /v1/chat/completions stream a capture byte for byte with its
 recorded timing, status and headers. Choose the capture with ?capture=wire/name
 (or a `capture` header), else the one whose recorded request matches. Per request:
-?speed=2|instant, ?fault=cut:1200|error-after:5|stall:3000|drop-terminal|
-split-character|corrupt-json:N. GET /stream/<wire>/<name> for EventSource,
+?speed=2|instant, ?fault=cut:1200|drop:1200|error-after:5|stall:3000|drop-terminal|
+split-character|corrupt-json:N (cut ends the body cleanly, drop breaks the connection). GET /stream/<wire>/<name> for EventSource,
 GET /captures (JSON), GET / (a page). Ctrl-C stops it (exit 0); bad options or
 a port in use: one line, exit 2."""
 

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, RetryRule, Sheet, WireError, count, read_error_object, unified
+from .common import (
+    Finish,
+    RetryRule,
+    Sheet,
+    WireError,
+    count,
+    finish_words,
+    read_error_object,
+    unified,
+)
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "anthropic-messages"
@@ -101,4 +110,12 @@ SHEET = Sheet(
     tool_arguments="input_json_delta deltas' `partial_json`, into a tool_use block's slot",
     terminal="message_stop",
     in_band_error='an `error` event: {"type": "error", "error": {"type", "message"}}',
+    also=(("thinking_delta, signature_delta", "reasoning: a thinking block's text, then its "
+                                              "signature (redacted_thinking arrives whole)"),
+          ("citations_delta", "a citation for the text block at `index`"),
+          ("refusal", "no event of its own: stop_reason `refusal` after the partial text"),
+          ("unknown event types", "ignore them: the docs say new types may be added")),
+    finish="`stop_reason` in message_delta: " + finish_words(FINISH_REASONS),
+    error_body='HTTP 4xx/5xx with {"type": "error", "error": {"type", "message"}}; 529 '
+               "overloaded_error; 429 with retry-after",
 )

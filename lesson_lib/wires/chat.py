@@ -23,6 +23,7 @@ from .common import (
     Sheet,
     WireError,
     count,
+    finish_words,
     flat_error,
     read_error_object,
     unified,
@@ -120,4 +121,10 @@ SHEET = Sheet(
                    "the id and name only on a call's first fragment",
     terminal="[DONE], after every choice has a finish_reason",
     in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices',
+    also=(("delta.refusal", "a refusal's text, in place of content"),
+          ("delta.reasoning_content", "reasoning text, from some compatible servers only"),
+          ("annotations", "url_citation citations of web-search models, no event of their "
+                          "own")),
+    finish="`finish_reason` per choice: " + finish_words(FINISH_REASONS),
+    error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )

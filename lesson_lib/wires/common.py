@@ -5,6 +5,7 @@ wire's cheat sheet."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -139,7 +140,11 @@ class Sheet:
     `events`: (event type, what it does) in the order a stream sends them;
     `addressing`: (field, what it addresses); `tool_arguments`: where a tool
     call's arguments arrive; `terminal`: what ends the stream properly;
-    `in_band_error`: what an error after HTTP 200 looks like.
+    `in_band_error`: what an error after HTTP 200 looks like; `also`: (event or
+    field, what it carries) for reasoning, refusals, citations and what else a
+    reader must know; `finish`: why it stopped (the raw values and the unified
+    reasons, see `finish_words`); `error_body`: the documented JSON error of a
+    failed request (before any event).
     """
 
     wire: str
@@ -148,3 +153,14 @@ class Sheet:
     tool_arguments: str
     terminal: str
     in_band_error: str
+    also: tuple[tuple[str, str], ...] = ()
+    finish: str = ""
+    error_body: str = ""
+
+
+def finish_words(reasons: Mapping[str, str]) -> str:
+    """Raw finish values grouped by the unified reason they mean: ``a, b → stop; c → length``."""
+    grouped: dict[str, list[str]] = {}
+    for raw, reason in reasons.items():
+        grouped.setdefault(reason, []).append(raw)
+    return "; ".join(f"{', '.join(raws)} → {reason}" for reason, raws in grouped.items())

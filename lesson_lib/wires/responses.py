@@ -22,6 +22,7 @@ from .common import (
     Sheet,
     WireError,
     count,
+    finish_words,
     flat_error,
     read_error_object,
 )
@@ -200,7 +201,19 @@ SHEET = Sheet(
                 ("sequence_number", "the event's place in the stream")),
     tool_arguments="response.function_call_arguments.delta `delta`, into the function_call "
                    "item `item_id`; whole in .done and in output_item.done",
-    terminal="response.completed or response.incomplete",
+    terminal="response.completed or response.incomplete; response.failed ends it with an "
+             "error. No [DONE] on this wire",
     in_band_error="an `error` event (error nested, or code/message flat), or response.failed "
                   "with `response.error`",
+    also=(("response.queued", "a background response waiting to start, before in_progress"),
+          ("response.reasoning_summary_text.delta", "a reasoning item's summary, by "
+                                                    "summary_index"),
+          ("response.refusal.delta / .done", "a refusal part's text"),
+          ("response.output_text.annotation.added", "a citation (url_citation, "
+                                                    "file_citation) on the text")),
+    finish="no finish field: the final `status`; completed → stop (tool_calls with a "
+           "function_call item, refusal with a refusal part); incomplete by "
+           "`incomplete_details.reason`: " + finish_words(INCOMPLETE_REASONS)
+           + "; failed → error; cancelled → other",
+    error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )
