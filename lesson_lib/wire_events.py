@@ -11,8 +11,9 @@ typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
 ``error``.
 
 Payloads are read as strictly as the lesson-3 parser reads tool input:
-``NaN``, ``Infinity``, a number too large for a float (``1e999``) and a
-name given twice in one object are parse errors, not values, so nothing
+``NaN``, ``Infinity``, a number too large for a float (``1e999``), a
+name given twice in one object and a payload that is not a JSON object
+(every wire sends one object per event) are parse errors, not values, so nothing
 downstream prints a value that is not JSON or silently keeps the last of
 two names. A payload nested deeper than Python's JSON reader can follow
 is a parse error too, never a crash.
@@ -57,6 +58,10 @@ def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
     except RecursionError:
         return WireEvent(index, sse, sse.event, None,
                          parse_error="not JSON this reader can follow: nested too deeply")
+    if not isinstance(payload, dict):
+        # Every wire sends one JSON object per event: anything else is no payload.
+        return WireEvent(index, sse, sse.event, None,
+                         parse_error=f"not a JSON object but {_json_kind(payload)}")
     return WireEvent(index, sse, payload_type(payload, sse.event), payload)
 
 
@@ -105,6 +110,16 @@ def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float,
                            object_pairs_hook=_unique_names)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return "a boolean" if isinstance(value, bool) else "a number"
 
 
 def _describe(exc: ValueError, data: str) -> str:

@@ -196,7 +196,9 @@ class BlockEnded(TurnEvent):
     """A block ended. `complete` is false when a cut, an error or a cancel closed it;
     `synthesised` when no wire event closed it; `reason` what closed it; `data` the
     wire's final object for the block where it states one at the end (a Responses
-    item at ``output_item.done``: a reasoning item's ``encrypted_content``)."""
+    item at ``output_item.done``: a reasoning item's ``encrypted_content``);
+    `restated` the server's statement of the block's whole text where it differs
+    from the deltas (Responses ``*.done``): it replaces them, and an error says so."""
 
     kind: ClassVar[str] = "block_ended"
     block: str = ""
@@ -204,6 +206,7 @@ class BlockEnded(TurnEvent):
     synthesised: bool = False
     reason: str | None = None
     data: Any = None
+    restated: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,6 +157,7 @@ class BlockView:
     end_data: Any = None
     sources: tuple = ()
     settled: tuple = ()
+    restated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +282,9 @@ class TurnState:
             execution = "done" if finished.status == "ok" else "failed"
         elif run is not None:
             execution = "running"
+        restated = ended is not None and ended.restated is not None
+        if restated:
+            text = ended.restated           # the server's statement wins over the deltas
         settled: tuple = ()
         if is_call and deltas:
             settled = tuple(p for d in deltas for p in d.settled)
@@ -296,7 +300,8 @@ class TurnState:
             execution=execution, execution_status=finished.status if finished else None,
             result=finished.result if finished else None, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
-            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled)
+            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
+            restated=restated)
 
     # -- JSON --------------------------------------------------------------------
 
@@ -344,6 +349,8 @@ def _block_dict(b: BlockView) -> dict[str, Any]:
             out["server_side"] = True
         if b.sources:
             out["sources"] = list(b.sources)
+    if b.restated:
+        out["restated"] = True
     return out
 
 

@@ -165,6 +165,8 @@ def _block_text(block: BlockView) -> list[str]:
         head += " · signed"
     if block.wire_kind == "redacted_thinking":
         head += " · redacted"
+    if block.restated:
+        head += " · restated: the server's text differs from the deltas and is kept"
     text, hidden = tail(block.text, TEXT_TAIL)
     more = f"… {hidden} earlier characters … " if hidden else ""
     return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]
