@@ -21,6 +21,7 @@ The same sharing gives the state at any event index for free:
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from .events import (
     BlockStarted,
     ErrorReported,
     Finish,
+    LazyPaths,
     SignatureAdded,
     ToolCallInvalid,
     ToolCallReady,
@@ -156,7 +158,7 @@ class BlockView:
     data: Any = None
     end_data: Any = None
     sources: tuple = ()
-    settled: tuple = ()
+    settled: Sequence = ()          # paths, built when read (see `LazyPaths`)
     restated: bool = False
 
 
@@ -285,9 +287,9 @@ class TurnState:
         restated = ended is not None and ended.restated is not None
         if restated:
             text = ended.restated           # the server's statement wins over the deltas
-        settled: tuple = ()
+        settled: Sequence = ()
         if is_call and deltas:
-            settled = tuple(p for d in deltas for p in d.settled)
+            settled = LazyPaths(lambda: (p for d in deltas for p in d.settled))
         return BlockView(
             id=start.block, step=start.step, kind=start.block_kind, wire_kind=start.wire_kind,
             choice=start.choice, channel=start.channel,

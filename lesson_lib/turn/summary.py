@@ -12,9 +12,9 @@ view adds colours and borders to these words, never other words.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..json_text import one_line
 from .reduce import BlockView, StepView, TurnState
 
 TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
@@ -149,14 +149,14 @@ def _block_text(block: BlockView) -> list[str]:
         out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
                f"· {mark} {word}"]
         if block.input is not None and state not in ("forming", "invalid", "cut"):
-            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
+            out.append(f"    input: {one_line(block.input)}")
         else:
             raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
             out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
                        f"{raw!r}")
         if block.execution_status is not None:
             out.append(f"    result ({block.execution_status}): "
-                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
+                       f"{one_line(block.result)}")
         return out
     mark, word = BLOCK_STATE_WORDS[block_state(block)]
     label = "refusal" if block.channel == "refusal" else block.kind

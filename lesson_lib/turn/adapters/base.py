@@ -29,6 +29,7 @@ from ..events import (
     Channel,
     ErrorReported,
     Finish,
+    LazyPaths,
     Noted,
     SignatureAdded,
     SourceAdded,
@@ -251,7 +252,8 @@ class WireAdapter:
         if block is None or block.ended:
             return
         block.fragments.append(c.fragment)
-        settled = tuple(j.path for j in c.json_changes if getattr(j, "op", None) == "settle")
+        settles = [j for j in c.json_changes if getattr(j, "op", None) == "settle"]
+        settled = LazyPaths(lambda: (j.path for j in settles)) if settles else ()
         out.append(self._ev(BlockDelta, block=block.id, fragment=c.fragment, channel="text",
                             json_changes=tuple(c.json_changes), settled=settled, t=t, at=at))
 
