@@ -100,7 +100,7 @@ def verdicts(tmp: Path, cap: Capture) -> tuple[int, int, str | None, str]:
     (tmp / "m.json").write_text(json.dumps(cap.sidecar))
     final_code, _, _ = run("final", str(path))
     turn_code, out, err = run("turn", str(path), "--json")
-    outcome = json.loads(out)["outcome"] if out else None
+    outcome = json.loads(out).get("outcome") if out else None    # exit 2: an error object
     return final_code, turn_code, outcome, err
 
 
