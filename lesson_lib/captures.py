@@ -210,6 +210,8 @@ def _wire_of(event: ServerSentEvent) -> str | None:
     if isinstance(payload, dict):
         if payload.get("object") == "chat.completion.chunk":
             return "openai-chat"
+        if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
+            return "openai-chat"    # Azure's first chunk: filter results, no object yet
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):

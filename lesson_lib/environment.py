@@ -13,7 +13,7 @@ from importlib import metadata
 
 # The versions the committed notebook outputs were produced with.
 PINNED = {
-    "anthropic": "2.14.0",
+    "anthropic": "2.16.0",
     "openai": "3.57.0",
     "jiter": "0.19.0",
     "pandas": "3.1.1",

@@ -9,7 +9,8 @@ request reach disk (`lesson_lib.capture_writer`); the key never does.
 Exit codes: 0 recorded and the stream ended properly; 3 recorded, but the
 stream did not end properly or the request failed (kept as a failed-request
 capture); 2 could not start (no key, bad options, cannot connect, and a
-rejected key unless ``--keep-failed``).
+rejected key unless ``--keep-failed``, and a key-shaped string that would have
+reached disk: `lesson_lib.redact` first clears every echo of the key).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from . import captures as captures_mod
 from .capture_writer import allowed_headers, chunk_record, scrub_request, write_capture
+from .redact import KeyOnDisk, check_no_key, redact_bytes, redact_headers, redact_text
 from .stream_end import how_it_ended
 from .wire_events import parse_all
 
@@ -77,7 +79,15 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     if status in (401, 403) and not keep_failed:
         return Recorded(CANNOT_START, f"the server rejected the key in {variable} "
                                       f"(HTTP {status}); --keep-failed records it anyway")
-    body = b"".join(chunk for chunk, _ in reads)
+    failure = redact_text(failure, key) if failure else failure
+    # A server may echo the key: cleared in place (same length, so chunk ends hold).
+    body = redact_bytes(b"".join(chunk for chunk, _ in reads), key)
+    kept_headers = redact_headers(allowed_headers(headers), key)
+    request = scrub_request(kwargs)
+    try:
+        check_no_key(body, kept_headers, request)
+    except KeyOnDisk as exc:
+        return Recorded(CANNOT_START, str(exc))
     ends, offset = [], 0
     for chunk, t in reads:
         offset += len(chunk)
@@ -85,8 +95,8 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     sidecar = {
         "wire": wire,
         "demonstrates": f"Recorded: {_one_line(prompt)}",
-        "request": scrub_request(kwargs),
-        "response": {"status": status, "headers": allowed_headers(headers)},
+        "request": request,
+        "response": {"status": status, "headers": kept_headers},
         "provenance": {"kind": "recorded",
                        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                        "sdk": {pkg: _version(pkg) for pkg in ("anthropic", "openai")},

@@ -11,8 +11,9 @@ typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
 ``error``.
 
 Payloads are read as strictly as the lesson-3 parser reads tool input:
-``NaN``, ``Infinity``, a number too large for a float (``1e999``) and a
-name given twice in one object are parse errors, not values, so nothing
+``NaN``, ``Infinity``, a number too large for a float (``1e999``), a
+name given twice in one object and a payload that is not a JSON object
+(every wire sends one object per event) are parse errors, not values, so nothing
 downstream prints a value that is not JSON or silently keeps the last of
 two names. A payload nested deeper than `MAX_DEPTH` levels is a parse
 error too, never a crash: the limit is the course's own, so that a payload
@@ -65,6 +66,10 @@ def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
         return WireEvent(index, sse, sse.event, None, parse_error=_describe(exc, data))
     except RecursionError:  # a reader called from deep in the stack gives up sooner
         return WireEvent(index, sse, sse.event, None, parse_error=_TOO_DEEP)
+    if not isinstance(payload, dict):
+        # Every wire sends one JSON object per event: anything else is no payload.
+        return WireEvent(index, sse, sse.event, None,
+                         parse_error=f"not a JSON object but {_json_kind(payload)}")
     return WireEvent(index, sse, payload_type(payload, sse.event), payload)
 
 
@@ -133,6 +138,16 @@ def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite_float,
                            object_pairs_hook=_unique_names)
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return "a boolean" if isinstance(value, bool) else "a number"
 
 
 def _describe(exc: ValueError, data: str) -> str:

@@ -22,8 +22,8 @@ from starlette.routing import Route
 
 from .. import faults
 from ..captures import Capture
-from . import fault_spec, matching, streaming
-from .errors import error_body
+from . import MAX_BODY, fault_spec, matching, streaming
+from .errors import error_body, not_found
 from .page import index_html
 
 _COOKIE = "rtw-stream"
@@ -37,6 +37,7 @@ class Settings:
     speed: float = 1.0
     faults: tuple[fault_spec.FaultSpec, ...] = ()
     capture: str | None = None          # answer requests that name none with this one
+    max_body: int = MAX_BODY            # a larger request body gets 413
     finished: set[str] = field(default_factory=set)   # EventSource streams that ended
 
     def stream_ended(self, token: str) -> None:
@@ -51,12 +52,20 @@ def build_app(settings: Settings) -> Starlette:
 
     async def provider(request: Request) -> Response:
         wire = next(w for w, p in matching.PATHS.items() if p == request.url.path)
+        body = await _body(request, settings.max_body)
+        if body is None:
+            return _error(wire, 413, f"the request body is larger than {settings.max_body:,} "
+                                     "bytes (serve --max-body raises the limit)")
         try:
-            payload = json.loads(await request.body() or b"{}")
+            payload = json.loads(body or b"{}")
         except ValueError:
             return _error(wire, 400, "the request body is not valid JSON")
+        except RecursionError:
+            return _error(wire, 400, "the request body nests too deeply to be read")
         if not isinstance(payload, dict):
             return _error(wire, 400, "the request body must be a JSON object")
+        if "tools" in payload and not isinstance(payload["tools"], list | type(None)):
+            return _error(wire, 400, "tools must be an array of tool definitions")
         name = (request.query_params.get("capture") or request.headers.get("capture")
                 or settings.capture)
         found = matching.find(settings.corpus, wire, payload, name)
@@ -111,8 +120,12 @@ def build_app(settings: Settings) -> Starlette:
     routes += [Route("/stream/{wire}/{name}", stream_get, methods=["GET"]),
                Route("/captures", listing, methods=["GET"]),
                Route("/", home, methods=["GET"])]
+    async def unknown(request: Request, exc: Exception) -> Response:
+        wire, message = not_found(request.url.path, matching.PATHS)
+        return _error(wire, 404, message)
+
     _quiet_about_drops(logging.getLogger("uvicorn.error"))
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={404: unknown})
     app.state.settings = settings
     return app
 
@@ -131,6 +144,20 @@ def _quiet_about_drops(logger: logging.Logger) -> None:
     """A drop is on purpose: keep its traceback out of the server's log."""
     if not any(isinstance(f, _NotDrops) for f in logger.filters):
         logger.addFilter(_NotDrops())
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None when it is larger than `limit` bytes (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    parts, size = [], 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
 
 
 async def _paced(plan: list[tuple[float, bytes]], ended, *,

@@ -56,6 +56,9 @@ class FaultSpec:
         return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
 
 
+MAX_STALL_MS = 600_000      # 10 minutes: longer is no lesson, only a hung client
+
+
 def grammar() -> str:
     """The accepted specs, for error messages and ``--help``."""
     return ", ".join(f"{name}:N" if kind.arg else name for name, kind in KINDS.items())
@@ -78,6 +81,9 @@ def parse(spec: str) -> FaultSpec:
                              f"({name}:N), not {arg!r}") from None
     if not value >= 0 or value == float("inf"):
         raise FaultSpecError(f"fault {name!r}: {kind.arg} must be 0 or more, not {arg!r}")
+    if name == "stall" and value > MAX_STALL_MS:
+        raise FaultSpecError(f"fault 'stall': at most {MAX_STALL_MS:,} ms (10 minutes), "
+                             f"not {arg!r}")
     return FaultSpec(name, value)
 
 

@@ -110,7 +110,8 @@ def _recorded(cap: Capture) -> dict[str, Any]:
 
 def _tool_names(request: dict[str, Any]) -> list[str]:
     names = []
-    for tool in request.get("tools") or []:
+    tools = request.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
         if isinstance(tool, dict):
             fn = tool.get("function")
             names.append(str((fn if isinstance(fn, dict) else tool).get("name", tool.get("type"))))

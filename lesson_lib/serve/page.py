@@ -44,9 +44,19 @@ function play(url) {
   for (const name of window.rtwEventNames || []) source.addEventListener(name, show);
   source.onerror = () => { if (source.readyState === EventSource.CLOSED) out.textContent += '(closed)\\n'; };
 }
+// A capture of a failed request has no events: EventSource would only say it closed, so
+// its status and body are fetched and shown as they are.
+async function failed(url) {
+  if (source) source.close();
+  out.textContent = '';
+  const response = await fetch(url);
+  out.textContent = 'HTTP ' + response.status + ' ' + response.statusText + '\n' +
+    await response.text() + '\n';
+}
 document.querySelectorAll('a.play').forEach((a) => a.addEventListener('click', (e) => {
-  e.preventDefault(); window.rtwEventNames = JSON.parse(a.dataset.events);
-  play(withControls(a.href));
+  e.preventDefault();
+  if (Number(a.dataset.status) >= 300) { failed(a.href); return; }
+  window.rtwEventNames = JSON.parse(a.dataset.events); play(withControls(a.href));
 }));
 """
 
@@ -60,7 +70,8 @@ def index_html(corpus: Sequence[Capture]) -> str:
         events = html.escape(_json_list(names))
         rows.append(
             f"<tr><td>{html.escape(cap.wire or '')}</td>"
-            f"<td><a class=\"play\" href=\"{html.escape(url)}\" data-events=\"{events}\">"
+            f"<td><a class=\"play\" href=\"{html.escape(url)}\" data-events=\"{events}\" "
+            f"data-status=\"{int(cap.status)}\">"
             f"{html.escape(cap.name)}</a></td>"
             f"<td>{cap.status}</td><td>{html.escape(cap.demonstrates)}</td></tr>")
     paths = "".join(f"<li><code>POST {p}</code> ({html.escape(w)})</li>"

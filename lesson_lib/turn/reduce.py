@@ -21,6 +21,7 @@ The same sharing gives the state at any event index for free:
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from .events import (
     BlockStarted,
     ErrorReported,
     Finish,
+    LazyPaths,
     SignatureAdded,
     ToolCallInvalid,
     ToolCallReady,
@@ -159,7 +161,8 @@ class BlockView:
     data: Any = None
     end_data: Any = None
     sources: tuple = ()
-    settled: tuple = ()
+    settled: Sequence = ()          # paths, built when read (see `LazyPaths`)
+    restated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,9 +294,12 @@ class TurnState:
             execution = "done" if finished.status == "ok" else "failed"
         elif run is not None:
             execution = "running"
-        settled: tuple = ()
+        restated = ended is not None and ended.restated is not None
+        if restated:
+            text = ended.restated           # the server's statement wins over the deltas
+        settled: Sequence = ()
         if is_call and deltas:
-            settled = tuple(p for d in deltas for p in d.settled)
+            settled = LazyPaths(lambda: (p for d in deltas for p in d.settled))
         return BlockView(
             id=start.block, step=start.step, kind=start.block_kind, wire_kind=start.wire_kind,
             choice=start.choice, channel=start.channel,
@@ -306,7 +312,8 @@ class TurnState:
             execution=execution, execution_status=finished.status if finished else None,
             result=finished.result if finished else None, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
-            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled)
+            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
+            restated=restated)
 
     # -- JSON --------------------------------------------------------------------
 
@@ -354,6 +361,8 @@ def _block_dict(b: BlockView) -> dict[str, Any]:
             out["server_side"] = True
         if b.sources:
             out["sources"] = list(b.sources)
+    if b.restated:
+        out["restated"] = True
     return out
 
 

@@ -12,9 +12,9 @@ view adds colours and borders to these words, never other words.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..json_text import one_line
 from ..tool_calls import ToolCall
 from .reduce import BlockView, StepView, TurnState
 
@@ -99,7 +99,7 @@ def forming_fields(block: BlockView) -> list[tuple[str, str, bool]]:
     fields = []
     for key, value in view.value.items():
         settled = view.is_settled((key,))
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        text = one_line(value)
         if not settled and isinstance(value, str | dict | list):
             text = text[:-1]
         shown, hidden = tail(text, INPUT_TAIL)
@@ -205,20 +205,20 @@ def _block_text(block: BlockView) -> list[str]:
         out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
                f"· {mark} {word}"]
         if block.input is not None and state not in ("forming", "invalid", "cut"):
-            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
+            out.append(f"    input: {one_line(block.input)}")
         else:
             fields = forming_fields(block) if state == "forming" else []
             if fields:
                 out.append("    arguments so far (✔ settled, ⋯ still forming):")
             for key, text, settled in fields:
-                out.append(f"      {json.dumps(key, ensure_ascii=False)}: {text}  "
+                out.append(f"      {one_line(key)}: {text}  "
                            f"{'✔' if settled else '⋯'}")
             raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
             out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
                        f"{raw!r}")
         if block.execution_status is not None:
             out.append(f"    result ({block.execution_status}): "
-                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
+                       f"{one_line(block.result)}")
         return out
     mark, word = BLOCK_STATE_WORDS[block_state(block)]
     label = "refusal" if block.channel == "refusal" else block.kind
@@ -227,6 +227,8 @@ def _block_text(block: BlockView) -> list[str]:
         head += " · signed"
     if block.wire_kind == "redacted_thinking":
         head += " · redacted"
+    if block.restated:
+        head += " · restated: the server's text differs from the deltas and is kept"
     text, hidden = tail(block.text, TEXT_TAIL)
     more = f"… {hidden} earlier characters … " if hidden else ""
     return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]

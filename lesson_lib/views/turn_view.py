@@ -28,12 +28,12 @@ showing the turn at the slider's event, and `turn_labeller`, its counter.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
+from ..json_text import dumps
 from ..turn.reduce import BlockView, TurnState, reduce_all
 from ..turn.summary import (
     BLOCK_STATE_WORDS,
@@ -103,7 +103,7 @@ OUTCOMES: dict[str | None, Look] = _looks(OUTCOME_WORDS, {
 
 def _json(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+        return dumps(value)     # linear and without recursion at any depth
     except ValueError:          # a circular value: say it as Python would
         return repr(value)
 

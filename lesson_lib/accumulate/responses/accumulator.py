@@ -209,6 +209,7 @@ class ResponsesAccumulator(Accumulator):
         if not self._started:
             self._started = True
             if event.type not in ("response.created", "response.queued", "error"):
+                self.compare.resumed = True
                 self.note("event_before_start",
                           f"the stream begins with {event.type}, not response.created: the "
                           "response's id, model and settings are unknown until an event "
@@ -345,6 +346,10 @@ class ResponsesAccumulator(Accumulator):
         self.shown.refresh_all(None)
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
+
+    def length_stop(self) -> bool:
+        """``response.incomplete``: the model ran out of output tokens (or was stopped)."""
+        return self.terminal == "incomplete"
 
     def final(self) -> dict:
         """The `Response` so far: ours, with what only the server's objects can know."""

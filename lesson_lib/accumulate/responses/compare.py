@@ -67,13 +67,19 @@ class ServerComparison:
     def __init__(self, items: Items, note: Callable[..., Any]) -> None:
         self.items = items
         self.note = note
+        # A stream resumed mid-way lacks the deltas the first stream carried, so its
+        # ``*.done`` statements differ from its own deltas as a rule.
+        self.resumed = False
 
     def differs(self, ev: WireEvent, path: tuple, ours: Any, theirs: Any) -> None:
-        """A ``*.done`` event states another value than the deltas built (path in output)."""
+        """A ``*.done`` event states another value than the deltas built (path in output):
+        an error, since deltas were lost or changed on the way (a warning in a stream
+        resumed mid-way, which never had the first stream's deltas)."""
         where = format_path(("output", *path))
         self.note("server_object_differs",
                   f"{where}: the deltas built {say(ours)}, but {ev.type} says {say(theirs)}; "
-                  "the server's value is kept", severity="warning", event=ev,
+                  "the server's value is kept", event=ev,
+                  severity="warning" if self.resumed else "error",
                   slot=slot_of(("output", *path)), path=where, against=ev.type,
                   **both(ours, theirs))
 
