@@ -179,19 +179,21 @@ class SSEDecoder:
         """Dispatch the blocks the buffer completes: when its lines all end alike,
         split it at each blank line, then each block at its line ends."""
         buffer = self._buffer
-        crs, lfs = buffer.count(b"\r"), buffer.count(b"\n")
         lf_owed = False
+        crs = buffer.count(b"\r")
         if not crs:
             ends = _LF_ENDS
-        elif not lfs:
-            ends = _CR_ENDS
         else:
-            # CRLF only, but a CR that ends the buffer may be the first half of one.
-            cr_last = buffer[-1] == _CR
-            if lfs != crs - cr_last or buffer.count(b"\r\n") != lfs:
-                return self._read_lines(t)
-            ends = _CRLF_ENDS
-            lf_owed = cr_last and buffer.endswith(b"\r\n\r")
+            lfs = buffer.count(b"\n")
+            if not lfs:
+                ends = _CR_ENDS
+            else:
+                # CRLF only, but a CR that ends the buffer may be the first half of one.
+                cr_last = buffer[-1] == _CR
+                if lfs != crs - cr_last or buffer.count(b"\r\n") != lfs:
+                    return self._read_lines(t)
+                ends = _CRLF_ENDS
+                lf_owed = cr_last and buffer.endswith(b"\r\n\r")
         if lf_owed:
             buffer += b"\n"   # cut as if the blank line's LF were here (it is owed below)
         _, blank, line_end, size = ends
