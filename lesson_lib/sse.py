@@ -15,25 +15,23 @@ A sans-IO decoder that follows the WHATWG "event stream interpretation"
   CR is the last byte of a chunk (an idle stream never holds an event back);
   an LF that then follows completes that line end and starts no line.
 
-The decoder reads in three steps, one part of this file each:
+How it reads, in three steps (one section of `SSEDecoder` each):
 
-1. Blocks and lines. The bytes since the last blank line wait in a buffer
+1. Feeding (`feed`). The bytes since the last blank line wait in a buffer
    until a chunk completes a blank line: a line end right after another
-   (``\\n\\n``, ``\\n\\r`` or ``\\r\\r``; a CRLF counts as one line end, and
-   ``\\r\\n\\r`` holds ``\\n\\r``). Then the buffer is cut into blocks (the
-   lines between two blank lines) and each block into lines. Lines are cut on
-   the raw bytes (CR and LF never occur inside a multi-byte UTF-8 sequence),
-   so a chunk boundary inside a character changes nothing and every event
-   knows its exact byte range. A buffer whose lines all end alike (LF, CRLF
-   or a lone CR: what servers send) is cut with ``bytes.split``
-   (`_read_blocks`); any mix of line ends is cut one line at a time
-   (`_read_lines`). Both hand each block's lines to step 2.
-2. Fields (`_event`): the one place that reads a field (``data``, ``event``,
+   (``\n\n``, ``\n\r`` or ``\r\r``; a CRLF counts as one line end, and
+   ``\r\n\r`` holds ``\n\r``). Only the chunk's new bytes are searched, so
+   decoding is linear in the body size whatever the chunking, including one
+   huge event in tiny chunks.
+2. Lines (`_read_blocks`, `_read_lines`). The buffer is cut into blocks (the
+   lines between two blank lines) and each block into lines, on the raw
+   bytes (CR and LF never occur inside a multi-byte UTF-8 sequence), so a
+   chunk boundary inside a character changes nothing and every event knows
+   its exact byte range. A buffer whose lines all end alike (LF, CRLF or a
+   lone CR: what servers send) is cut with ``bytes.split``; any mix of line
+   ends is cut one line at a time. Both hand each block's lines to step 3.
+3. Fields (`_event`): the one place that reads a field (``data``, ``event``,
    ``id``, ``retry``, comments) and builds the event a block dispatches.
-3. The decoder (`SSEDecoder`): `feed` appends a chunk and checks only its new
-   bytes for a blank line, so each byte is looked at a bounded number of
-   times: decoding is linear in the body size whatever the chunking,
-   including one huge event in tiny chunks.
 
 At end of stream, the bytes of an unfinished event are not dispatched (the
 standard says so) but reported by `finish()` as a diagnostic with their
@@ -84,7 +82,7 @@ class ServerSentEvent(NamedTuple):
 _new_event = tuple.__new__
 
 
-# -- 1. blocks and lines -------------------------------------------------------
+# -- the line ends a buffer is cut at ------------------------------------------
 
 
 class _Ends(NamedTuple):
@@ -127,7 +125,7 @@ class SSEDecoder:
         self._event(lines, 0, 0, None)   # a retry line may wait in the buffer
         return self._reconnection_time
 
-    # -- 3. feeding ------------------------------------------------------------
+    # -- 1. feeding -------------------------------------------------------------
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[ServerSentEvent]:
         """Consume one network chunk; return the events it completed."""
@@ -174,6 +172,8 @@ class SSEDecoder:
                 self._buffer_at += 1
         self._unusual = self._at_start or self._lf_owed
         return chunk
+
+    # -- 2. lines ---------------------------------------------------------------
 
     def _read_blocks(self, t: float | None) -> list[ServerSentEvent]:
         """Dispatch the blocks the buffer completes: when its lines all end alike,
@@ -260,7 +260,7 @@ class SSEDecoder:
         opens with an LF, it completes that line end (it starts no line)."""
         self._lf_owed = self._unusual = True
 
-    # -- 2. fields ---------------------------------------------------------------
+    # -- 3. fields ---------------------------------------------------------------
 
     def _event(self, lines: list[str], start: int, end: int,
                t: float | None) -> ServerSentEvent | None:
