@@ -47,6 +47,7 @@ STATION_OF = {
     "captures": "capture",
     "capture_writer": "capture",
     "record": "capture",
+    "redact": "capture",      # record keeps no key on disk
     "replay": "capture",
     "sse": "sse",
     "framing": "sse",
