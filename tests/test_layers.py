@@ -81,7 +81,7 @@ STATION_OF = {
     "learner": "course",
     "cheat_sheet": "course",
     "cli": "cli",
-    "json_text": "cli",
+    "json_text": "capture",   # JSON text at any depth: the CLI, the turn summary and views share it
     "validate": "cli",
     "serve": "cli",
 }
