@@ -17,10 +17,11 @@ from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
+from .gemini import GeminiAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
-           "DeepSeekChatAdapter", "Dialect", "ResponsesAdapter", "WireAdapter", "adapter_for",
+           "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "ResponsesAdapter", "WireAdapter", "adapter_for",
            "dialect_of"]
 
 
@@ -38,6 +39,7 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "anthropic-messages": AnthropicAdapter,
     "openai-responses": ResponsesAdapter,
     "openai-chat": ChatAdapter,
+    "google-gemini": GeminiAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),
