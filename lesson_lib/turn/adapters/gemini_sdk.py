@@ -25,8 +25,8 @@ import base64
 import enum
 from typing import Any
 
-from ...accumulate.gemini import GeminiAccumulator
 from ...accumulate.changes import StreamEnded
+from ...accumulate.gemini import GeminiAccumulator
 from ...sse import ServerSentEvent
 from ...wire_events import GEMINI_RECORD, WireEvent
 
