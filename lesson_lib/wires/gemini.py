@@ -45,6 +45,23 @@ PART_FIELDS = ("text", "functionCall", "functionResponse", "executableCode",
 # A streamed argument's value: exactly one of these per ``partialArgs`` entry.
 ARGUMENT_VALUES = ("stringValue", "numberValue", "boolValue", "nullValue")
 
+
+
+def part_kind(part: Any) -> str | None:
+    """What a part is, for the event table: ``thought`` for a thought's text,
+    ``partialArgs`` for a streamed call's fragment, else the field that fills it
+    (``text``, ``functionCall``, ``executableCode``...); None for no part."""
+    if not isinstance(part, dict):
+        return None
+    kind = next((f for f in PART_FIELDS if f in part), None)
+    if kind == "text" and part.get("thought") is True:
+        return "thought"
+    call = part.get("functionCall")
+    if kind == "functionCall" and isinstance(call, dict) and "name" not in call:
+        return "partialArgs"
+    return kind
+
+
 # -- the ending ------------------------------------------------------------------------
 TERMINALS: frozenset[str] = frozenset()   # no terminal event: see `ended_properly`
 FAILURES = frozenset({"error"})           # an error record, after HTTP 200
