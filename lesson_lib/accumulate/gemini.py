@@ -340,12 +340,14 @@ class GeminiAccumulator(Accumulator):
             self.note("unknown_part", "a part with none of the known fields "
                       f"({', '.join(wire.PART_FIELDS)}); kept whole as it arrived",
                       event=event, severity="warning", slot=cand.index, raw=event.sse.data)
-        target = self._open(cand, kind, copy.deepcopy(part), event, whole=True)
+        # Opened, signed and closed in one record: not `whole` in the change's sense, so
+        # that its signature (if any) comes between its start and its end.
+        target = self._open(cand, kind, copy.deepcopy(part), event, shown=True)
         if isinstance(part.get("thoughtSignature"), str):
             self.changes.append(SignatureAdded(event.index, target.address,
                                                part["thoughtSignature"]))
         target.state = "closed"
-        self.changes.append(SlotClosed(event.index, target.address, "stop"))
+        self.changes.append(SlotClosed(event.index, target.address, "stop", data=target.data))
 
     def _call(self, cand: _Candidate, part: dict, call: dict, event: WireEvent) -> None:
         name = call.get("name")
@@ -443,16 +445,16 @@ class GeminiAccumulator(Accumulator):
                              what=f"{target.label()} (candidate {target.address[0]})", how=how)
 
     def _open(self, cand: _Candidate, kind: str, data: dict, event: WireEvent, *,
-              content: str = "", whole: bool = False, takes_input: bool = False) -> _Part:
+              content: str = "", shown: bool = False, takes_input: bool = False) -> _Part:
         """Close the part before, and open the next slot ``(candidate, n)``."""
         self._close_last(cand, event, how="stop")
         part = _Part((cand.index, len(cand.parts)), kind, data)
         cand.parts.append(part)
         self.changes.append(SlotOpened(
             event.index, part.address, kind, part.label(), name=part.name,
-            call_id=part.call_id, choice=cand.index, content=content, whole=whole,
-            takes_input=takes_input, data=part.data if whole else None,
-            shown=part.shown() if whole else None))
+            call_id=part.call_id, choice=cand.index, content=content,
+            takes_input=takes_input, data=part.data if shown else None,
+            shown=part.shown() if shown else None))
         return part
 
     def _close_last(self, cand: _Candidate, event: WireEvent, *, how: str,

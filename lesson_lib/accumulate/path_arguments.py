@@ -50,11 +50,19 @@ def parse_path(text: Any) -> Path:
         name, index, single, double = found.groups()
         if index is not None:
             steps.append(int(index))
+        elif double is not None:
+            steps.append(_json_string(double, text))
         else:
-            quoted = single if single is not None else double
-            steps.append(name if quoted is None else re.sub(r"\\(.)", r"\1", quoted))
+            steps.append(name if single is None else re.sub(r"\\(.)", r"\1", single))
         at = found.end()
     return tuple(steps)
+
+
+def _json_string(quoted: str, path: str) -> str:
+    try:
+        return json.loads(f'"{quoted}"')
+    except ValueError:
+        raise PathError(f"jsonPath {path!r} has a name that is not a JSON string") from None
 
 
 def entry_value(entry: dict) -> tuple[str, Any]:

@@ -47,7 +47,7 @@ PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"})
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",
-                            "sequence_out_of_order", "sequence_gap"})
+                            "sequence_out_of_order", "sequence_gap", "partial_args_out_of_order"})
 # Reported by their own change (InBandError) or by the block's own end.
 _SAID_ELSEWHERE = frozenset({"in_band_error"})
 
