@@ -66,6 +66,8 @@ _CANDIDATE_OWN = frozenset({"content", "finishReason", "index", "groundingMetada
 # Fields of a record read on their own; any other is kept, last value.
 _RECORD_OWN = frozenset({"candidates", "usageMetadata"})
 _TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+# A whole part's text for the slot view and the turn: the code, the output.
+_SAID = {"executableCode": "code", "codeExecutionResult": "output"}
 
 
 class _Part:
@@ -122,7 +124,11 @@ class _Part:
             return self.text.text
         if self.call is not None:
             return self.call.raw
-        body = {k: v for k, v in self.data.items() if k != "thoughtSignature"}
+        inner = self.data.get(self.kind)
+        said = inner.get(_SAID.get(self.kind, "")) if isinstance(inner, dict) else None
+        if isinstance(said, str):
+            return said
+        body = {k: v for k, v in self.data.items() if k not in ("thoughtSignature", "thought")}
         return json.dumps(body, ensure_ascii=False)
 
 
@@ -452,9 +458,9 @@ class GeminiAccumulator(Accumulator):
         cand.parts.append(part)
         self.changes.append(SlotOpened(
             event.index, part.address, kind, part.label(), name=part.name,
-            call_id=part.call_id, choice=cand.index, content=content,
-            takes_input=takes_input, data=part.data if shown else None,
-            shown=part.shown() if shown else None))
+            call_id=part.call_id, choice=cand.index,
+            content=part.shown() if shown else content, takes_input=takes_input,
+            data=part.data if shown else None))
         return part
 
     def _close_last(self, cand: _Candidate, event: WireEvent, *, how: str,
