@@ -69,7 +69,7 @@ class GeminiStream:
 
     def record(self, parts: list[dict[str, Any]], *, after_ms: float, finish: str | None = None,
                last: bool = False, candidate: dict[str, Any] | None = None,
-               usage: dict[str, Any] | None = None) -> None:
+               usage: dict[str, Any] | None = None, tear: bool = False) -> None:
         """One ``data:`` record with these parts (and the finish reason, on the last)."""
         content: dict[str, Any] = ({"role": "model", "parts": parts} if self.vertex
                                    else {"parts": parts, "role": "model"})
@@ -85,14 +85,21 @@ class GeminiStream:
         if self.vertex:
             payload["createTime"] = self.create_time
         payload["responseId"] = self.id
-        self.raw_record(payload, after_ms=after_ms)
+        self.raw_record(payload, after_ms=after_ms, tear=tear)
 
-    def raw_record(self, payload: dict[str, Any], *, after_ms: float) -> None:
-        """Any payload as one record, in this API's spelling."""
+    def raw_record(self, payload: dict[str, Any], *, after_ms: float, tear: bool = False) -> None:
+        """Any payload as one record, in this API's spelling. `tear`: its bytes arrive in two
+        reads, the first ending inside its first multi-byte character."""
         text = json.dumps(payload, ensure_ascii=False,
                           separators=(",", ":") if self.vertex else (",", ": "))
         end = "\n\n" if self.vertex else "\r\n\r\n"
-        self.builder.raw(f"data: {text}{end}", after_ms=after_ms)
+        data = f"data: {text}{end}".encode()
+        cut = next((i + 1 for i, byte in enumerate(data) if byte >= 0xC0), None) if tear else None
+        if cut is None:
+            self.builder.raw(data, after_ms=after_ms)
+            return
+        self.builder.raw(data[:cut], after_ms=after_ms)
+        self.builder.raw(data[cut:], after_ms=self.pace.late_half())
 
     def usage(self, *, last: bool = False) -> dict[str, Any]:
         """The running ``usageMetadata``: Vertex says only its traffic type until the end;
@@ -144,8 +151,9 @@ class GeminiStream:
             else:
                 self.output_tokens += counted
             last = finish is not None and n == len(pieces) - 1
+            torn = not any(ord(ch) > 127 for ch in "".join(pieces[:n]))   # the first one
             self.record([part], after_ms=first_ms if n == 0 else self.pace.token() * 6,
-                        finish=finish if last else None, last=last)
+                        finish=finish if last else None, last=last, tear=torn)
         return pieces
 
     def end(self, finish: str = "STOP", *, after_ms: float, part: dict[str, Any] | None = None,
