@@ -219,14 +219,15 @@ class GeminiAccumulator(Accumulator):
                   error=copy.deepcopy(error))
 
     def _record(self, payload: dict, event: WireEvent) -> None:
+        # The parsed payload is read, never written: its values are kept as they are
+        # (shared with the event), and copied only when `final()` hands them out.
         fields: dict[str, Any] = {}
         for key, value in payload.items():
             if key not in _RECORD_OWN and self.head.get(key, NOTHING) != value:
-                self.head[key] = fields[key] = copy.deepcopy(value)
+                self.head[key] = fields[key] = value
         usage = payload.get("usageMetadata")
         if isinstance(usage, dict):
-            self.usage = copy.deepcopy(usage)            # a running total: the last wins
-            fields["usageMetadata"] = copy.deepcopy(usage)
+            self.usage = fields["usageMetadata"] = usage   # a running total: the last wins
         if fields:
             self.changes.append(ResponseChanged(event.index, fields))
         found = payload.get("candidates")
@@ -236,9 +237,8 @@ class GeminiAccumulator(Accumulator):
             self.note("unknown_slot", "candidates is not a list; not applied", event=event,
                       raw=event.sse.data)
             return
-        seen = set(self.candidates) | {wire.candidate_index(c, i) for i, c in enumerate(found)
-                                       if isinstance(c, dict)}
-        if len(found) > 1 or len(seen) > 1:
+        if len(found) > 1 or (found and self.candidates and isinstance(found[0], dict)
+                              and wire.candidate_index(found[0], 0) not in self.candidates):
             self._several(event)
         finished = False
         for position, data in enumerate(found):
@@ -273,13 +273,13 @@ class GeminiAccumulator(Accumulator):
                 self._part(cand, part, event)
         for key, value in data.items():
             if key not in _CANDIDATE_OWN:
-                cand.fields[key] = copy.deepcopy(value)
+                cand.fields[key] = value
         grounding = data.get("groundingMetadata")
         if grounding is not None and (grounding or cand.grounding is None):
-            cand.grounding = copy.deepcopy(grounding)
+            cand.grounding = grounding
         cited = data.get("citationMetadata")
         if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
-            cand.citations = (cand.citations or []) + copy.deepcopy(cited["citations"])
+            cand.citations = (cand.citations or []) + cited["citations"]
         reason = data.get("finishReason")
         if not isinstance(reason, str):
             return False

@@ -166,10 +166,11 @@ class GeminiStream:
 def partial_args(path: str, value: Any, rng: random.Random) -> list[dict[str, Any]]:
     """The ``partialArgs`` entries of one value: a string in pieces, each continuing, then
     the empty terminator; anything else whole."""
+    if value is None:                      # the API's enum, as google-genai types it
+        return [{"jsonPath": path, "nullValue": "NULL_VALUE"}]
     if not isinstance(value, str):
-        key = ("boolValue" if isinstance(value, bool) else "nullValue" if value is None
-               else "numberValue")
-        return [{"jsonPath": path, key: value}]
+        return [{"jsonPath": path, "boolValue" if isinstance(value, bool) else "numberValue":
+                 value}]
     pieces, rest = [], value
     while rest:
         take = rng.randint(3, 12)

@@ -17,7 +17,6 @@ strictly at once. What is left is what Gemini says its own way:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ... import wires
@@ -66,4 +65,4 @@ def _in_turn_names(change: ch.ResponseChanged) -> ch.ResponseChanged:
     fields = {_RESPONSE_NAMES.get(k, k): v for k, v in change.fields.items()}
     if change.choice is not None and "finishReason" in fields:
         fields["finish_reason"] = fields.pop("finishReason")
-    return replace(change, fields=fields)
+    return ch.ResponseChanged(change.event, fields, change.choice)
