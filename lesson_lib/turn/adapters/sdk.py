@@ -366,8 +366,12 @@ class SDKAdapter:
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
+        if status is None and type(getattr(error, "code", None)) is int and hasattr(
+                error, "details"):      # google-genai's APIError: `code` and `details`
+            status, body = error.code, error.details
         info = body.get("error", body) if isinstance(body, dict) else {}
-        etype = (info.get("type") or info.get("code")) if isinstance(info, dict) else None
+        etype = ((info.get("type") or info.get("status") or info.get("code"))
+                 if isinstance(info, dict) else None)
         if error is not None and self.seen == 0 and status is not None and status >= 300:
             message = info.get("message") if isinstance(info, dict) else None
             return self.adapter.http_error(status, f"HTTP {status} before any event: "
