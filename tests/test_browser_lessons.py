@@ -142,12 +142,36 @@ def run_every_cell(page) -> list[dict]:
                 .then(() => { window.__rtwCellDone = true; });
         }""", i)
         page.wait_for_function("() => window.__rtwCellDone === true", timeout=120_000)
+        press_stop_in_live_views(page)
     return page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
         .filter(c => c.model.type === 'code')
         .map(c => ({count: c.model.executionCount,
                     tags: c.model.getMetadata('tags') || [],
                     errors: c.model.outputs.toJSON()
                         .filter(o => o.output_type === 'error').map(o => o.ename)}))""")
+
+
+def press_stop_in_live_views(page) -> None:
+    """Lesson 6's live view runs its turn after its cell has ended: press its Stop while
+    the answer is still arriving, as a person would."""
+    stop = page.locator(".rtw-live button:has-text('Stop'):not([disabled])")
+    if stop.count():
+        stop.first.scroll_into_view_if_needed()
+        stop.first.click()
+        page.locator(".rtw-live .rtw-live-status:has-text('ended')").first.wait_for(timeout=60_000)
+
+
+def check_stopped_live_views(page) -> int:
+    """Every live view ended `cancelled` after Stop, and its chat pane kept what arrived."""
+    views = page.locator(".rtw-live")
+    for k in range(views.count()):
+        view = views.nth(k)
+        view.scroll_into_view_if_needed()
+        status = view.locator(".rtw-live-status").first.inner_text()
+        assert "ended: cancelled" in status, status
+        chat = view.locator(".draw").first.inner_text()
+        assert "cancelled" in chat and chat.strip(), chat
+    return views.count()
 
 
 def text_of(locator) -> str:
@@ -218,8 +242,12 @@ def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson
         assert players or "Player(" not in code, "the lesson makes a player; none rendered"
         labs = save_in_every_fault_lab(page)
         assert labs or "FaultLab(" not in code, "the lesson makes a fault lab; none rendered"
+        lives = check_stopped_live_views(page)
+        assert lives or "LiveView(" not in code, "the lesson makes a live view; none rendered"
         if players:
             page.locator(".rtw-player").first.scroll_into_view_if_needed()
+        if lives:
+            page.locator(".rtw-live").first.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}.png"), full_page=False)
     except Exception:
         page.screenshot(path=str(ARTIFACTS / f"{lesson.stem}-failure.png"), full_page=False)

@@ -51,7 +51,7 @@ def test_no_widget_state_and_no_timestamps(path):
 def test_every_code_cell_has_output_unless_it_is_meant_to_be_silent(path):
     for cell in code_cells(load(path)):
         source = "".join(cell["source"])
-        silent = all(line.startswith(("import ", "from ", "def ", "    ", "#", "@")) or
+        silent = all(line.startswith(("import ", "from ", "def ", "async def ", "    ", "#", "@")) or
                      "=" in line.split("(")[0] or not line.strip()
                      for line in source.splitlines())
         if not cell["outputs"]:

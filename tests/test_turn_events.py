@@ -9,14 +9,58 @@ import pytest
 from lesson_lib.turn import events as ev
 from lesson_lib.turn import outcome
 
+# Each kind with its identity: the fields it cannot be built without.
+IDENTITY = {
+    ev.TurnStarted: {"turn": "t"},
+    ev.TurnFinished: {"outcome": "completed"},
+    ev.StepStarted: {"step": 1, "wire": "openai-chat"},
+    ev.StepFinished: {"step": 1, "ended": "proper"},
+    ev.BlockStarted: {"block": "s1.b0", "step": 1, "block_kind": "text"},
+    ev.BlockDelta: {"block": "s1.b0", "fragment": "Hi"},
+    ev.SignatureAdded: {"block": "s1.b0", "signature": "sig"},
+    ev.SourceAdded: {"block": "s1.b0", "source": {"url": "https://example.com"}},
+    ev.BlockEnded: {"block": "s1.b0"},
+    ev.ToolCallReady: {"block": "s1.b0", "name": "f", "call_id": "c"},
+    ev.ToolCallInvalid: {"block": "s1.b0", "name": "f", "call_id": "c", "state": "cut"},
+    ev.ToolExecutionStarted: {"block": "s1.b0", "call_id": "c", "name": "f"},
+    ev.ToolExecutionFinished: {"block": "s1.b0", "call_id": "c", "status": "ok"},
+    ev.ErrorReported: {"step": 1, "scope": "provider", "phase": "before_output",
+                       "message": "overloaded"},
+    ev.WireEventPassed: {"step": 1, "event_type": "ping"},
+    ev.Noted: {"step": 1, "code": "no_terminal", "message": "the stream ended early"},
+    ev.UsageReported: {"step": 1, "usage": ev.Usage(input=12)},
+}
+
+
+def test_every_kind_has_its_identity_listed():
+    assert set(IDENTITY) == set(ev.ALL_KINDS)
+
 
 @pytest.mark.parametrize("cls", ev.ALL_KINDS, ids=lambda c: c.__name__)
 def test_every_event_is_frozen_slotted_with_a_kind_and_seq(cls):
-    event = cls(7)
+    event = cls(7, **IDENTITY[cls])
     assert event.seq == 7 and isinstance(cls.kind, str)
     assert not hasattr(event, "__dict__")
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.seq = 8
+
+
+@pytest.mark.parametrize("cls", ev.ALL_KINDS, ids=lambda c: c.__name__)
+def test_an_event_without_its_identity_cannot_be_built(cls):
+    required = {f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    assert required == {"seq"} | set(IDENTITY[cls])
+    with pytest.raises(TypeError):
+        cls(7)
+    for name in IDENTITY[cls]:
+        partial = {k: v for k, v in IDENTITY[cls].items() if k != name}
+        with pytest.raises(TypeError, match=name):
+            cls(7, **partial)
+
+
+def test_fields_after_seq_are_keyword_only():
+    with pytest.raises(TypeError):
+        ev.BlockDelta(3, "s1.b0", "Hi")         # type: ignore[misc]
 
 
 def test_kinds_are_unique():
@@ -32,7 +76,8 @@ def test_comparable_leaves_out_where_an_event_came_from():
 
 
 def test_renumber_sets_seq_to_position():
-    events = [ev.TurnStarted(5), ev.StepStarted(5), ev.StepFinished(0)]
+    events = [ev.TurnStarted(5, turn="t"), ev.StepStarted(5, step=1, wire="openai-chat"),
+              ev.StepFinished(0, step=1, ended="proper")]
     assert [e.seq for e in ev.renumber(events, 10)] == [10, 11, 12]
 
 

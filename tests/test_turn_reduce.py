@@ -25,13 +25,14 @@ from lesson_lib.turn.run import turn_events
 
 
 def text_turn(deltas: int, blocks: int = 1) -> list:
-    events = [TurnStarted(0), StepStarted(1)]
+    events = [TurnStarted(0, turn="t"), StepStarted(1, step=1, wire="openai-chat")]
     for b in range(blocks):
-        events.append(BlockStarted(len(events), block=f"s1.b{b}"))
+        events.append(BlockStarted(len(events), block=f"s1.b{b}", step=1, block_kind="text"))
         events += [BlockDelta(len(events) + i, block=f"s1.b{b}", fragment="ab")
                    for i in range(deltas)]
         events.append(BlockEnded(len(events), block=f"s1.b{b}"))
-    events += [StepFinished(len(events)), TurnFinished(len(events) + 1)]
+    events += [StepFinished(len(events), step=1, ended="proper"),
+               TurnFinished(len(events) + 1, outcome="completed")]
     return events
 
 
@@ -79,8 +80,9 @@ def test_the_state_at_any_index_equals_reducing_that_prefix():
 
 
 def test_calls_and_executions_have_their_states():
-    events = [TurnStarted(0), StepStarted(1),
-              BlockStarted(2, block="s1.b0", block_kind="tool_call", name="f", call_id="c"),
+    events = [TurnStarted(0, turn="t"), StepStarted(1, step=1, wire="openai-chat"),
+              BlockStarted(2, block="s1.b0", step=1, block_kind="tool_call", name="f",
+                           call_id="c"),
               BlockDelta(3, block="s1.b0", fragment="{}"),
               BlockEnded(4, block="s1.b0"),
               ToolCallReady(5, block="s1.b0", name="f", call_id="c", input={}),
@@ -120,3 +122,16 @@ def test_any_index_of_the_final_state_is_the_prefix_reduced(key, where):
     final = reduce_all(events)
     assert final.at(i).as_dict() == reduce_all(events[:i]).as_dict()
     assert [b.id for b in final.at(i).blocks] == [b.id for b in reduce_all(events[:i]).blocks]
+
+
+def test_usage_counts_as_it_arrives_so_a_budget_can_be_checked_live():
+    from lesson_lib.captures import load
+    from lesson_lib.turn.run import turn_events
+
+    events = turn_events(load("anthropic-messages/weather-turn-step1"))
+    first_delta = next(i for i, e in enumerate(events) if e.kind == "block_delta")
+    state = reduce_all(events[:first_delta + 1])
+    [step] = state.steps
+    assert not step.finished and step.usage.input > 0      # message_start's input tokens
+    final = reduce_all(events)
+    assert final.steps[0].usage == next(e for e in events if e.kind == "step_finished").usage

@@ -191,7 +191,8 @@ def scripted_capture():
 
 def test_the_wire_driver_feeds_each_event_and_keeps_where_it_came_from(monkeypatch):
     import lesson_lib.turn.run as run
-    monkeypatch.setattr(run, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
+    import lesson_lib.turn.stream as stream
+    monkeypatch.setattr(stream, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
     cap = scripted_capture()
     events = run.turn_events(cap, "wire")
     assert check(events) == []
@@ -207,9 +208,9 @@ def test_the_wire_driver_feeds_each_event_and_keeps_where_it_came_from(monkeypat
 def test_the_loop_runs_on_the_wire_route(monkeypatch):
     import asyncio
 
-    import lesson_lib.turn.run as run
+    import lesson_lib.turn.stream as stream
     from lesson_lib.turn.loop import run_turn
-    monkeypatch.setattr(run, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
+    monkeypatch.setattr(stream, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
     result = asyncio.run(run_turn([scripted_capture()], [], route="wire"))
     assert result.state.outcome == "completed" and check(result.events) == []
     assert result.streams[0][2] == parse_all(scripted_capture().events)[-1].t

@@ -9,6 +9,8 @@ Stations, downstream of the accumulators:
   ``truncated``), in one place;
 - `reduce`: `reduce(state, event) -> state` on a frozen `TurnState`;
 - `order`: the order checker (transition tables);
+- `stream`: `TurnStream`, the push pipeline from a response's bytes to turn
+  events (framing, wire events, accumulator, adapter), fed chunk by chunk;
 - `run`: captures -> turn events, by either route;
 - `loop`: the agent loop (the only async module), with `tools`;
 - `next_request`: the next request of the turn, from a `TurnState`;
@@ -19,5 +21,6 @@ from __future__ import annotations
 
 from .events import Event, TurnEvent
 from .reduce import TurnState, initial, reduce, reduce_all
+from .stream import TurnStream
 
-__all__ = ["Event", "TurnEvent", "TurnState", "initial", "reduce", "reduce_all"]
+__all__ = ["Event", "TurnEvent", "TurnState", "TurnStream", "initial", "reduce", "reduce_all"]

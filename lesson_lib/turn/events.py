@@ -11,6 +11,10 @@ Rules the events keep (checked by `lesson_lib.turn.order`):
 - every event has a `kind` (a literal) and a `seq`, its position in the turn;
 - identity is announced once, by a start event (`StepStarted`,
   `BlockStarted`); later events reference it (`step`, `block`);
+- identity fields (`turn`, `step`, `block`, a call's `name` and `call_id`,
+  an error's `scope` and `phase`, a step's `ended`, ...) have no default:
+  every field after `seq` is keyword-only, and an event built without its
+  identity is a `TypeError`, never a legal value with an empty id;
 - block ids are unique across the whole turn (step-qualified: ``s1.b0``);
 - every `BlockStarted` has exactly one `BlockEnded`; an end that no wire
   event caused (after an error, a cut or a cancel) says ``synthesised``;
@@ -85,34 +89,34 @@ class TurnEvent:
     at: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TurnStarted(TurnEvent):
     """The turn began."""
 
     kind: ClassVar[str] = "turn_started"
-    turn: str = "turn"
+    turn: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TurnFinished(TurnEvent):
     """The turn ended, with its outcome (see `lesson_lib.turn.outcome`)."""
 
     kind: ClassVar[str] = "turn_finished"
-    outcome: Outcome = "completed"
+    outcome: Outcome
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepStarted(TurnEvent):
     """One model call began: its number in the turn, its wire, what the wire says of it."""
 
     kind: ClassVar[str] = "step_started"
-    step: int = 1
-    wire: str = ""
+    step: int
+    wire: str
     model: str | None = None
     response_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepFinished(TurnEvent):
     """One model call ended: its finish reason and usage, and how its stream ended.
 
@@ -122,15 +126,15 @@ class StepFinished(TurnEvent):
     """
 
     kind: ClassVar[str] = "step_finished"
-    step: int = 1
+    step: int
     finish: Finish = Finish("other")
     usage: Usage = Usage()
-    ended: Literal["proper", "cut", "error", "cancelled"] = "proper"
+    ended: Literal["proper", "cut", "error", "cancelled"]
     model: str | None = None
     response_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BlockStarted(TurnEvent):
     """A block began (text, reasoning, a tool call's input, a tool result, other).
 
@@ -143,9 +147,9 @@ class BlockStarted(TurnEvent):
     """
 
     kind: ClassVar[str] = "block_started"
-    block: str = ""
-    step: int = 1
-    block_kind: BlockKind = "text"
+    block: str
+    step: int
+    block_kind: BlockKind
     wire_kind: str = ""
     choice: int = 0
     channel: Channel = "text"
@@ -157,7 +161,7 @@ class BlockStarted(TurnEvent):
     data: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BlockDelta(TurnEvent):
     """Text or tool input arrived for a block: the fragment only.
 
@@ -166,32 +170,32 @@ class BlockDelta(TurnEvent):
     """
 
     kind: ClassVar[str] = "block_delta"
-    block: str = ""
-    fragment: str = ""
+    block: str
+    fragment: str
     channel: Channel = "text"
     json_changes: tuple = ()
     settled: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SignatureAdded(TurnEvent):
     """A reasoning block's signature (kept: the next request sends it back)."""
 
     kind: ClassVar[str] = "signature_added"
-    block: str = ""
-    signature: str = ""
+    block: str
+    signature: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SourceAdded(TurnEvent):
     """A citation or source attached to a block, as the wire gave it."""
 
     kind: ClassVar[str] = "source_added"
-    block: str = ""
-    source: Any = None
+    block: str
+    source: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BlockEnded(TurnEvent):
     """A block ended. `complete` is false when a cut, an error or a cancel closed it;
     `synthesised` when no wire event closed it; `reason` what closed it; `data` the
@@ -199,109 +203,120 @@ class BlockEnded(TurnEvent):
     item at ``output_item.done``: a reasoning item's ``encrypted_content``)."""
 
     kind: ClassVar[str] = "block_ended"
-    block: str = ""
+    block: str
     complete: bool = True
     synthesised: bool = False
     reason: str | None = None
     data: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallReady(TurnEvent):
     """A tool call's input parsed strictly: the call can run."""
 
     kind: ClassVar[str] = "tool_call_ready"
-    block: str = ""
-    name: str | None = None
-    call_id: str | None = None
+    block: str
+    name: str | None
+    call_id: str | None
     input: Any = None
     server_side: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallInvalid(TurnEvent):
     """A tool call that will never run: its input is not JSON (`invalid`) or the
     stream ended inside it (`cut`). `raw` is the text that arrived, `partial`
     the partial value, `error` why."""
 
     kind: ClassVar[str] = "tool_call_invalid"
-    block: str = ""
-    name: str | None = None
-    call_id: str | None = None
-    state: Literal["invalid", "cut"] = "invalid"
+    block: str
+    name: str | None
+    call_id: str | None
+    state: Literal["invalid", "cut"]
     raw: str = ""
     partial: Any = None
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionStarted(TurnEvent):
     """The application started running a ready call."""
 
     kind: ClassVar[str] = "tool_execution_started"
-    block: str = ""
-    call_id: str | None = None
-    name: str | None = None
+    block: str
+    call_id: str | None
+    name: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionFinished(TurnEvent):
     """A tool run ended: `ok` with its result, `error`, `denied`, or `interrupted`."""
 
     kind: ClassVar[str] = "tool_execution_finished"
-    block: str = ""
-    call_id: str | None = None
-    status: ExecutionStatus = "ok"
+    block: str
+    call_id: str | None
+    status: ExecutionStatus
     result: Any = None
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorReported(TurnEvent):
     """An error, in-band: where it came from (`scope`), whether output had arrived in
     its step (`phase`), whether a retry can cure it, and the raw error."""
 
     kind: ClassVar[str] = "error_reported"
-    step: int = 1
-    scope: ErrorScope = "provider"
-    phase: ErrorPhase = "before_output"
+    step: int
+    scope: ErrorScope
+    phase: ErrorPhase
     retryable: bool = False
-    message: str = ""
+    message: str
     code: str | None = None
     raw: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WireEventPassed(TurnEvent):
     """A wire event the vocabulary does not know, passed through as data."""
 
     kind: ClassVar[str] = "wire_event_passed"
-    step: int = 1
-    event_type: str | None = None
+    step: int
+    event_type: str | None
     payload: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Noted(TurnEvent):
     """A diagnostic from upstream that is not an error of the turn (a warning)."""
 
     kind: ClassVar[str] = "noted"
-    step: int = 1
-    code: str = ""
-    message: str = ""
+    step: int
+    code: str
+    message: str
     diagnostic: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageReported(TurnEvent):
+    """The step's usage as far as the wire has reported it (cumulative, like the wire's):
+    Anthropic's ``message_start`` input tokens at once, a running count where the wire
+    sends one. `StepFinished.usage` is the step's final word."""
+
+    kind: ClassVar[str] = "usage_reported"
+    step: int
+    usage: Usage
 
 
 Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
          | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
          | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
-         | Noted)
+         | Noted | UsageReported)
 
 ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
                                BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
                                BlockEnded, ToolCallReady, ToolCallInvalid,
                                ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
-                               WireEventPassed, Noted)
+                               WireEventPassed, Noted, UsageReported)
 
 # Fields only the wire route knows (where an event came from), and the wire's own
 # objects that the SDK route sees through its models.

@@ -8,7 +8,9 @@ on the captures' clock, so a run is the same every time and says exactly
 
 How it goes, step by step:
 
-- the step's turn events are played in arrival order; before each, every
+- the step's turn events are played in arrival order (on the wire route, the
+  capture's recorded chunks pushed through a `TurnStream` by
+  `run.timed_batches`, as a live connection would push them); before each, every
   tool whose virtual end has come finishes (`ToolExecutionFinished`);
 - a `ToolCallReady` starts its tool at once (an asyncio task, so parallel
   calls really run side by side) while the stream goes on; each result is

@@ -5,7 +5,8 @@ Two machines, in the manner of a protocol state machine: one for the turn
 then for a tool call: ready or invalid, running, executed). An event is
 legal when the table has an entry for (the current state, its kind); the
 entry is the next state. Anything else is a violation, reported as a
-`Diagnostic` (never raised), and the checker goes on from its best guess.
+`Diagnostic` (never raised) whose message says what broke and what to do
+about it, and the checker goes on from its best guess.
 
 Also checked: `seq` counts up by one, block ids are unique in the turn,
 every block of a step ended (and every call resolved) by the step's end,
@@ -26,7 +27,7 @@ IDLE, BETWEEN, IN_STEP, FINISHED = "idle", "between steps", "in a step", "finish
 _IN_STEP_KINDS = ("block_started", "block_delta", "signature_added", "source_added",
                   "block_ended", "tool_call_ready", "tool_call_invalid",
                   "tool_execution_started", "tool_execution_finished", "error_reported",
-                  "wire_event_passed", "noted")
+                  "wire_event_passed", "noted", "usage_reported")
 _BETWEEN_KINDS = ("tool_execution_started", "tool_execution_finished", "error_reported",
                   "noted")
 
@@ -56,6 +57,8 @@ BLOCK_TABLE: dict[tuple[str, str], str] = {
     (RUNNING, "tool_execution_finished"): EXECUTED,
 }
 _SETTLED = (ENDED, READY, INVALID, RUNNING, EXECUTED)
+# The event that brings a block into each state (what a fix has to send first).
+_BROUGHT_BY = {nxt: kind for (_, kind), nxt in BLOCK_TABLE.items()}
 
 
 class OrderChecker:
@@ -85,21 +88,21 @@ class OrderChecker:
         out: list[Diagnostic] = []
         kind = event.kind
         if self.next_seq is not None and event.seq != self.next_seq:
-            self._bad("seq_order", f"seq {event.seq} where {self.next_seq} was next", event, out)
+            self._bad("seq_order", f"seq {event.seq} where {self.next_seq} was next: number "
+                      "the turn's events in order (share one `Counter` across the steps' "
+                      "adapters, or `renumber` them)", event, out)
         self.next_seq = event.seq + 1
         if kind == "step_finished":
             self._close_step(event, out)
         if kind == "turn_finished":
             running = [b for b, s in self.blocks.items() if s == RUNNING]
             if running:
-                self._bad("tool_still_running", f"the turn finished while {running} ran",
-                          event, out)
+                self._bad("tool_still_running", f"`turn_finished` while {', '.join(running)} "
+                          "still ran: finish each tool (`tool_execution_finished`, "
+                          "`interrupted` on a cancel) before the turn ends", event, out)
         nxt = TURN_TABLE.get((self.state, kind))
         if nxt is None:
-            what = ("after the turn finished" if self.state == FINISHED
-                    else "before the turn started" if self.state == IDLE
-                    else f"{self.state}")
-            self._bad("event_out_of_turn", f"{kind} {what}", event, out)
+            self._bad("event_out_of_turn", _out_of_turn(self.state, kind), event, out)
         else:
             self.state = nxt
         if kind == "step_started":
@@ -115,31 +118,36 @@ class OrderChecker:
         state = self.blocks.get(block, NEW)
         if kind == "block_started":
             if state != NEW:
-                self._bad("duplicate_block", f"block {block} started twice", event, out)
+                self._bad("duplicate_block", f"`block_started` for {block} twice: give each "
+                          "block a new id, unique in the turn (check the adapter's block ids)",
+                          event, out)
                 return
             if self.step is not None and event.step != self.step:   # type: ignore[attr-defined]
                 self._bad("block_in_wrong_step", f"block {block} of step {event.step} "  # type: ignore[attr-defined]
-                          f"inside step {self.step}", event, out)
+                          f"started inside step {self.step}: start it with the number of the "
+                          "step it belongs to", event, out)
             if event.block_kind == "tool_call":                        # type: ignore[attr-defined]
                 self.tool_blocks.add(block)
             self.step_blocks.append(block)
         nxt = BLOCK_TABLE.get((state, kind))
         if kind.startswith("tool_") and block not in self.tool_blocks and state != NEW:
-            self._bad("not_a_tool_call", f"{kind} for block {block}, which is no tool call",
+            self._bad("not_a_tool_call", f"`{kind}` for {block}, which is no tool call: only a "
+                      "block started with block_kind tool_call has a call to ready or run",
                       event, out)
             return
         if nxt is None:
             if state == NEW:
-                self._bad("outside_block", f"{kind} for block {block}, which never started",
-                          event, out)
+                self._bad("outside_block", f"`{kind}` for {block} before its `block_started`: "
+                          "start the block first, or check the adapter's block ids", event, out)
             elif kind == "block_ended":
-                self._bad("second_end", f"block {block} ended twice", event, out)
+                self._bad("second_end", f"`block_ended` for {block} twice: end each block "
+                          "once (after a cut, the synthesised end is its only end)", event, out)
             elif kind in ("block_delta", "signature_added", "source_added"):
-                self._bad("outside_block", f"{kind} for block {block} after it ended",
-                          event, out)
+                self._bad("outside_block", f"`{kind}` for {block} after its `block_ended`: "
+                          "send it before the block ends, or start a new block", event, out)
             else:
-                self._bad("bad_transition", f"{kind} for block {block} while it is {state}",
-                          event, out)
+                self._bad("bad_transition", f"`{kind}` for {block} while it is {state}: "
+                          f"{_needs(kind)}", event, out)
             return
         self.blocks[block] = nxt
 
@@ -147,10 +155,13 @@ class OrderChecker:
         for block in self.step_blocks:
             state = self.blocks.get(block)
             if state == OPEN:
-                self._bad("unended_block", f"step ended with block {block} open", event, out)
+                self._bad("unended_block", f"`step_finished` with block {block} still open: "
+                          "end every block of the step first (`block_ended`, synthesised "
+                          "when no wire event closed it)", event, out)
             elif state == ENDED and block in self.tool_blocks:
-                self._bad("unresolved_call", f"step ended with call {block} neither ready "
-                          "nor invalid", event, out)
+                self._bad("unresolved_call", f"`step_finished` with call {block} neither ready "
+                          "nor invalid: after its `block_ended`, say `tool_call_ready` or "
+                          "`tool_call_invalid`", event, out)
 
 
 def check(events: Iterable[TurnEvent], *, whole_turn: bool = True) -> list[Diagnostic]:
@@ -159,6 +170,33 @@ def check(events: Iterable[TurnEvent], *, whole_turn: bool = True) -> list[Diagn
     for event in events:
         checker.feed(event)
     if whole_turn and checker.state != FINISHED:
-        checker.violations.append(Diagnostic(code="turn_not_finished",
-                                             message=f"the events end {checker.state}"))
+        checker.violations.append(Diagnostic(
+            code="turn_not_finished", message=f"the events end {checker.state}: "
+            + ("finish the step (`step_finished`), then " if checker.state == IN_STEP else "")
+            + "finish the turn with `turn_finished`"))
     return checker.violations
+
+
+def _out_of_turn(state: str, kind: str) -> str:
+    """The message for `kind` where the turn's table has no entry, with what to do."""
+    if state == FINISHED:
+        return f"`{kind}` after `turn_finished`: the turn's last event is its finish"
+    if state == IDLE:
+        return f"`{kind}` before `turn_started`: start the turn first"
+    if state == IN_STEP:
+        return (f"`{kind}` inside a step: finish the step first (`step_finished`)"
+                if kind in ("step_started", "turn_finished")
+                else f"`{kind}` inside a step: it belongs to the turn, not to a step")
+    return (f"`{kind}` between steps: start a step first (`step_started`)"
+            if kind in _IN_STEP_KINDS or kind == "step_finished"
+            else f"`{kind}` between steps: the turn has already started")
+
+
+def _needs(kind: str) -> str:
+    """What a block must have been through before `kind` (a fix for a bad transition)."""
+    before = [state for (state, k) in BLOCK_TABLE if k == kind]
+    if not before:
+        return "no block state takes it"
+    brought_by = _BROUGHT_BY.get(before[0])
+    return (f"it must be {before[0]} first" +
+            (f" (`{brought_by}`)" if brought_by is not None else ""))

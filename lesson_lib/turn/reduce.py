@@ -85,6 +85,7 @@ class _Logs:
         self.errors = _Log()
         self.passed = _Log()                 # WireEventPassed and Noted
         self.outcome = _Log()
+        self.usages: dict[int, _Log] = {}    # UsageReported, by step
         self.work = 0                        # entries written: the linearity test counts it
         self.copies = 0                      # branches taken (each copies the logs once)
 
@@ -117,6 +118,8 @@ class _Logs:
         target = {"step_started": self.steps, "step_finished": self.finishes,
                   "error_reported": self.errors, "wire_event_passed": self.passed,
                   "noted": self.passed, "turn_finished": self.outcome}.get(kind)
+        if kind == "usage_reported":
+            target = self.usages.setdefault(event.step, _Log())   # type: ignore[attr-defined]
         if target is not None:
             target.add(tag, event)
 
@@ -204,7 +207,8 @@ class TurnState:
 
     @property
     def steps(self) -> list[StepView]:
-        """The steps begun so far, with their finish and usage once they finished."""
+        """The steps begun so far: their finish once they finished, and their usage (the
+        final one, or as far as the wire has reported it while the step streams)."""
         n = self.count
         finishes = {e.step: e for e in self._logs.finishes.upto(n)}
         out = []
@@ -212,9 +216,15 @@ class TurnState:
             f = finishes.get(s.step)
             out.append(StepView(s.step, s.wire, (f.model if f and f.model else s.model),
                                 f is not None, f.finish if f else None,
-                                f.usage if f else Usage(), f.ended if f else None,
+                                f.usage if f else self._usage_so_far(s.step),
+                                f.ended if f else None,
                                 f.response_id if f else s.response_id))
         return out
+
+    def _usage_so_far(self, step: int) -> Usage:
+        log = self._logs.usages.get(step)
+        last = log.last(self.count) if log is not None else None
+        return last.usage if last is not None else Usage()
 
     @property
     def usage(self) -> Usage:

@@ -1,8 +1,9 @@
 """Captures in, turn events out: the two routes to a turn, step by step.
 
-The wire route: bytes -> SSE -> wire events -> the wire's accumulator, whose
-`feed` and `finish` return what changed -> the wire's adapter -> turn
-events. The SDK route: the capture replayed offline through the official
+The wire route: the capture's recorded chunks pushed through a `TurnStream`
+(`lesson_lib.turn.stream`: bytes -> framing -> wire events -> the wire's
+accumulator, whose `feed` and `finish` return what changed -> the wire's
+adapter -> turn events), as a live connection would push them. The SDK route: the capture replayed offline through the official
 SDK's streaming helper (`lesson_lib.replay`) -> its stream events -> the SDK
 adapter -> the same turn events.
 
@@ -13,17 +14,16 @@ outcome is ``completed``, even when the last step asks for tools.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
-from ..accumulate import accumulator_for, http_error
 from ..captures import Capture
 from ..wire_events import DONE, WireEvent, parse_all
-from .adapters import ADAPTERS, Counter, adapter_for, dialect_of
+from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
 from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
 from .reduce import TurnState, reduce_all
+from .stream import TurnStream
 
 Route = Literal["wire", "sdk", "auto"]
 
@@ -39,30 +39,26 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     """One step's turn events, from `StepStarted` to `StepFinished` (``route="auto"``:
     the wire route on the three wires, see `route_for`)."""
     route = route_for(capture.wire) if route == "auto" else route
+    if route == "wire":
+        stream = stream_for(capture, step, seq)
+        if capture.status >= 300:
+            return stream.http_error(capture.status, capture.body)
+        out = []
+        for chunk, t in capture.chunks():
+            out += stream.feed(chunk, t)
+        return out + stream.finish()
+    from ..replay import run_sdk
+    from .adapters.sdk import SDKAdapter
     seq = seq if seq is not None else Counter()
-    model = capture.request.get("model") if isinstance(capture.request, dict) else None
-    if route == "sdk":
-        from ..replay import run_sdk
-        from .adapters.sdk import SDKAdapter
-        sdk = SDKAdapter(capture.wire or "", step, seq, model=model, dialect=dialect_of(capture))
-        out = sdk.begin()
-        # Each SDK event is read as it arrives and not kept: some carry the whole
-        # text so far (Anthropic ``text``, Responses ``output_text.delta``), so
-        # keeping them all would cost memory quadratic in the stream.
-        outcome = run_sdk(capture, keep_events=False,
-                          on_event=lambda event: out.extend(sdk.feed(event)))
-        return out + sdk.end(outcome.error)
-    adapter = adapter_for(capture.wire, step, seq, model=model, dialect=dialect_of(capture))
-    out = adapter.begin()
-    if capture.status >= 300:
-        diag = http_error(capture)
-        body, etype = _error_body(diag.raw or "")
-        return out + adapter.http_error(capture.status, diag.message, body, error_type=etype)
-    acc = accumulator_for(capture.wire, capture.request)
-    for event in parse_all(capture.events):
-        out += adapter.feed(acc.feed(event), t=event.t, at=event.index)
-    out += adapter.feed(acc.finish(capture.sse_diagnostics))
-    return out
+    sdk = SDKAdapter(capture.wire or "", step, seq, model=_model(capture),
+                     dialect=dialect_of(capture))
+    out = sdk.begin()
+    # Each SDK event is read as it arrives and not kept: some carry the whole
+    # text so far (Anthropic ``text``, Responses ``output_text.delta``), so
+    # keeping them all would cost memory quadratic in the stream.
+    outcome = run_sdk(capture, keep_events=False,
+                      on_event=lambda event: out.extend(sdk.feed(event)))
+    return out + sdk.end(outcome.error)
 
 
 Batch = tuple[float | None, list[TurnEvent]]
@@ -84,9 +80,9 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     from ..replay import run_sdk
     from .adapters.sdk import SDKAdapter
     seq = seq if seq is not None else Counter()
-    model = capture.request.get("model") if isinstance(capture.request, dict) else None
     outcome = run_sdk(capture)
-    adapter = SDKAdapter(capture.wire or "", step, seq, model=model, dialect=dialect_of(capture))
+    adapter = SDKAdapter(capture.wire or "", step, seq, model=_model(capture),
+                         dialect=dialect_of(capture))
     yield 0.0, adapter.begin()
     times = _aligned_times(capture, outcome.events)
     last = 0.0
@@ -96,22 +92,36 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     yield last, adapter.end(outcome.error)
 
 
+def stream_for(capture: Capture, step: int = 1, seq: Counter | None = None) -> TurnStream:
+    """A `TurnStream` for one step read from `capture` (its wire, request and dialect)."""
+    return TurnStream(capture.wire, request=capture.request, step=step, seq=seq,
+                      dialect=named_dialect(capture.sidecar))
+
+
 def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[Batch]:
-    events = step_events(capture, step, seq, "wire") if capture.status >= 300 else None
-    if events is not None:
-        yield 0.0, events
+    """The wire route in batches: the capture's recorded chunks pushed through a
+    `TurnStream`, one batch per wire event (the step's start at 0 ms, its end at the
+    last event's time)."""
+    stream = stream_for(capture, step, seq)
+    if capture.status >= 300:
+        yield 0.0, stream.http_error(capture.status, capture.body)
         return
-    seq = seq if seq is not None else Counter()
-    model = capture.request.get("model") if isinstance(capture.request, dict) else None
-    adapter = adapter_for(capture.wire, step, seq, model=model, dialect=dialect_of(capture))
-    yield 0.0, adapter.begin()
-    acc = accumulator_for(capture.wire, capture.request)
     last = 0.0
-    for event in parse_all(capture.events):
-        changes = acc.feed(event)
-        last = event.t if event.t is not None else last
-        yield last, adapter.feed(changes, t=event.t, at=event.index)
-    yield last, adapter.feed(acc.finish(capture.sse_diagnostics), t=last)
+
+    def pushed() -> Iterator[tuple[WireEvent | None, list[TurnEvent]]]:
+        for chunk, t in capture.chunks():
+            yield from stream.feed_batches(chunk, t)
+        yield from stream.finish_batches(last)
+
+    for event, batch in pushed():
+        if event is not None and event.t is not None:
+            last = event.t
+        starts = bool(batch) and batch[0].kind == "step_started"
+        yield (0.0 if starts else last), batch
+
+
+def _model(capture: Capture) -> str | None:
+    return capture.request.get("model") if isinstance(capture.request, dict) else None
 
 
 _SDK_RAW = {"anthropic-messages": lambda e: e.type in _ANTHROPIC_RAW,
@@ -138,16 +148,6 @@ def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None
                 k += 1
         out.append(t)
     return out
-
-
-def _error_body(text: str) -> tuple[Any, str | None]:
-    """A failed request's body as data (the text when not JSON), and its error type."""
-    try:
-        body = json.loads(text)
-    except ValueError:
-        return text, None
-    err = body.get("error") if isinstance(body, dict) else None
-    return body, ((err.get("type") or err.get("code")) if isinstance(err, dict) else None)
 
 
 def turn_events(captures: Sequence[Capture] | Capture, route: Route = "wire",
@@ -179,7 +179,7 @@ def turn_by_wire_event(capture: Capture, route: Route = "wire"
     """
     route = route_for(capture.wire) if route == "auto" else route
     seq = Counter(1)
-    events: list[TurnEvent] = [TurnStarted(0)]
+    events: list[TurnEvent] = [TurnStarted(0, turn="turn")]
     batches = list(timed_batches(capture, 1, seq, route))
     counts = []
     for _, batch in batches:

@@ -32,6 +32,7 @@ import ipywidgets as widgets
 
 from .. import captures as captures_mod
 from ..captures import Capture
+from .chat_pane import ChatPane
 from .html import STYLE, counter_html, esc, page
 from .panes import Pane, RawBytesPane, TablePane, clamp, default_labeller
 
@@ -49,8 +50,9 @@ CSS_CLASSES = {
 
 
 def default_panes() -> list[Pane | Any]:
-    """Lesson 1's panes: the event table window and the raw bytes of the current event."""
-    return [TablePane(), RawBytesPane()]
+    """The event table window and the raw bytes of the current event (lesson 1), and the
+    chat as its user would see it (lesson 6's drawing)."""
+    return [TablePane(), RawBytesPane(), ChatPane()]
 
 
 class Player(widgets.VBox):

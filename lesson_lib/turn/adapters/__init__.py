@@ -21,8 +21,8 @@ from .gemini import GeminiAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
-           "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "ResponsesAdapter", "WireAdapter", "adapter_for",
-           "dialect_of"]
+           "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "ResponsesAdapter", "WireAdapter",
+           "adapter_for", "dialect_for", "dialect_of", "named_dialect"]
 
 
 @dataclass(frozen=True)
@@ -63,15 +63,29 @@ def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, *,
 def dialect_of(capture: Any) -> str | None:
     """The dialect a capture's stream is in: its sidecar's ``dialect``, else the one whose
     model prefix the request's model (or the stream's first payload's) starts with."""
-    named = capture.sidecar.get("dialect")
-    if isinstance(named, str) and named in DIALECTS:
+    named = named_dialect(capture.sidecar)
+    if named is not None:
         return named
-    model = capture.request.get("model") if isinstance(capture.request, dict) else None
-    if not isinstance(model, str) and capture.events:
+    first = None
+    if capture.events:
         from ...wire_events import parse_payload
         first = parse_payload(capture.events[0]).payload
-        model = first.get("model") if isinstance(first, dict) else None
+    return dialect_for(capture.wire, capture.request, first)
+
+
+def named_dialect(sidecar: Any) -> str | None:
+    """The dialect a capture's sidecar names (``dialect``), when it is a known one."""
+    named = sidecar.get("dialect") if isinstance(sidecar, dict) else None
+    return named if isinstance(named, str) and named in DIALECTS else None
+
+
+def dialect_for(wire: str | None, request: Any, first_payload: Any = None) -> str | None:
+    """The dialect of `wire` whose model prefix the request's model starts with, else the
+    model the stream's first payload names (None: the wire's own adapter)."""
+    model = request.get("model") if isinstance(request, dict) else None
+    if not isinstance(model, str) and isinstance(first_payload, dict):
+        model = first_payload.get("model")
     if not isinstance(model, str):
         return None
     return next((name for name, d in DIALECTS.items()
-                 if d.wire == capture.wire and model.startswith(d.models)), None)
+                 if d.wire == wire and model.startswith(d.models)), None)

@@ -38,6 +38,7 @@ from ..events import (
     ToolCallReady,
     TurnEvent,
     Usage,
+    UsageReported,
     WireEventPassed,
 )
 from ..outcome import step_ending
@@ -313,7 +314,12 @@ class WireAdapter:
         if c.choice is not None and "finish_reason" in fields:
             self.choice_finish[c.choice] = fields["finish_reason"]
         if "usage" in fields and fields["usage"] is not None:
+            before = self.usage_raw
             self.usage_raw = self.merge_usage(self.usage_raw, fields["usage"])
+            usage = self.step_usage(self.usage_raw)
+            if usage != self.step_usage(before) and not self.finished:
+                # Counted as it arrives, so a budget can be checked at every delta.
+                out.append(self._ev(UsageReported, step=self.step, usage=usage, t=t, at=at))
         self.response.update({k: v for k, v in fields.items() if k != "usage"})
 
     def _terminal(self, c: ch.TerminalReached, out: list, t: float | None, at: int | None) -> None:

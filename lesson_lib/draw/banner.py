@@ -1,0 +1,82 @@
+"""The banner under the turn: how it stands, in words that never say done for a dead stream.
+
+While the turn runs (live part ``turn/banner``): streaming; a tool's
+arguments arriving (a pause inside them is the model working, drawn as
+such); running tools (a step finished asking for tools, or a tool runs);
+stalled, once the silence since the last event passes the caller's
+threshold (time comes in as data: `now_ms` on the events' clock). When the
+turn has finished the banner settles on its outcome: completed; failed,
+truncated or cancelled with what arrived kept; and a turn whose last step
+finished asking for tools is drawn as waiting on tools, never completed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..turn.summary import OUTCOME_SAYS, OUTCOME_WORDS
+from .parts import Part
+from .safety import esc
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStatus:
+    """What the banner needs to know of the turn (the drawer keeps it up to date)."""
+
+    started: bool = False
+    outcome: str | None = None
+    asked_for_tools: bool = False      # the last finished step ended asking for tools
+    finish: str | None = None          # the last finished step's finish reason
+    between_steps: bool = False        # that step finished and no new step began yet
+    running: int = 0                   # tool runs started and not finished
+    forming_calls: int = 0             # tool calls whose arguments are arriving
+    last_t: float | None = None        # arrival time (ms) of the last event that had one
+    first_error: str | None = None
+
+
+def banner(status: TurnStatus, *, now_ms: float | None = None,
+           stalled_after_ms: float | None = None) -> Part:
+    """The banner part for `status` at `now_ms` (see the module)."""
+    if status.outcome is not None:
+        state, words = _finished(status)
+        settled = True
+    else:
+        state, words = _running(status, now_ms, stalled_after_ms)
+        settled = False
+    html = f'<div class="draw-banner draw-{esc(state)}" role="status">{esc(words)}</div>'
+    return Part("turn/banner", "banner", html, words, settled)
+
+
+def _finished(status: TurnStatus) -> tuple[str, str]:
+    outcome = status.outcome
+    if outcome == "completed" and status.asked_for_tools:
+        return "waiting-on-tools", ("⏸ waiting on tools: the last step finished asking for "
+                                    "tools, so the turn goes on once their results are sent")
+    glyph, word = OUTCOME_WORDS.get(outcome, ("?", str(outcome)))
+    says = OUTCOME_SAYS.get(outcome, "")
+    if outcome == "completed" and status.finish in _STOPPED_SHORT:
+        says = f"{says}, but the model {_STOPPED_SHORT[status.finish]}"
+    if outcome == "failed" and status.first_error:
+        says = f"{status.first_error}; what arrived before it is kept"
+    return str(outcome), f"{glyph} {word}: {says}"
+
+
+_STOPPED_SHORT = {"length": "stopped at its token limit (the answer may be cut short)",
+                  "content_filter": "was stopped by a content filter",
+                  "refusal": "refused"}
+
+
+def _running(status: TurnStatus, now_ms: float | None,
+             stalled_after_ms: float | None) -> tuple[str, str]:
+    if (now_ms is not None and stalled_after_ms is not None and status.last_t is not None
+            and now_ms - status.last_t >= stalled_after_ms):
+        gap = (now_ms - status.last_t) / 1000
+        return "stalled", (f"⚠ stalled: nothing has arrived for {gap:.1f} s "
+                           f"(the limit is {stalled_after_ms / 1000:.1f} s); what arrived is kept")
+    if status.running or (status.asked_for_tools and status.between_steps):
+        return "running-tools", "▶ running tools"
+    if status.forming_calls:
+        return "working", "⋯ still working: a tool's arguments are arriving"
+    if not status.started:
+        return "waiting", "⋯ waiting for the first event"
+    return "streaming", "⋯ streaming…"

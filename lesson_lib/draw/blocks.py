@@ -1,0 +1,111 @@
+"""The Markdown form of settled paths: which blocks of a text can no longer change.
+
+Markdown is parsed block by block, line by line, and a block once closed is
+never reopened: a later line can continue only the last open block, or start
+a new one. So when the *complete* lines of a text hold two or more top-level
+blocks, every block but the last is final (Textual's streaming Markdown reads
+text the same way). The line still arriving is never used to decide: ``Foo``
+then ``#`` looks like a heading starting, until ``#x`` makes it part of the
+paragraph again.
+
+`MarkdownBlocks` keeps only the tail (the last open block and the line still
+arriving). `feed` costs the fragment, plus one block-level parse of the tail
+when a line completes: the work never grows with the settled text before it.
+Reference definitions are off (see `markdown`), the one Markdown feature
+where a later line changes an earlier block. While the tail is one open
+code fence, a completed line is only checked for the closing fence
+(`fences`): a long code block costs each new line, not a parse of itself.
+"""
+
+from __future__ import annotations
+
+from .fences import OpenFence
+from .markdown import block_starts
+
+Block = tuple[int, str]      # (offset of the block's first character in the text, its source)
+
+
+class MarkdownBlocks:
+    """A text arriving in fragments, as settled blocks and the tail still forming."""
+
+    def __init__(self) -> None:
+        self.offset = 0            # where the tail starts in the (normalised) text
+        self.tail = ""
+        self._carry_cr = False     # a CR ended the last fragment: an LF next is the same break
+        self.finished = False
+        self._fence: OpenFence | None = None     # the fence the tail opens with, if any
+        self._fence_looked = False
+
+    @property
+    def open_fence(self) -> OpenFence | None:
+        """The fence the tail opens with, while it is still open (else None)."""
+        if not self._fence_looked and "\n" in self.tail.lstrip():
+            # the first line that is not blank is complete: it opens a fence or it does not
+            self._fence = OpenFence.at_start(self.tail)
+            self._fence_looked = True
+        fence = self._fence
+        if fence is None or not fence.still_open(self.tail, self.tail.rfind("\n") + 1):
+            return None
+        return fence
+
+    def feed(self, fragment: str) -> list[Block]:
+        """Append `fragment`; return the blocks that became settled with it, in order."""
+        fragment = self._normalise(fragment)
+        if not fragment:
+            return []
+        self.tail += fragment
+        if "\n" not in fragment:
+            return []
+        if self.open_fence is not None:
+            return []                    # the tail is one open code block: nothing settles
+        complete = self.tail[:self.tail.rfind("\n") + 1]
+        starts = block_starts(complete)
+        if len(starts) < 2:
+            return []
+        line_offsets = _line_offsets(complete, starts)
+        out = []
+        line_offsets[0] = 0        # blank lines before the first block belong to it
+        for begin, end in zip(line_offsets, line_offsets[1:], strict=False):
+            out.append((self.offset + begin, self.tail[begin:end]))
+        self._cut(line_offsets[-1])
+        return out
+
+    def _cut(self, cut: int) -> None:
+        self.offset += cut
+        self.tail = self.tail[cut:]
+        self._fence, self._fence_looked = None, False
+
+    def finish(self) -> list[Block]:
+        """The text has ended: every block left is settled (idempotent)."""
+        if self.finished:
+            return []
+        self.finished = True
+        if not self.tail:
+            return []
+        starts = block_starts(self.tail)
+        offsets = _line_offsets(self.tail, starts) if starts else [0]
+        offsets[0] = 0
+        ends = offsets[1:] + [len(self.tail)]
+        out = [(self.offset + a, self.tail[a:b]) for a, b in zip(offsets, ends, strict=True)]
+        self._cut(len(self.tail))
+        return out
+
+    def _normalise(self, fragment: str) -> str:
+        # markdown-it reads CRLF and a lone CR as LF; do it here so line numbers agree.
+        if self._carry_cr and fragment.startswith("\n"):
+            fragment = fragment[1:]
+        self._carry_cr = fragment.endswith("\r")
+        if "\r" in fragment:
+            fragment = fragment.replace("\r\n", "\n").replace("\r", "\n")
+        return fragment.replace("\0", "\ufffd")
+
+
+def _line_offsets(text: str, lines: list[int]) -> list[int]:
+    """The character offsets where the given (ascending) line numbers begin in `text`."""
+    out, line, pos = [], 0, 0
+    for target in lines:
+        while line < target:
+            pos = text.index("\n", pos) + 1
+            line += 1
+        out.append(pos)
+    return out

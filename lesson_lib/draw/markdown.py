@@ -1,0 +1,83 @@
+"""Markdown to HTML with markdown-it-py, under the drawing's rules.
+
+One parser for every block, configured for streaming:
+
+- CommonMark plus tables and strikethrough, ``html=False``: raw HTML in model
+  text is shown as text, never rendered.
+- No reference definitions (``[x]: https://...``): a definition arriving
+  later would change how an earlier, settled block reads.
+- At most 20 levels of nesting (markdown-it's own limit): a 10,000-deep list
+  is drawn flat beyond that, in linear time, never a recursion error.
+
+Links and images go through `safety`: while a block forms (`forming`) a link
+is drawn as text; a settled link is an ``<a href>`` only for http(s) and
+mailto. An image is an ``<img>`` only when `images` is on (its block settled
+and the turn completed) and its origin is on `origins`; otherwise it is its
+alt text and its URL, as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .safety import esc, image_allowed, link_allowed
+
+MAX_NESTING = 20
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
+                                   "maxNesting": MAX_NESTING})
+    md.enable(["table", "strikethrough"])
+    md.disable("reference")
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("link_close", _link_close)
+    md.add_render_rule("image", _image)
+    return md
+
+
+def _link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    href = str(tokens[idx].attrGet("href") or "")
+    live = not env.get("forming", True) and link_allowed(href)
+    env.setdefault("links", []).append(live)
+    if live:
+        return (f'<a href="{esc(href)}" rel="nofollow noopener noreferrer" '
+                'target="_blank">')
+    return f'<span class="draw-link" title="{esc(href)}">'
+
+
+def _link_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    stack = env.get("links") or [False]
+    return "</a>" if stack.pop() else "</span>"
+
+
+def _image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    if env.get("images") and image_allowed(src, env.get("origins", frozenset())):
+        return (f'<img src="{esc(src)}" alt="{esc(alt)}" loading="lazy" '
+                'referrerpolicy="no-referrer">')
+    return (f'<span class="draw-image-blocked">[image: {esc(alt)}] '
+            f'<code>{esc(src)}</code></span>')
+
+
+MD = _parser()
+
+
+def render(source: str, *, forming: bool, images: bool = False,
+           origins: frozenset[str] = frozenset()) -> str:
+    """`source` (one Markdown block, or the tail) as HTML under the rules above."""
+    env: dict[str, Any] = {"forming": forming, "images": images, "origins": origins}
+    return MD.render(source, env)
+
+
+def block_starts(source: str) -> list[int]:
+    """The line numbers where `source`'s top-level blocks begin (block parse only)."""
+    tokens: list[Token] = []
+    MD.block.parse(source, MD, {}, tokens)
+    return [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map]

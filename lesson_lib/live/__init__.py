@@ -1,0 +1,28 @@
+"""Lesson 6, the live turn: the streaming loop over a real connection.
+
+Station: after the reducer, beside drawing. Everything upstream is sans-IO;
+this package is where the bytes really arrive. A step is an HTTP request whose
+body is read chunk by chunk and pushed through `lesson_lib.turn.TurnStream`;
+each turn event goes through the reducer at once, so a view can draw the
+half-arrived answer after every chunk.
+
+- `tools`: tools as asyncio tasks, started the moment their call is ready,
+  with a timeout; cancelled, they end ``interrupted``;
+- `attempts`: retry by phase, with a limit of attempts and a backoff that
+  honours ``retry-after``; every attempt's error kept;
+- `timings`: time to first byte, first text, first tool start, the gaps
+  between deltas, and the time won by starting tools early;
+- `loop`: `LiveTurn`, the loop itself: open the stream, feed the chunks,
+  reduce, start tools, check the budget, retry, build the next request, go
+  on to the next step; `cancel()` stops it all and keeps what arrived.
+"""
+
+from __future__ import annotations
+
+from .attempts import Attempt, RetryPolicy
+from .loop import LiveResult, LiveTurn, run_live
+from .timings import Timings, timings_of
+from .tools import LiveTool, weather_tool
+
+__all__ = ["Attempt", "LiveResult", "LiveTool", "LiveTurn", "RetryPolicy", "Timings",
+           "run_live", "timings_of", "weather_tool"]

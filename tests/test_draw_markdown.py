@@ -1,0 +1,128 @@
+"""The Markdown of a text as it arrives: settled blocks never change, the tail is held back."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lesson_lib.draw import MarkdownBlocks, hold_back
+from lesson_lib.draw.markdown import render
+
+LINES = ["# Heading", "Heading two", "===", "---", "- item", "- **bold** item", "  - nested",
+         "1. first", "2) second", "> quoted", "> > deeper", "lazy continuation", "```py",
+         "```", "~~~", "    indented code", "| a | b |", "|---|---|", "| 1 | 2 |",
+         "plain *emphasis* and `code` text", "**strong", "[link](https://example.com/x)",
+         "![img](https://attacker.example/?q=SECRET)", "<b>tag</b>", "\\*escaped\\*", "",
+         "", "", "***", "Foo", "#", "#x", "+ plus item", "* star item", "\t tab", "a\r"]
+
+
+def feed_all(fragments: list[str]) -> tuple[list[tuple[int, str]], MarkdownBlocks, list]:
+    blocks = MarkdownBlocks()
+    settled: list[tuple[int, str]] = []
+    history = []
+    for fragment in fragments:
+        settled += blocks.feed(fragment)
+        history.append((list(settled), blocks.offset, blocks.tail))
+    settled += blocks.finish()
+    return settled, blocks, history
+
+
+def cut(text: str, points: list[int]) -> list[str]:
+    points = sorted({p % (len(text) + 1) for p in points})
+    edges = [0, *points, len(text)]
+    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=25), st.lists(st.integers(0, 10_000),
+                                                               max_size=30))
+def test_blocks_settled_mid_stream_are_the_blocks_of_the_whole_text(lines, points):
+    text = "\n".join(lines)
+    whole, _, _ = feed_all([text])
+    pieces, _, history = feed_all(cut(text, points))
+    assert pieces == whole                      # a block settled early is a block of the end
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert "".join(src for _, src in whole) == normal          # nothing lost, nothing added
+    for settled, offset, tail in history:        # at every step: settled + tail = text so far
+        assert "".join(src for _, src in settled) == normal[:offset]
+        assert normal[offset:offset + len(tail)] == tail
+    joined = "".join(render(src, forming=False) for _, src in whole)
+    assert joined == render(normal, forming=False)   # each block drawn alone as in context
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=12))
+def test_a_held_back_tail_never_raises_and_never_draws_a_live_element(lines):
+    text = "\n".join(lines)
+    for end in range(len(text) + 1):
+        html = render(hold_back(text[:end]), forming=True)
+        assert "<img" not in html and "<a " not in html and "<b>" not in html
+
+
+def test_an_unclosed_fence_is_drawn_as_code_from_its_first_line():
+    assert render(hold_back("```py\nx = 1"), forming=True).startswith("<pre><code")
+    assert render(hold_back("``"), forming=True) == ""
+
+
+def test_half_bold_is_never_drawn_as_emphasis_that_later_goes():
+    for partial in ["**bo", "**bold*", "*it", "__x", "~~gone", "**bold** and *it"]:
+        html = render(hold_back(partial), forming=True)
+        assert "<em>" not in html and html.count("<strong>") == partial.count("**bold**")
+    assert "<strong>bold</strong>" in render(hold_back("**bold** x"), forming=True)
+
+
+def test_half_a_table_is_drawn_as_the_rows_that_arrived():
+    assert "<table>" in render(hold_back("| a | b |\n|--"), forming=True)
+    html = render(hold_back("| a | b |\n|---|---|\n| 1 | 2 |\n| 3"), forming=True)
+    assert html.count("<tr>") == 3 and "<td>3</td>" in html
+
+
+def test_a_link_still_arriving_shows_its_text_only():
+    assert render(hold_back("see [the docs](https://exa"), forming=True) == "<p>see the docs</p>\n"
+
+
+def test_a_line_that_only_looks_like_a_block_start_is_not_used_to_settle():
+    blocks = MarkdownBlocks()
+    assert blocks.feed("Foo\n#") == []           # "#" may become "#x": same paragraph
+    assert blocks.feed("x\n\nBar\n") == [(0, "Foo\n#x\n\n")]
+
+
+FENCE_LINES = ["```py", "~~~", "````", "  ```js x", "code <b>&amp;", "  indented", "```",
+               "~~~~", "   ``` ", "    ```", "", "text after", "`", "``"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_LINES), min_size=1, max_size=20),
+       st.lists(st.integers(0, 10_000), max_size=20))
+def test_an_open_fence_is_drawn_without_a_parse_as_markdown_it_draws_it(lines, points):
+    from lesson_lib.draw.text import TextDrawer
+    text = "\n".join(lines)
+    drawer = TextDrawer("b")
+    for piece in cut(text, points):
+        drawer.feed(piece)
+        fence = drawer.blocks.open_fence
+        tail = drawer.blocks.tail
+        if fence is not None:
+            from lesson_lib.draw.fences import draw_open_fence
+            assert draw_open_fence(fence, tail) == render(hold_back(tail), forming=True)
+    whole, _, _ = feed_all([text])
+    pieces, _, _ = feed_all(cut(text, points))
+    assert pieces == whole
+
+
+def test_a_long_code_block_costs_each_line_not_its_length():
+    from lesson_lib.draw.text import TextDrawer
+    code = "".join(f"x_{i} = compute({i})\n" for i in range(3000))
+    drawer = TextDrawer("b")
+    drawer.feed("Intro\n\n```python\n")
+    started = time.process_time()
+    for k in range(0, len(code), 5):
+        drawer.feed(code[k:k + 5])
+        drawer.segments()
+    assert time.process_time() - started < 20
+    drawer.feed("```\n\nDone.\n")
+    drawer.end()
+    html = "".join(p.html for p in drawer.settled)
+    assert html.count("<pre><code") == 1 and "x_2999 = compute(2999)" in html
