@@ -6,7 +6,7 @@ A capture is two files side by side:
   any event, the JSON error body);
 - ``NAME.json``: the sidecar, with these keys::
 
-    wire          "anthropic-messages" | "openai-responses" | "openai-chat"
+    wire          "anthropic-messages" | "openai-responses" | "openai-chat" | "google-gemini"
     demonstrates  one line: what this capture shows
     request       what produced it: model, messages / input, tools, parameters
     response      {"status": 200, "headers": {...}}  (request id; never secrets)
@@ -42,8 +42,9 @@ from typing import Any
 
 from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
+from .wire_events import GEMINI_RECORD, payload_type
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini")
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
@@ -188,8 +189,10 @@ def detect_wire(body: bytes) -> str | None:
     The first event whose structure belongs to one wire decides: an
     ``event:`` name or payload ``type`` of Anthropic's (``message_start``,
     ``content_block_*``, ...), one starting ``response.``, a payload
-    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel. What is
-    inside strings (model output) is never looked at.
+    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel, a payload
+    shaped like Gemini's ``GenerateContentResponse`` (``candidates``,
+    ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``). What
+    is inside strings (model output) is never looked at.
     """
     decoder = SSEDecoder()
     for event in decoder.feed(body) + decoder.finish():
@@ -212,6 +215,8 @@ def _wire_of(event: ServerSentEvent) -> str | None:
             return "openai-chat"
         if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
             return "openai-chat"    # Azure's first chunk: filter results, no object yet
+        if payload_type(payload) == GEMINI_RECORD:
+            return "google-gemini"
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):
@@ -356,8 +361,7 @@ def corpus(root: Path | None = None) -> list[Capture]:
 
 
 # The reference folders and the wire each one's recordings speak: the folder says it,
-# since a bare recording has no sidecar (compatible servers speak Chat; Gemini has no
-# event names or payload types a detector could go by).
+# since a bare recording has no sidecar (compatible servers speak Chat).
 REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",
                      "openai-responses": "openai-responses",
                      "openai-chat": "openai-chat",

@@ -83,7 +83,11 @@ ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
     "openai-chat": {"error": {"message": "The server had an error while processing your "
                                          "request. Sorry about that!",
                               "type": "server_error", "param": None, "code": None}},
+    "google-gemini": {"error": {"code": 503, "message": "The model is overloaded. Please try "
+                                                        "again later.", "status": "UNAVAILABLE"}},
 }
+# Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
+_UNNAMED = frozenset({"openai-chat", "google-gemini"})
 
 
 class FaultError(ValueError):
@@ -157,8 +161,8 @@ def inject_error(capture: Capture, after_event: int,
                 payload["sequence_number"] = max(numbers) + 1
     nl = _newline(capture.body, ev)
     data = json.dumps(payload, ensure_ascii=False,
-                      separators=(", ", ": ") if wire == "openai-chat" else (",", ":"))
-    lines = [] if wire == "openai-chat" else [b"event: error"]
+                      separators=(", ", ": ") if wire in _UNNAMED else (",", ":"))
+    lines = [] if wire in _UNNAMED else [b"event: error"]
     lines.append(b"data: " + data.encode("utf-8"))
     block = nl.join(lines) + nl + nl
     start = ev.sse.end

@@ -114,6 +114,9 @@ def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:
                     open_choices.discard(index)
         return not open_choices
     if wire in wires.WIRES:
+        rule = getattr(wires.WIRES[wire], "terminal_reached", None)
+        if rule is not None:        # a wire without a terminal event says its own rule
+            return rule(events)
         terminals = wires.WIRES[wire].TERMINALS
         return any(ev.type in terminals for ev in events)
     return None
@@ -128,7 +131,8 @@ def _choices(ev: WireEvent) -> list[dict]:
 def _missing_terminal(wire: str | None) -> str:
     wanted = {"anthropic-messages": "message_stop",
               "openai-responses": "response.completed / response.incomplete",
-              "openai-chat": "[DONE] after every choice's finish_reason"}.get(wire or "", "?")
+              "openai-chat": "[DONE] after every choice's finish_reason",
+              "google-gemini": "a last record with a finishReason"}.get(wire or "", "?")
     return f"no terminal event ({wanted}): the stream was cut"
 
 

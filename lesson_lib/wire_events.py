@@ -8,7 +8,10 @@ The `type` of a wire event is the payload's ``type`` field on the Anthropic
 and Responses wires. Chat Completions has no event names: its chunks are
 typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
 ``[DONE]``, and an in-band error payload (a top-level ``"error"`` key) is
-``error``.
+``error``. Gemini names nothing either: each of its records is a whole
+``GenerateContentResponse`` (a payload with ``candidates``, ``usageMetadata``,
+``modelVersion``, ``promptFeedback`` or ``responseId``, and no ``type`` or
+``object``), typed `GEMINI_RECORD` after it.
 
 Payloads are read as strictly as the lesson-3 parser reads tool input:
 ``NaN``, ``Infinity``, a number too large for a float (``1e999``), a
@@ -32,6 +35,11 @@ from typing import Any
 from .sse import ServerSentEvent
 
 DONE = "[DONE]"
+# A Gemini record: the wire has no event names, so the record is named after its schema.
+GEMINI_RECORD = "GenerateContentResponse"
+# The fields only a Gemini record has at its top (model text is never looked at).
+GEMINI_FIELDS = frozenset({"candidates", "usageMetadata", "modelVersion", "promptFeedback",
+                           "responseId"})
 
 # No vendor payload comes near this; tool input nested deeper arrives as text
 # in deltas, which the lesson-3 parser reads at any depth.
@@ -104,6 +112,8 @@ def payload_type(payload: Any, sse_event: str | None = None) -> str | None:
         obj = payload.get("object")
         if isinstance(obj, str):
             return obj
+        if "object" not in payload and not GEMINI_FIELDS.isdisjoint(payload):
+            return GEMINI_RECORD
     return sse_event
 
 

@@ -92,6 +92,8 @@ KNOWN_UPSTREAM = {
     ("captures", "sse"): "`Capture.events` decodes the body with the recorded chunk timing, "
                          "so every lesson can start from a capture (issue 17 moves decoding "
                          "into sight: lesson 1 names `sse`)",
+    ("captures", "wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
+                                 "named once in `wire_events`",
     ("record", "stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
     ("record", "wire_events"): "the same: it reads the recorded stream's end",

@@ -1,7 +1,7 @@
 """`lesson-lib serve` over a real socket: the official clients, curl, timing, many clients.
 
-The clients are the unmodified `anthropic` and `openai` SDKs with ``base_url``
-at the server (no mock transport); what they give must equal what the
+The clients are the unmodified `anthropic`, `openai` and `google-genai` SDKs with
+``base_url`` at the server (no mock transport); what they give must equal what the
 offline replay gives for the same capture.
 """
 
@@ -57,6 +57,12 @@ def process_server():
 
 def client_for(base: str, cap, **query):
     headers = {"capture": cap.key}
+    if cap.wire == "google-gemini":
+        from google import genai
+        from google.genai import types
+        assert not query, "the Gemini client here names its capture by header only"
+        return genai.Client(api_key="unused",
+                            http_options=types.HttpOptions(base_url=base, headers=headers))
     if cap.wire == "anthropic-messages":
         return anthropic.Anthropic(base_url=base, api_key="sk-ant-unused", max_retries=0,
                                    default_headers=headers, default_query=query or None)
@@ -65,7 +71,11 @@ def client_for(base: str, cap, **query):
 
 
 def dump(obj):
-    return obj.model_dump(mode="json", warnings=False) if hasattr(obj, "model_dump") else repr(obj)
+    # google-genai copies the HTTP response's headers into every object it yields: the
+    # server's and the mock transport's headers differ, the stream does not.
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", warnings=False, exclude={"sdk_http_response"})
+    return repr(obj)
 
 
 def outcome_summary(out: replay.SDKOutcome) -> dict:

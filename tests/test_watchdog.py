@@ -22,7 +22,8 @@ def _silences(cap):
 
 
 def test_thresholds_exist_for_every_wire():
-    assert set(LIMITS) == {"anthropic-messages", "openai-responses", "openai-chat"}
+    assert set(LIMITS) == {"anthropic-messages", "openai-responses", "openai-chat",
+                           "google-gemini"}
     for limits in LIMITS.values():
         assert limits.lost_ms > max(limits.pause_ms.values())
 

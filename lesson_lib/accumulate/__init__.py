@@ -50,6 +50,9 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
     if wire == "openai-responses":
         from .responses import ResponsesAccumulator
         return ResponsesAccumulator()
+    if wire == "google-gemini":
+        from .gemini import GeminiAccumulator
+        return GeminiAccumulator()
     raise ValueError(f"no accumulator for wire {wire!r}")
 
 

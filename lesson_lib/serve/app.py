@@ -50,8 +50,12 @@ class Settings:
 def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
 
-    async def provider(request: Request) -> Response:
-        wire = next(w for w, p in matching.PATHS.items() if p == request.url.path)
+    def provider_for(wire: str) -> Any:
+        async def endpoint(request: Request) -> Response:
+            return await provider(request, wire)
+        return endpoint
+
+    async def provider(request: Request, wire: str) -> Response:
         body = await _body(request, settings.max_body)
         if body is None:
             return _error(wire, 413, f"the request body is larger than {settings.max_body:,} "
@@ -71,7 +75,8 @@ def build_app(settings: Settings) -> Starlette:
         found = matching.find(settings.corpus, wire, payload, name)
         if isinstance(found, matching.Miss):
             return _error(wire, found.status, found.message)
-        return _serve(request, found, wire, stream=streaming.is_streaming(payload))
+        stream = wire in matching.STREAMING_PATHS or streaming.is_streaming(payload)
+        return _serve(request, found, wire, stream=stream)
 
     async def stream_get(request: Request) -> Response:
         wire, name = request.path_params["wire"], request.path_params["name"]
@@ -116,7 +121,8 @@ def build_app(settings: Settings) -> Starlette:
     async def home(request: Request) -> Response:
         return HTMLResponse(index_html(settings.corpus))
 
-    routes = [Route(path, provider, methods=["POST"]) for path in matching.PATHS.values()]
+    routes = [Route(path, provider_for(wire), methods=["POST"])
+              for wire, path in matching.PATHS.items()]
     routes += [Route("/stream/{wire}/{name}", stream_get, methods=["GET"]),
                Route("/captures", listing, methods=["GET"]),
                Route("/", home, methods=["GET"])]

@@ -6,6 +6,7 @@ from typing import Any
 
 _ANTHROPIC_TYPES = {400: "invalid_request_error", 404: "not_found_error",
                     405: "invalid_request_error", 413: "request_too_large", 500: "api_error"}
+_GOOGLE_STATUSES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
 
 
 def error_body(wire: str | None, status: int, message: str) -> dict[str, Any]:
@@ -13,6 +14,9 @@ def error_body(wire: str | None, status: int, message: str) -> dict[str, Any]:
     if wire == "anthropic-messages":
         return {"type": "error",
                 "error": {"type": _ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
+    if wire == "google-gemini":
+        return {"error": {"code": status, "message": message,
+                          "status": _GOOGLE_STATUSES.get(status, "INTERNAL")}}
     code = {404: "not_found", 400: "invalid_request", 413: "request_too_large"}.get(status)
     kind = "server_error" if status >= 500 else "invalid_request_error"
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}

@@ -5,7 +5,8 @@ Pure: the corpus, the wire of the path and the request's JSON in; a
 
 By content, a capture matches when its recorded conversation equals the
 request's (Anthropic ``system`` + ``messages``, Responses ``instructions`` +
-``input``, Chat ``messages``; a string content counts as one text block).
+``input``, Chat ``messages``, Gemini ``contents``; a string content counts as one
+text block).
 Where several do, the tool names and then the model narrow them down.
 """
 
@@ -17,13 +18,17 @@ from typing import Any
 
 from ..captures import Capture
 
-# The provider path each wire is served at.
+# The provider path each wire is served at (Gemini's names the API version and the
+# model: google-genai says ``v1beta`` or ``v1``).
 PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
-         "openai-chat": "/v1/chat/completions"}
+         "openai-chat": "/v1/chat/completions",
+         "google-gemini": "/{version}/models/{model}:streamGenerateContent"}
+# Wires whose path itself asks for a stream (no ``stream`` field in the body).
+STREAMING_PATHS = frozenset({"google-gemini"})
 
 _CONVERSATION = {"anthropic-messages": ("system", "messages"),
                  "openai-responses": ("instructions", "input"),
-                 "openai-chat": ("messages",)}
+                 "openai-chat": ("messages",), "google-gemini": ("contents",)}
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
 
 

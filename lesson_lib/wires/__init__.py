@@ -1,6 +1,7 @@
-"""One home per wire: what is true of Anthropic Messages, OpenAI Responses and OpenAI Chat.
+"""One home per wire: what is true of Anthropic Messages, OpenAI Responses, OpenAI Chat
+and Google Gemini.
 
-Each wire's module (`anthropic`, `responses`, `chat`) holds, as data and
+Each wire's module (`anthropic`, `responses`, `chat`, `gemini`) holds, as data and
 small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
@@ -42,7 +43,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import anthropic, chat, responses
+from . import anthropic, chat, gemini, responses
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -54,12 +55,13 @@ from .common import (
     retryable_status,
 )
 
-WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat)}
+WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini)}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
 __all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
-           "WireError", "anthropic", "chat", "error_body", "for_wire", "read_error", "responses",
+           "WireError", "anthropic", "chat", "error_body", "for_wire", "gemini", "read_error",
+           "responses",
            "retryable_status"]
 
 

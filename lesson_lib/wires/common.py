@@ -73,11 +73,12 @@ def _str(value: Any) -> str | None:
 
 def read_error_object(err: Any, where: Literal["error", "response.error", "flat"]
                       ) -> WireError | None:
-    """A `WireError` of a dict carrying ``type``/``code``/``message``, else None."""
+    """A `WireError` of a dict carrying ``type``/``code``/``message``, else None (Google
+    names an error by its ``status``, read as its type)."""
     if not isinstance(err, dict):
         return None
-    return WireError(_str(err.get("type")), _str(err.get("code")), _str(err.get("message")),
-                     where)
+    return WireError(_str(err.get("type")) or _str(err.get("status")), _str(err.get("code")),
+                     _str(err.get("message")), where)
 
 
 def flat_error(payload: dict) -> WireError:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus")
+BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus", "gemini_corpus")
 
 
 def build_all(root: Path) -> list[Path]:

@@ -17,11 +17,12 @@ from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
+from .gemini import GeminiAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
-           "DeepSeekChatAdapter", "Dialect", "ResponsesAdapter", "WireAdapter", "adapter_for",
-           "dialect_for", "dialect_of", "named_dialect"]
+           "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "ResponsesAdapter", "WireAdapter",
+           "adapter_for", "dialect_for", "dialect_of", "named_dialect"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "anthropic-messages": AnthropicAdapter,
     "openai-responses": ResponsesAdapter,
     "openai-chat": ChatAdapter,
+    "google-gemini": GeminiAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),

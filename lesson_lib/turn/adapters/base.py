@@ -49,7 +49,8 @@ PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"})
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",
-                            "sequence_out_of_order", "sequence_gap"})
+                            "sequence_out_of_order", "sequence_gap",
+                            "partial_args_out_of_order"})
 # Codes that say the stream was cut. Before the wire's terminal they make the step
 # `truncated`; after it (the wire said it was done) the stream broke its protocol.
 CUT_CODES = frozenset({"no_terminal", "block_never_stopped", "cut_tool_input",

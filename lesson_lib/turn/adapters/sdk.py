@@ -1,7 +1,8 @@
 """The SDK adapter: the official SDKs' own stream events, said in the turn's vocabulary.
 
 With an SDK put back in front of the wire (``messages.stream``,
-``responses.stream``, ``chat.completions.stream``), the application no longer
+``responses.stream``, ``chat.completions.stream``, Gemini's
+``generate_content_stream``: `gemini_sdk`), the application no longer
 sees bytes, only the SDK's event objects. This adapter reads those objects
 by their ``type`` and attributes (no SDK is imported here), turns them into
 the same change records an accumulator returns, and hands them to the
@@ -38,6 +39,7 @@ from ...tool_calls import ToolCall
 from ..events import TurnEvent
 from . import adapter_for
 from .base import Counter, WireAdapter
+from .gemini_sdk import GeminiSDKTranslator
 
 
 def _data(obj: Any) -> Any:
@@ -327,7 +329,7 @@ class _ChatSDK(_Translator):
 
 
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
-                "openai-chat": _ChatSDK}
+                "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator}
 
 
 class SDKAdapter:
@@ -364,8 +366,12 @@ class SDKAdapter:
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
+        if status is None and type(getattr(error, "code", None)) is int and hasattr(
+                error, "details"):      # google-genai's APIError: `code` and `details`
+            status, body = error.code, error.details
         info = body.get("error", body) if isinstance(body, dict) else {}
-        etype = (info.get("type") or info.get("code")) if isinstance(info, dict) else None
+        etype = ((info.get("type") or info.get("status") or info.get("code"))
+                 if isinstance(info, dict) else None)
         if error is not None and self.seen == 0 and status is not None and status >= 300:
             message = info.get("message") if isinstance(info, dict) else None
             return self.adapter.http_error(status, f"HTTP {status} before any event: "
