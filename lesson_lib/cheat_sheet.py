@@ -50,10 +50,21 @@ def _html_cell(value) -> str:
     return "<br>".join(f"<code>{_html.escape(name)}</code>: {esc(what)}" for name, what in value)
 
 
-def html() -> str:
-    """The cheat sheet as a self-contained HTML page that prints on one landscape sheet."""
+# The printed sheets: each fits one landscape page, so the wires go three to a page.
+FIRST_PAGE = ("anthropic-messages", "openai-responses", "openai-chat")
+
+
+def pages() -> list[tuple[str, ...]]:
+    """The wires of each printed page: the course's first three, then the others."""
+    rest = tuple(name for name in wires.WIRES if name not in FIRST_PAGE)
+    return [FIRST_PAGE] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+
+
+def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
+    """The cheat sheet of the wires `names` as a self-contained HTML page that prints on
+    one landscape sheet."""
     esc = _html.escape
-    sheets = [module.SHEET for module in wires.WIRES.values()]
+    sheets = [wires.WIRES[name].SHEET for name in names]
     head = "".join(f"<th>{esc(s.wire)}</th>" for s in sheets)
     body = []
     for label, field in ROWS:

@@ -43,10 +43,13 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture(scope="module")
-def tab(browser):
+SHEETS = sorted(p.name for p in ROOT.glob("cheatsheet*.html"))
+
+
+@pytest.fixture(scope="module", params=SHEETS)
+def tab(browser, request):
     page = browser.new_page()
-    page.goto((ROOT / "cheatsheet.html").as_uri())
+    page.goto((ROOT / request.param).as_uri())
     yield page
     page.close()
 
