@@ -48,6 +48,7 @@ def test_the_html_page_is_well_formed_and_escaped():
     parser = Cells()
     parser.feed(page.removeprefix("<!DOCTYPE html>\n"))
     assert parser.open == [] and parser.cells == len(cheat_sheet.ROWS) * 3
+    assert "@page { size: landscape" in page
 
 
 def test_every_wire_is_on_one_printed_page():
@@ -57,4 +58,3 @@ def test_every_wire_is_on_one_printed_page():
     for number, names in enumerate(pages[1:], 2):
         assert (ROOT / f"cheatsheet-{number}.html").read_text(encoding="utf-8") == \
             cheat_sheet.html(names)
-    assert "@page { size: landscape" in page
