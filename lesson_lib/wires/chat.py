@@ -40,14 +40,75 @@ DELTA_FIELDS = ("content", "refusal", "reasoning_content")
 TEXT_FIELDS = (*DELTA_FIELDS, "reasoning")
 ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 
+# Chunk fields that only pad the stream (their value means nothing): OpenAI's
+# ``obfuscation`` and compatible servers' ``p`` (Mistral, Bedrock) vary a chunk's size.
+STREAM_ONLY_FIELDS = frozenset({"obfuscation", "p"})
+
+# -- content as typed parts (Mistral) ---------------------------------------------------
+# Some compatible servers send ``delta.content`` as an array of typed parts instead of a
+# string: ``{"type": "text", "text": ...}`` is the answer, ``{"type": "thinking",
+# "thinking": [{"type": "text", "text": ...}], ...}`` is reasoning.
+CONTENT_PART_TEXT = {"text": "text", "thinking": "reasoning"}   # part type -> channel
+
+
+def content_part_text(part: Any) -> tuple[str, str]:
+    """A typed content part's type and the text it carries (``""`` for none): a ``text``
+    part's ``text``; a ``thinking`` part's ``thinking`` (a string, or text parts joined)."""
+    if not isinstance(part, dict):
+        return "?", ""
+    kind = part.get("type") if isinstance(part.get("type"), str) else "?"
+    value = part.get(kind) if kind in CONTENT_PART_TEXT else None
+    if isinstance(value, str):
+        return kind, value
+    if isinstance(value, list):
+        return kind, "".join(p["text"] for p in value if isinstance(p, dict)
+                             and isinstance(p.get("text"), str))
+    return kind, ""
+
+
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({DONE})      # counts only once every choice has a finish_reason
 FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``error``)
 
 
+# -- a body without [DONE] --------------------------------------------------------------
+# Some servers (and proxies) end a Chat body without ``data: [DONE]``; the official SDK
+# takes a body that ends cleanly as the end. The course's rule: such a stream ended
+# properly, with a ``no_done_marker`` warning, when every choice has its finish_reason,
+# the usage chunk came if the request asked for it, and the body ends at an event
+# boundary (nothing undispatched, every payload JSON). Otherwise it was cut (a body
+# that stops with a choice still unfinished is cut, however finished its text looks).
+
+
+def usage_promised(payload: Any, request: Any = None) -> bool:
+    """Whether a usage chunk is owed: the request asked for it
+    (``stream_options.include_usage``), or a chunk says ``"usage": null`` (OpenAI puts
+    that on every chunk of such a stream until the usage chunk)."""
+    if isinstance(request, dict):
+        options = request.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            return True
+    return isinstance(payload, dict) and "usage" in payload and payload["usage"] is None
+
+
+def has_usage(payload: Any) -> bool:
+    """Whether a chunk carries the stream's usage."""
+    return isinstance(payload, dict) and isinstance(payload.get("usage"), dict)
+
+
+def ended_without_done(*, every_choice_finished: bool, usage_owed: bool, usage_came: bool,
+                       whole: bool) -> bool:
+    """The rule above: whether a body without ``[DONE]`` ended properly (`whole`: it ends
+    at an event boundary and every payload parsed)."""
+    return every_choice_finished and (usage_came or not usage_owed) and whole
+
+
 def is_error_payload(payload: Any) -> bool:
-    """Whether a chunk's payload is an in-band error: a top-level ``error``, no ``choices``."""
-    return isinstance(payload, dict) and "error" in payload and "choices" not in payload
+    """Whether a chunk's payload is an in-band error: a top-level ``error`` and no
+    ``choices``, or a non-null ``error`` beside them (OpenRouter sends its error inside
+    a chunk with choices and usage)."""
+    return isinstance(payload, dict) and "error" in payload and (
+        "choices" not in payload or payload["error"] is not None)
 
 
 # -- a tool call's fragments ----------------------------------------------------------
