@@ -142,6 +142,26 @@ def per_block(events: list) -> dict:
     return {"blocks": blocks, "steps": steps, "errors": errors}
 
 
+# What only the wire route can see of a capture, named: left out of its comparison,
+# the rest still compared.
+ONE_ROUTE_SEES = {
+    "openai-chat/openrouter-comments-length-then-error": (
+        {"usage", "errors"},
+        "the SDK raises at the chunk holding the error with the error object alone, so the "
+        "usage beside it is lost; and its helper passes over the repeated finish_reason the "
+        "wire route reports as a protocol error. Both routes fail the step."),
+}
+
+
+def _without(turn: dict, parts: set) -> dict:
+    out = dict(turn)
+    if "usage" in parts:
+        out["steps"] = [s[:3] if s[0] != "outcome" else s for s in turn["steps"]]
+    if "errors" in parts:
+        out["errors"] = [e for e in turn["errors"] if e[1] == "provider"]
+    return out
+
+
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
 def test_both_routes_give_the_same_turn(capture):
     if capture.key in NOT_COMPARED:
@@ -149,7 +169,9 @@ def test_both_routes_give_the_same_turn(capture):
     sdk = turn_events(capture, "sdk")
     if any(e.kind == "noted" and e.code == "sdk_broke" for e in sdk):
         pytest.skip("the SDK's helper broke on this stream")
-    assert per_block(turn_events(capture, "wire")) == per_block(sdk)
+    parts = ONE_ROUTE_SEES.get(capture.key, (set(), ""))[0]
+    assert _without(per_block(turn_events(capture, "wire")), parts) == _without(
+        per_block(sdk), parts)
 
 
 # -- the driver itself, with an accumulator that already returns its changes ---------

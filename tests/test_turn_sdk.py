@@ -43,8 +43,15 @@ def final_texts(final: dict | None, wire: str) -> list[str]:
         return [p.get("text", "") for item in final.get("output", [])
                 if item.get("type") == "message"
                 for p in item.get("content", []) if p.get("type") == "output_text"]
-    return [c["message"].get("content") or "" for c in final.get("choices", [])
+    return [_answer(c["message"].get("content")) for c in final.get("choices", [])
             if (c.get("message") or {}).get("content")]
+
+
+def _answer(content) -> str:
+    """A Chat message's answer: its string, or its typed parts' text parts (Mistral)."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if p.get("type") == "text")
+    return content
 
 
 @pytest.fixture(scope="module")
@@ -126,12 +133,22 @@ def test_chat_premature_arguments_done_is_ignored_calls_ready_at_finish_reason()
     assert all(isinstance(e.input, dict) and e.input for e in ready)
 
 
-def test_chat_done_is_invisible_to_the_sdk():
-    # The SDK never yields [DONE]: a Chat stream that lost only its [DONE] is,
-    # through the SDK, indistinguishable from a proper one.
+def test_chat_done_is_invisible_to_the_sdk_and_both_routes_read_its_absence_alike():
+    # The SDK never yields [DONE]. A body that ends without it after every finish
+    # reason and the owed usage chunk ended properly (with a warning) on both routes;
+    # one that also lost its usage chunk is cut on both.
     cap = faults.drop_terminal(load("openai-chat/text-usage"))
-    assert how_it_ended(cap.wire, parse_all(cap.events), cap.sse_diagnostics).kind == "cut"
-    assert reduce_all(turn_events(cap, "sdk")).outcome == "completed"
+    ending = how_it_ended(cap.wire, parse_all(cap.events), cap.sse_diagnostics)
+    assert (ending.kind, [d.code for d in ending.diagnostics]) == ("ended", ["no_done_marker"])
+    for route in ("wire", "sdk"):
+        assert reduce_all(turn_events(cap, route)).outcome == "completed", route
+    usage = next(e.index for e in parse_all(cap.events)
+                 if isinstance(e.payload, dict) and e.payload.get("usage"))
+    no_usage = faults.cut_at(cap, cap.events[usage].start)
+    assert how_it_ended(cap.wire, parse_all(no_usage.events), no_usage.sse_diagnostics
+                        ).kind == "cut"
+    for route in ("wire", "sdk"):
+        assert reduce_all(turn_events(no_usage, route)).outcome == "truncated", route
 
 
 def test_sdk_route_turns_every_cut_into_truncated():
