@@ -336,6 +336,19 @@ def _check_against_terminal(capture, ours, sdk):
     return server   # the server's own final object, compared as usual
 
 
+def _check_identity_changed(capture, ours, sdk):
+    restated = [d for d in ours.diagnostics if d.code == "server_restated"]
+    added = {p["output_index"]: p["item"] for p in payloads(capture)
+             if p.get("type") == "response.output_item.added"}
+    done = {p["output_index"]: p["item"] for p in payloads(capture)
+            if p.get("type") == "response.output_item.done"}
+    changed = {(i, k) for i in added.keys() & done.keys() for k in ("call_id", "name")
+               if added[i].get(k) != done[i].get(k) and isinstance(added[i].get(k), str)}
+    assert changed and {(int(d.extra["path"].split("[")[1].split("]")[0]),
+                         d.extra["path"].rsplit(".", 1)[1]) for d in restated} >= changed
+    return _check_against_terminal(capture, ours, sdk)
+
+
 def _resumed(capture: Capture) -> bool:
     """A Responses stream that starts mid-way (a resume with ``starting_after``)."""
     first = next(iter(payloads(capture)), {})
@@ -459,6 +472,17 @@ GAPS = [
         "openai-responses",
         lambda c, o: o.final is None and c.status < 300 and _resumed(c),
         _check_resumed),
+    Gap("responses-identity-changed",
+        "The Responses helper checks that an item keeps its identity from output_item.added "
+        "to .done; a tool_search_call whose call_id the done item restates makes it raise "
+        "RuntimeError ('Completed output item identity changed') and return nothing, so "
+        "nothing after that event reaches the application. Ours takes the server's item, "
+        "says so (server_restated, with both ids), and is compared with the server's own "
+        "Response in the terminal event.",
+        "openai-responses",
+        lambda c, o: o.final is None and isinstance(o.error, RuntimeError)
+        and "identity changed" in str(o.error) and _terminal_response(c) is not None,
+        _check_identity_changed),
     Gap("responses-cut",
         "get_final_response() raises on a stream cut before any terminal event. Ours is "
         "checked against the bytes: not complete, and each output_text part holds exactly "

@@ -975,6 +975,11 @@ def test_every_capture_matches_what_the_sdk_builds(capture):
     acc = run(capture)
     if outcome.final is None:          # the SDK raised: ours must not claim a clean end
         assert outcome.error is not None
+        if "identity changed" in str(outcome.error):
+            # The helper's own check (an item restated with another call_id): the stream
+            # is whole; ours says what changed.
+            assert "server_restated" in codes(acc)
+            return
         assert not acc.complete or acc.terminal == "incomplete", outcome.raised
         return
     ours = acc.final()

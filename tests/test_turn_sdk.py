@@ -66,6 +66,11 @@ def test_sdk_route_is_in_order_and_its_outcome_matches_the_streams_end(capture, 
     state = reduce_all(events)
     ending = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
                           capture.status)
+    if any(e.kind == "noted" and e.code == "sdk_broke" for e in events):
+        # The helper raised on its own (Responses: an item's call_id restated at its
+        # done): nothing after reaches the application, so the step is cut there.
+        assert state.outcome == "truncated"
+        return
     assert state.outcome in EXPECTED[ending.kind], ending.reason
     if ending.kind == "cut":
         assert state.outcome != "completed"

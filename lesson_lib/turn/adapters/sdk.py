@@ -26,6 +26,10 @@ What the SDK does not let it see, whatever the adapter does:
   (`wires.chat.ended_without_done`), with the body taken as whole;
 - what an in-band Chat error chunk carries beside its error (OpenRouter's usage):
   the SDK raises with the error object alone;
+- anything after the Responses helper's own check fails (an item whose
+  ``call_id`` the ``output_item.done`` restates, as a client tool search does:
+  ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
+  ended properly;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
