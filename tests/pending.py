@@ -29,7 +29,11 @@ PENDING_WIRES = {
 _ALL = ("*",)
 PENDING: dict[str, tuple[tuple[str, ...], str]] = {}
 
-PENDING_FIELDS = {"openai-chat": (set(), ""), "openai-responses": (set(), "")}
+PENDING_FIELDS = {
+    "openai-responses": ({"output_text"}, f"{ISSUE_21}: OpenRouter's `output_text` on its "
+                         "response objects; the course has no capture in OpenRouter's "
+                         "Responses style yet"),
+}
 
 
 def reason(key: str, test: str = "*") -> str | None:
