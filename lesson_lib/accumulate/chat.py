@@ -9,6 +9,11 @@ text. So a fragment goes to the call with its ``id`` when it has one (a new
 ``id`` at a reused ``index`` opens a *new* call), else to the call last seen
 at its ``index``.
 
+Some compatible servers (Mistral) send ``content`` as an array of typed parts:
+a ``thinking`` part's text goes to the reasoning slot, a ``text`` part's to the
+content slot, and the message keeps the parts (`chat_parts`); the padding
+field ``p`` is stream-only, like ``obfuscation``.
+
 Nothing says "this call is done" except the choice's ``finish_reason`` (or,
 for a choice that never got one, ``data: [DONE]``): only then are the
 arguments checked. Each call's `ToolCall` (lesson 3) is fed every argument
@@ -17,8 +22,9 @@ fragment as it arrives. Given the name of a ``response_format`` json_schema
 named after the schema: fed every content fragment, ended at the choice's
 ``finish_reason``, cut when the stream ends first (``final()`` is unchanged:
 the content stays the JSON text). A usage chunk (``choices: []``) may come
-last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
-is an in-band error. The legacy single ``function_call`` delta is accumulated
+last; ``data: [DONE]`` ends the stream (a body without it ends properly, with a
+``no_done_marker`` warning, by `wires.chat.ended_without_done`); a payload with
+a top-level ``error`` is an in-band error (its ``usage`` kept). The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
 are kept where they arrived, an unknown delta field with one warning.
 

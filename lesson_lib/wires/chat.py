@@ -4,7 +4,7 @@ Every event is a ``chat.completion.chunk`` (no SSE event names); choices are
 addressed by ``choices[].index``, tool calls inside a choice by
 ``tool_calls[].index``. A call never says it ended: a choice ends at its
 ``finish_reason``, and ``[DONE]`` after every choice has one ends the stream
-properly. Chunks carry no number: the order shows only where a marker can
+properly (a body without ``[DONE]``: see `ended_without_done`). Chunks carry no number: the order shows only where a marker can
 arrive once (a choice's ``finish_reason``, a call's opening fragment, the
 only one with its ``id``, and ``[DONE]``). A payload with a top-level ``error`` (and no ``choices``) is an
 in-band failure.
@@ -156,11 +156,26 @@ RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
 retryable_error, retryable = RETRY.error, RETRY.reported
 
 
+# Compatible servers (OpenRouter) put the HTTP status in an error's ``code``: read by the
+# name OpenAI gives an error of that status.
+STATUS_ERRORS = {400: "invalid_request_error", 401: "invalid_api_key",
+                 402: "insufficient_quota", 408: "timeout", 429: "rate_limit_exceeded",
+                 500: "server_error", 502: "server_error", 503: "server_is_overloaded"}
+
+
 def read_error(event_type: str | None, payload: Any) -> WireError | None:
-    """The error an error payload reports (``{"error": {"message", "type", "code"}}``)."""
+    """The error an error payload reports (``{"error": {"message", "type", "code"}}``; an
+    integer ``code`` is an HTTP status, named by `STATUS_ERRORS`)."""
     if event_type not in FAILURES or not isinstance(payload, dict):
         return None
-    return (read_error_object(payload.get("error"), "error")
+    err = payload.get("error")
+    status = err.get("code") if isinstance(err, dict) else None
+    if type(status) is int and not err.get("type"):
+        message = err.get("message")
+        return WireError(STATUS_ERRORS.get(status, "server_error" if status >= 500
+                                           else "invalid_request_error"), None,
+                         message if isinstance(message, str) and message else None, "error")
+    return (read_error_object(err, "error")
             or flat_error(payload))
 
 
@@ -173,12 +188,18 @@ SHEET = Sheet(
                                   "arguments fragments, by tool_calls[].index"),
         ("chat.completion.chunk", "finish_reason: the choice (and all its calls) ended"),
         ("chat.completion.chunk", "usage, with empty choices (when asked for)"),
-        ("[DONE]", "the end"),
+        ("chat.completion.chunk", "delta.content as typed parts (compatible servers): "
+                                  "thinking to reasoning, text to the answer"),
+        ("[DONE]", "the end (missing: the end, with a warning, once every choice finished, "
+                   "the usage came if asked for and the body is whole)"),
     ),
     addressing=(("choices[].index", "the choice"),
                 ("tool_calls[].index", "the call inside the choice's message")),
     tool_arguments="delta.tool_calls[].function.arguments, by (choice, tool_calls index); "
                    "the id and name only on a call's first fragment",
-    terminal="[DONE], after every choice has a finish_reason",
-    in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices',
+    terminal="[DONE], after every choice has a finish_reason (a body without it: ended, "
+             "with a warning, when every choice finished, the usage came if asked for and "
+             "the body ends at an event boundary; else cut)",
+    in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices, or an '
+                  'error object beside its choices (OpenRouter)',
 )
