@@ -235,3 +235,40 @@ def test_the_loop_runs_on_the_wire_route(monkeypatch):
     result = asyncio.run(run_turn([scripted_capture()], [], route="wire"))
     assert result.state.outcome == "completed" and check(result.events) == []
     assert result.streams[0][2] == parse_all(scripted_capture().events)[-1].t
+
+
+# -- a tool block that stops with invalid JSON (per-tool eager input streaming) -----------
+
+def _anthropic(*events: tuple[str, dict]) -> bytes:
+    import json
+    return "".join(f"event: {t}\ndata: {json.dumps({'type': t, **p})}\n\n"
+                   for t, p in events).encode()
+
+
+def test_a_tool_block_that_stops_with_invalid_json_is_a_typed_invalid_call_never_run():
+    start = {"message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                         "model": "x", "stop_reason": None,
+                         "usage": {"input_tokens": 3, "output_tokens": 1}}}
+    body = _anthropic(
+        ("message_start", start),
+        ("content_block_start", {"index": 0, "content_block": {
+            "type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}}),
+        ("content_block_delta", {"index": 0, "delta": {"type": "input_json_delta",
+                                                       "partial_json": '{"a": tru'}}),
+        ("content_block_delta", {"index": 0, "delta": {"type": "input_json_delta",
+                                                       "partial_json": 'e, "b": }'}}),
+        ("content_block_stop", {"index": 0}),
+        ("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        ("message_stop", {}),
+        ("an_event_from_a_newer_api", {"x": 1}))
+    cap = from_bytes(body, sidecar={"wire": "anthropic-messages"})
+    state = reduce_all(turn_events(cap, "wire"))
+    (call,) = state.calls
+    assert (call.call_state, call.input, call.raw_input) == ("invalid", None,
+                                                             '{"a": true, "b": }')
+    assert state.outcome == "completed"      # the stream is whole; the call is not runnable
+    acc = accumulate(cap)
+    assert "invalid_tool_input" in [d.code for d in acc.diagnostics]
+    assert acc.final["content"][0]["input"] != {}      # the partial value, never {}
+    unknown = [d for d in acc.diagnostics if d.code == "unknown_event"]
+    assert unknown and all(d.severity == "warning" for d in unknown)   # passed through
