@@ -370,3 +370,38 @@ def test_sdk_route_memory_is_linear_though_the_sdk_events_carry_the_text_so_far(
     peak(10)                            # the SDK's first run imports its modules
     small, large = peak(120), peak(240)
     assert large / small < 2.6          # quadratic would be near 4
+
+
+def test_a_custom_tools_free_text_input_is_ready_at_its_done_on_both_routes():
+    import json
+
+    from lesson_lib.captures import from_bytes
+    seq = iter(range(100))
+
+    def ev(p):
+        p = {**p, "sequence_number": next(seq)}
+        return f"event: {p['type']}\ndata: {json.dumps(p)}\n\n"
+
+    resp = {"id": "r", "object": "response", "status": "in_progress", "model": "m",
+            "output": []}
+    item = {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "run_sql",
+            "input": "", "status": "in_progress"}
+    done = {**item, "input": "SELECT 1;", "status": "completed"}
+    body = "".join([
+        ev({"type": "response.created", "response": resp}),
+        ev({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ev({"type": "response.custom_tool_call_input.delta", "output_index": 0,
+            "item_id": "ctc_1", "delta": "SELECT"}),
+        ev({"type": "response.custom_tool_call_input.delta", "output_index": 0,
+            "item_id": "ctc_1", "delta": " 1;"}),
+        ev({"type": "response.custom_tool_call_input.done", "output_index": 0,
+            "item_id": "ctc_1", "input": "SELECT 1;"}),
+        ev({"type": "response.output_item.done", "output_index": 0, "item": done}),
+        ev({"type": "response.completed",
+            "response": {**resp, "status": "completed", "output": [done]}})]).encode()
+    cap = from_bytes(body, sidecar={"wire": "openai-responses"})
+    for route in ("wire", "sdk"):
+        state = reduce_all(turn_events(cap, route))
+        (call,) = state.calls
+        assert (state.outcome, call.call_state, call.input) == (
+            "completed", "complete", "SELECT 1;"), route

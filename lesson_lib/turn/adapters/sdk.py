@@ -30,6 +30,9 @@ What the SDK does not let it see, whatever the adapter does:
   ``call_id`` the ``output_item.done`` restates, as a client tool search does:
   ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
   ended properly;
+- a Responses stream that begins with ``response.queued``: the helper raises
+  at once (it wants ``response.created`` first), so the step is cut before
+  anything;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
@@ -71,10 +74,15 @@ class _Calls:
         self.calls: dict[Any, ToolCall] = {}
 
     def open(self, address: Any, name: str | None, call_id: str | None,
-             given: Any = None) -> None:
-        # A call whose start already carries its whole input (no fragment follows).
-        self.calls[address] = (ToolCall(name, call_id, given=given) if given
-                               else ToolCall(name, call_id))
+             given: Any = None, free_text: bool = False) -> None:
+        # A call whose start already carries its whole input (no fragment follows); a
+        # custom tool's input is free text, not JSON (no partial JSON, no settled paths).
+        if free_text:
+            self.calls[address] = ToolCall(name, call_id, kind="custom_tool_call",
+                                           json_arguments=False)
+        else:
+            self.calls[address] = (ToolCall(name, call_id, given=given) if given
+                                   else ToolCall(name, call_id))
 
     def grow(self, address: Any, fragment: str) -> ch.ToolInputGrew | None:
         call = self.calls.get(address)
@@ -107,7 +115,8 @@ class _Translator:
         self.open[change.address] = change.takes_input
         if change.takes_input:
             given = change.data.get("input") if isinstance(change.data, dict) else None
-            self.calls.open(change.address, change.name, change.call_id, given)
+            self.calls.open(change.address, change.name, change.call_id, given,
+                            free_text=change.slot_kind == "custom_tool_call")
         return change
 
     def closed(self, address: Any, how: str, **kw: Any) -> list[ch.SlotClosed]:
