@@ -432,3 +432,13 @@ def test_chat_an_error_whose_code_is_an_http_status_is_named_by_it():
         "invalid_request_error", "Token limit reached", False)
     assert wires.chat.retryable(read("error", {"error": {"code": 429, "message": "slow"}}))
     assert read("error", {"error": {"code": 599, "message": "?"}}).kind == "server_error"
+
+
+def test_anthropic_stop_sequence_is_a_stop_and_the_window_full_is_a_length():
+    assert wires.anthropic.finish_reason("stop_sequence") == "stop"
+    assert wires.anthropic.finish_reason("model_context_window_exceeded") == "length"
+    real = [c for c in on("anthropic-messages") if c.name == "stop-sequence-claude-3"]
+    if not real:
+        pytest.skip("the reference capture stop-sequence-claude-3 is absent")
+    final = accumulate(real[0]).final
+    assert (final["stop_reason"], final["stop_sequence"]) == ("stop_sequence", "```")
