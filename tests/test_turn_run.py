@@ -272,3 +272,48 @@ def test_a_tool_block_that_stops_with_invalid_json_is_a_typed_invalid_call_never
     assert acc.final["content"][0]["input"] != {}      # the partial value, never {}
     unknown = [d for d in acc.diagnostics if d.code == "unknown_event"]
     assert unknown and all(d.severity == "warning" for d in unknown)   # passed through
+
+
+def test_an_anthropic_event_of_unknown_type_before_message_start_passes_through():
+    start = {"message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                         "model": "x", "stop_reason": None,
+                         "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    body = _anthropic(
+        ("an_event_from_a_newer_api", {"x": 1}), ("message_start", start),
+        ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "Hi"}}),
+        ("content_block_stop", {"index": 0}),
+        ("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+        ("message_stop", {}))
+    cap = from_bytes(body, sidecar={"wire": "anthropic-messages"})
+    assert [(d.code, d.severity) for d in accumulate(cap).diagnostics] == [
+        ("unknown_event", "warning")]
+    for route in ("wire", "sdk"):
+        state = reduce_all(turn_events(cap, route))
+        assert (state.outcome, [b.text for b in state.blocks]) == ("completed", ["Hi"]), route
+
+
+def _responses(*payloads: dict) -> bytes:
+    import json
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
+
+
+def test_a_responses_stream_that_is_only_response_failed_fails_before_output():
+    resp = {"id": "r", "object": "response", "status": "failed", "model": "m", "output": [],
+            "error": {"code": "server_error", "message": "boom"}}
+    cap = from_bytes(_responses({"type": "response.failed", "response": resp,
+                                 "sequence_number": 0}), sidecar={"wire": "openai-responses"})
+    state = reduce_all(turn_events(cap, "wire"))
+    (error,) = state.errors
+    assert (state.outcome, error.scope, error.phase, error.retryable) == (
+        "failed", "provider", "before_output", True)
+
+
+def test_a_responses_error_with_a_null_code_is_a_failure_not_a_crash():
+    cap = from_bytes(_responses({"type": "error", "code": None, "message": "An error occurred",
+                                 "param": None, "sequence_number": 0}),
+                     sidecar={"wire": "openai-responses"})
+    state = reduce_all(turn_events(cap, "wire"))
+    (error,) = state.errors
+    assert (state.outcome, error.code, error.retryable) == ("failed", None, False)
+    assert "An error occurred" in error.message

@@ -30,9 +30,10 @@ What the SDK does not let it see, whatever the adapter does:
   ``call_id`` the ``output_item.done`` restates, as a client tool search does:
   ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
   ended properly;
-- a Responses stream that begins with ``response.queued``: the helper raises
-  at once (it wants ``response.created`` first), so the step is cut before
-  anything;
+- a Responses stream that begins with anything but ``response.created``
+  (``response.queued``, or a stream that is only ``response.failed`` or an
+  ``error``): the helper raises at once, so the step is cut before anything
+  and the failure is not seen;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
