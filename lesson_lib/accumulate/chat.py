@@ -72,7 +72,7 @@ from .changes import (
     TextAppended,
     ToolInputGrew,
 )
-from .chat_parts import ContentParts
+from .chat_parts import ContentParts, IndexedEntries, indexed
 
 # Text fields of a message delta, accumulated by concatenation.
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
@@ -139,7 +139,8 @@ class _Choice:
     """One choice: its message's text fields, tool calls, finish reason and logprobs."""
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
-                 "finish_reason", "logprobs", "extra", "extra_text", "fields", "function_call",
+                 "finish_reason", "logprobs", "extra", "extra_text", "extra_lists", "fields",
+                 "function_call",
                  "structured", "parts")
 
     def __init__(self, index: int) -> None:
@@ -154,6 +155,7 @@ class _Choice:
         self.logprobs: dict[str, Any] | None = None
         self.extra: dict[str, Any] = {}           # unknown message fields, last value
         self.extra_text: dict[str, Fragments] = {}  # unknown string fields, concatenated
+        self.extra_lists: dict[str, IndexedEntries] = {}   # unknown indexed lists, merged
         self.fields: dict[str, Any] = {}            # unknown choice-level fields
         self.function_call: _Call | None = None     # the legacy single function call
         self.structured: ToolCall | None = None     # structured output: content as a call
@@ -170,6 +172,8 @@ class _Choice:
         msg.update(copy.deepcopy(self.extra))
         for name, frags in self.extra_text.items():
             msg[name] = frags.text
+        for name, entries in self.extra_lists.items():
+            msg[name] = entries.build()
         if self.calls:
             msg["tool_calls"] = [calls_as(c) for c in self.calls]
         if self.function_call is not None:
@@ -376,6 +380,11 @@ class ChatAccumulator(Accumulator):
                 if frags is None:
                     frags = choice.extra_text[key] = Fragments()
                 frags.append(value)
+            elif indexed(value) and key not in _DELTA_KNOWN:
+                # A list of entries with an ``index`` (OpenRouter's reasoning_details):
+                # merged by index, their strings concatenated, as the SDK does.
+                self._unknown_key(key, event)
+                choice.extra_lists.setdefault(key, IndexedEntries()).add(value)
             else:
                 self._unknown_key(key, event)
                 choice.extra[key] = copy.deepcopy(value)

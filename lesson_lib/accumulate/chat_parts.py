@@ -1,4 +1,5 @@
-"""A Chat message's ``content`` as typed parts, as some compatible servers stream it.
+"""A Chat message's ``content`` as typed parts, and indexed lists, as some compatible
+servers stream them.
 
 Mistral streams ``delta.content`` as an array of parts: ``{"type": "thinking",
 "thinking": [{"type": "text", "text": ...}], "closed": ...}`` for reasoning and
@@ -63,3 +64,39 @@ class ContentParts:
             else:
                 out.append(copy.deepcopy(fields))
         return out
+
+
+def indexed(value: Any) -> bool:
+    """Whether a delta field's value is a non-empty list of entries that carry an
+    integer ``index`` (merged by index, not replaced)."""
+    return (isinstance(value, list) and bool(value) and
+            all(isinstance(e, dict) and type(e.get("index")) is int for e in value))
+
+
+class IndexedEntries:
+    """A delta field that streams a list of entries addressed by ``index`` (OpenRouter's
+    ``reasoning_details``): an entry's string fields are concatenated, the others take
+    their latest value, in the order the indexes first came."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: dict[int, dict[str, Any]] = {}
+
+    def add(self, value: list) -> None:
+        """One delta's entries."""
+        for entry in value:
+            have = self.entries.setdefault(entry["index"], {})
+            for key, item in entry.items():
+                old = have.get(key)
+                if isinstance(item, str) and isinstance(old, Fragments):
+                    old.append(item)
+                elif isinstance(item, str) and key not in ("index", "type"):
+                    have[key] = Fragments(item)
+                else:
+                    have[key] = copy.deepcopy(item)
+
+    def build(self) -> list:
+        """The merged entries, each string field joined."""
+        return [{k: v.text if isinstance(v, Fragments) else copy.deepcopy(v)
+                 for k, v in entry.items()} for entry in self.entries.values()]
