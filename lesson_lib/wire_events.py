@@ -7,11 +7,11 @@ the event table, the accumulators and the CLI all see the same rows.
 The `type` of a wire event is the payload's ``type`` field on the Anthropic
 and Responses wires. Chat Completions has no event names: its chunks are
 typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
-``[DONE]``, and an in-band error payload (a top-level ``"error"`` key) is
-``error``. Gemini names nothing either: each of its records is a whole
-``GenerateContentResponse`` (a payload with ``candidates``, ``usageMetadata``,
-``modelVersion``, ``promptFeedback`` or ``responseId``, and no ``type`` or
-``object``), typed `GEMINI_RECORD` after it.
+``[DONE]``, and an in-band error payload (a top-level ``"error"`` key, without
+``choices`` or with a non-null error object beside them) is ``error``. Gemini names
+nothing either: each of its records is a whole ``GenerateContentResponse`` (a payload
+with ``candidates``, ``usageMetadata``, ``modelVersion``, ``promptFeedback`` or
+``responseId``, and no ``type`` or ``object``), typed `GEMINI_RECORD` after it.
 
 Payloads are read as strictly as the lesson-3 parser reads tool input:
 ``NaN``, ``Infinity``, a number too large for a float (``1e999``), a
@@ -107,8 +107,8 @@ def payload_type(payload: Any, sse_event: str | None = None) -> str | None:
         kind = payload.get("type")
         if isinstance(kind, str):
             return kind
-        if "error" in payload and "choices" not in payload:
-            return "error"
+        if "error" in payload and ("choices" not in payload or payload["error"] is not None):
+            return "error"      # (OpenRouter: an error object inside a chunk with choices)
         obj = payload.get("object")
         if isinstance(obj, str):
             return obj

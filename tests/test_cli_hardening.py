@@ -344,6 +344,7 @@ def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(cap
         texts += [c.get("delta", {}).get("content") for ev in events
                   if isinstance(ev.payload, dict) and isinstance(ev.payload.get("choices"), list)
                   for c in ev.payload["choices"] if isinstance(c, dict)]
+        texts = [t for t in texts if isinstance(t, str)]   # (typed parts: not plain text)
         for i in range(len(events) - 1):
             if visibility(cap, "swap", i, events) is None:
                 continue

@@ -55,6 +55,10 @@ TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
 ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
 
 # -- stop reasons ----------------------------------------------------------------------
+# ``stop_sequence``: a plain stop (the sequence itself stays in the final Message's
+# ``stop_sequence``). ``model_context_window_exceeded``: the output stopped because the
+# context window was full, so, like ``max_tokens``, it is ``length``: the answer is cut
+# short, and only a shorter input (not a larger max_tokens) lets it go on.
 FINISH_REASONS: dict[str, Finish] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..wire_events import DONE
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -73,6 +74,9 @@ ADDRESS_FIELDS = ("output_index", "content_index", "summary_index")
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"response.completed", "response.incomplete"})  # ended properly
 FAILURES = frozenset({"error", "response.failed"})                   # in-band failure
+# What may follow the terminal event and is passed through, not a fault: some servers
+# (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
+AFTER_TERMINAL = frozenset({DONE})
 # Every event that ends the response, with the status it leaves it in.
 TERMINAL_STATUS = {"response.completed": "completed", "response.incomplete": "incomplete",
                    "response.failed": "failed"}
