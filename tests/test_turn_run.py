@@ -267,7 +267,11 @@ def test_a_tool_block_that_stops_with_invalid_json_is_a_typed_invalid_call_never
     (call,) = state.calls
     assert (call.call_state, call.input, call.raw_input) == ("invalid", None,
                                                              '{"a": true, "b": }')
-    assert state.outcome == "completed"      # the stream is whole; the call is not runnable
+    # The stream is whole, but a call that can never run is an error of the turn: `final`
+    # says so (exit 3), and the turn agrees (issue 20's rule), scope protocol.
+    assert state.outcome == "failed"
+    assert [e.code for e in state.errors] == ["invalid_tool_input"]
+    assert call.execution_status is None                  # never run
     acc = accumulate(cap)
     assert "invalid_tool_input" in [d.code for d in acc.diagnostics]
     assert acc.final["content"][0]["input"] != {}      # the partial value, never {}
