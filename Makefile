@@ -1,8 +1,12 @@
 # Two commands a learner needs: `make lab` and `make test`.
-# Both create .venv on first use; the stamp makes the second run quick.
-PY ?= $(shell command -v python3.11 || command -v python3)
+# Both create .venv on first use; the stamps make the second run quick.
+# Python 3.11 to 3.13 work (the one the notebooks were executed with first).
+PY ?= $(shell command -v python3.11 || command -v python3.13 || command -v python3.12 \
+	|| command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+# `make lab` installs only what the lessons need ([lab]); `make test` adds the test tools.
+LAB_STAMP := $(VENV)/.lab-stamp
 STAMP := $(VENV)/.installed-stamp
 REFERENCE_CAPTURES ?= ../shared/reference-captures
 export REFERENCE_CAPTURES
@@ -11,17 +15,26 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab test notebooks captures bench learner-copy cheat-sheet lint clean
 
-$(STAMP): pyproject.toml
+$(LAB_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python lesson_lib/environment.py
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[lab]'
+	# No news pop-up in the corner the projector shows (written to this venv only).
+	$(BIN)/jupyter labextension disable "@jupyterlab/apputils-extension:announcements"
+	touch $(LAB_STAMP)
+
+$(STAMP): $(LAB_STAMP)
+	$(BIN)/python -m pip install -q -e '.[lab,test]'
 	touch $(STAMP)
 
 # The learner works in my-work/ (git-ignored, never regenerated): seeded from
-# notebooks/learner/ with any lesson it lacks, and where JupyterLab opens.
-lab: $(STAMP)
+# notebooks/learner/ with any lesson it lacks, and where JupyterLab opens. The venv
+# is on the lab's PATH, so `lesson-lib serve` works in its terminals.
+lab: $(LAB_STAMP)
 	$(BIN)/python -c "from lesson_lib import learner; print(learner.seed())"
-	$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/my-work \
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=. \
+		--LabApp.default_url=/lab/tree/my-work \
 		$(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
@@ -53,4 +66,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check lesson_lib tests scripts bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts
+	rm -rf $(VENV) .venv-3.* .pytest_cache .ruff_cache .hypothesis test-artifacts

@@ -83,15 +83,15 @@ def markdown_deltas(n: int) -> list[str]:
 
 def answer_turn(deltas: list[str]) -> tuple[TurnState, list[int]]:
     """The turn of one text block with these deltas, and the event count after each delta."""
-    events = [TurnStarted(0), StepStarted(1, step=1, wire="anthropic-messages"),
-              BlockStarted(2, block="s1.b0", block_kind="text")]
+    events = [TurnStarted(0, turn="turn"), StepStarted(1, step=1, wire="anthropic-messages"),
+              BlockStarted(2, block="s1.b0", step=1, block_kind="text")]
     marks = []
     for d in deltas:
         events.append(BlockDelta(len(events), block="s1.b0", fragment=d))
         marks.append(len(events))
     events += [BlockEnded(len(events), block="s1.b0"),
-               StepFinished(len(events) + 1, step=1, finish=Finish("stop"))]
-    events.append(TurnFinished(len(events)))
+               StepFinished(len(events) + 1, step=1, finish=Finish("stop"), ended="proper")]
+    events.append(TurnFinished(len(events), outcome="completed"))
     return reduce_all(events), marks
 
 

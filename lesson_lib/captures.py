@@ -8,7 +8,7 @@ A capture is two files side by side:
 - ``NAME.json``: the sidecar, with these keys::
 
     wire          "anthropic-messages" | "openai-responses" | "openai-chat" |
-                  "aws-bedrock-converse" | "aws-bedrock-invoke"
+                  "google-gemini" | "aws-bedrock-converse" | "aws-bedrock-invoke"
     demonstrates  one line: what this capture shows
     request       what produced it: model, messages / input, tools, parameters
     response      {"status": 200, "headers": {...}}  (request id; never secrets)
@@ -49,8 +49,9 @@ from . import eventstream
 from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
 from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
+from .wire_events import GEMINI_RECORD, payload_type
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", CONVERSE, INVOKE)
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
 # The wires whose body is binary frames (`lesson_lib.eventstream`), not SSE.
 EVENTSTREAM_WIRES = frozenset({CONVERSE, INVOKE})
 # A body's file: SSE text, or Bedrock's binary frames.
@@ -223,8 +224,10 @@ def detect_wire(body: bytes) -> str | None:
     The first event whose structure belongs to one wire decides: an
     ``event:`` name or payload ``type`` of Anthropic's (``message_start``,
     ``content_block_*``, ...), one starting ``response.``, a payload
-    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel. What is
-    inside strings (model output) is never looked at. An event-stream body's
+    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel, a payload
+    shaped like Gemini's ``GenerateContentResponse`` (``candidates``,
+    ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``). What
+    is inside strings (model output) is never looked at. An event-stream body's
     wire is its first event frame's: ``chunk`` frames are Invoke's, Converse's
     event names are Converse's.
     """
@@ -250,6 +253,10 @@ def _wire_of(event: ServerSentEvent) -> str | None:
     if isinstance(payload, dict):
         if payload.get("object") == "chat.completion.chunk":
             return "openai-chat"
+        if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
+            return "openai-chat"    # Azure's first chunk: filter results, no object yet
+        if payload_type(payload) == GEMINI_RECORD:
+            return "google-gemini"
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):
@@ -401,8 +408,7 @@ def bodies(root: Path) -> list[Path]:
 
 
 # The reference folders and the wire each one's recordings speak: the folder says it,
-# since a bare recording has no sidecar (compatible servers speak Chat; Gemini has no
-# event names or payload types a detector could go by).
+# since a bare recording has no sidecar (compatible servers speak Chat).
 REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",
                      "openai-responses": "openai-responses",
                      "openai-chat": "openai-chat",

@@ -15,8 +15,10 @@ from . import wires
 
 TITLE = "Reading the Wire: the three wires on one page"
 ROWS = (("Events, in order", "events"), ("Addressing", "addressing"),
-        ("Tool arguments arrive", "tool_arguments"), ("Ends properly with", "terminal"),
-        ("In-band error (after HTTP 200)", "in_band_error"))
+        ("Tool arguments arrive", "tool_arguments"),
+        ("Reasoning, refusals, citations", "also"), ("Ends properly with", "terminal"),
+        ("Why it stopped", "finish"), ("In-band error (after HTTP 200)", "in_band_error"),
+        ("Failed request (before any event)", "error_body"))
 
 
 def _cells(value, code, join: str) -> str:
@@ -48,10 +50,21 @@ def _html_cell(value) -> str:
     return "<br>".join(f"<code>{_html.escape(name)}</code>: {esc(what)}" for name, what in value)
 
 
-def html() -> str:
-    """The cheat sheet as a self-contained HTML page that prints on one landscape sheet."""
+# The printed sheets: each fits one landscape page, so the wires go three to a page.
+FIRST_PAGE = ("anthropic-messages", "openai-responses", "openai-chat")
+
+
+def pages() -> list[tuple[str, ...]]:
+    """The wires of each printed page: the course's first three, then the others."""
+    rest = tuple(name for name in wires.WIRES if name not in FIRST_PAGE)
+    return [FIRST_PAGE] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+
+
+def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
+    """The cheat sheet of the wires `names` as a self-contained HTML page that prints on
+    one landscape sheet."""
     esc = _html.escape
-    sheets = [module.SHEET for module in wires.WIRES.values()]
+    sheets = [wires.WIRES[name].SHEET for name in names]
     head = "".join(f"<th>{esc(s.wire)}</th>" for s in sheets)
     body = []
     for label, field in ROWS:
@@ -59,15 +72,18 @@ def html() -> str:
         body.append(f"<tr><th scope=\"row\">{esc(label)}</th>{cells}</tr>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{esc(TITLE)}</title><style>\n"
-            "@page { size: A4 landscape; margin: 10mm; }\n"
-            "body { font: 10pt/1.35 system-ui, sans-serif; color: #111; background: #fff; }\n"
+            # Landscape on whatever paper the printer has: one page of A4 or of Letter.
+            "@page { size: landscape; margin: 8mm; }\n"
+            "body { font: 7.5pt/1.25 system-ui, sans-serif; color: #111; background: #fff; "
+            "margin: 0; }\n"
             "table { border-collapse: collapse; width: 100%; table-layout: fixed; }\n"
-            "th, td { border: 1px solid #888; padding: 4px 6px; vertical-align: top; "
-            "text-align: left; }\n"
-            "thead th { background: #e8e8e8; } tbody th { width: 11em; background: #f4f4f4; }\n"
-            "code { font: 9pt ui-monospace, monospace; }\n"
+            "th, td { border: 1px solid #888; padding: 2px 4px; vertical-align: top; "
+            "text-align: left; overflow-wrap: anywhere; }\n"
+            "thead th { background: #e8e8e8; } tbody th { width: 9em; background: #f4f4f4; }\n"
+            "code { font: 7pt ui-monospace, monospace; overflow-wrap: anywhere; }\n"
             "</style></head><body>\n"
-            f"<h1 style=\"font-size:14pt\">{esc(TITLE)}</h1>\n"
+            f"<h1 style=\"font-size:11pt;margin:0 0 4px\">{esc(TITLE)}</h1>\n"
             f"<table><thead><tr><th></th>{head}</tr></thead><tbody>\n"
             + "\n".join(body) + "\n</tbody></table>\n"
-            "<p style=\"font-size:8pt\">Generated from lesson_lib.wires.</p>\n</body></html>\n")
+            "<p style=\"font-size:6.5pt;margin:2px 0 0\">Generated from lesson_lib.wires."
+            "</p>\n</body></html>\n")

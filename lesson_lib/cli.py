@@ -63,11 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
         return code
     except _Usage as exc:
-        _err(f"usage: {exc}")
-        return CANNOT_START
+        return _cannot_start(f"usage: {exc}", argv)
     except CaptureError as exc:
-        _err(str(exc))
-        return CANNOT_START
+        return _cannot_start(str(exc), argv)
     except BrokenPipeError:
         _silence_stdout()
         return OK
@@ -75,6 +73,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         _err(f"cannot write the output ({exc.strerror or exc})")
         return CANNOT_START
+
+
+def _cannot_start(message: str, argv: Sequence[str] | None) -> int:
+    """Exit 2: one line on stderr, and with ``--json`` a JSON error object on stdout too,
+    so that a script reading stdout always gets JSON."""
+    _err(message)
+    words = sys.argv[1:] if argv is None else argv
+    if "--json" in words and sys.stdout is not None:
+        try:
+            sys.stdout.write(dumps({"error": {"exit": CANNOT_START, "message": message}}) + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    return CANNOT_START
 
 
 def _silence_stdout() -> None:

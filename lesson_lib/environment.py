@@ -7,18 +7,41 @@ the pins, and seeds the learner's own folder ``my-work/`` (exposed as
 
 from __future__ import annotations
 
+import sys
 import warnings
 from importlib import metadata
 
 # The versions the committed notebook outputs were produced with.
 PINNED = {
-    "anthropic": "2.14.0",
+    "anthropic": "2.16.0",
     "openai": "3.57.0",
     "jiter": "0.19.0",
     "pandas": "3.1.1",
     "ipywidgets": "8.1.9",
     "matplotlib": "3.11.2",
 }
+
+
+# The Pythons the course is tested on (`.ci/run` runs the suite on the oldest and the newest).
+SUPPORTED_PYTHONS = ((3, 11), (3, 12), (3, 13))
+
+
+def python_supported(version: tuple[int, ...] = tuple(sys.version_info)) -> bool:
+    """Whether `version` (``sys.version_info`` by default) is one the course supports."""
+    return tuple(version[:2]) in SUPPORTED_PYTHONS
+
+
+def python_check(version: tuple[int, ...] = tuple(sys.version_info)) -> str:
+    """One line saying whether this Python is one the course supports.
+
+    The line is the same on every supported Python, so a notebook that prints
+    it compares equal wherever the course runs; only an unsupported one is named.
+    """
+    first, last = SUPPORTED_PYTHONS[0], SUPPORTED_PYTHONS[-1]
+    span = f"{first[0]}.{first[1]} to {last[0]}.{last[1]}"
+    if python_supported(version):
+        return f"Python {span}: supported"
+    return f"Python {version[0]}.{version[1]} is not supported: the course runs on Python {span}"
 
 
 def version_drift() -> dict[str, tuple[str, str | None]]:
@@ -63,3 +86,8 @@ def setup(*, quiet: bool = False) -> dict[str, str]:
         warnings.warn(f"package versions differ from the course's pins: {lines}; "
                       "outputs may not match the committed notebooks", stacklevel=2)
     return dict(PINNED)
+
+
+if __name__ == "__main__":  # `make` checks the venv's Python with this before installing
+    print(python_check())
+    sys.exit(0 if python_supported() else 1)

@@ -47,6 +47,7 @@ module per wire (``EVENT_TYPES``, ``DELTA_TYPES``, ``FAILURES``).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from types import ModuleType
@@ -66,11 +67,11 @@ pd.set_option("styler.format.escape", "html")
 TEXT_DELTAS = frozenset({"text_delta", "output_text", "content", "text"})
 TOOL_ARGUMENT_DELTAS = frozenset({
     "input_json_delta", "function_call_arguments", "tool_calls", "tool_call_name",
-    "custom_tool_call_input", "mcp_call_arguments", "toolUse",
+    "custom_tool_call_input", "mcp_call_arguments", "toolUse", "functionCall", "partialArgs",
 })
 REASONING_DELTAS = frozenset({
     "thinking_delta", "signature_delta", "reasoning_summary_text", "reasoning_text",
-    "reasoning_content", "reasoningContent",
+    "reasoning_content", "reasoningContent", "thought",
 })
 # Chat's delta_type values that carry no output of their own
 _BOOKKEEPING_DELTAS = frozenset({"role", "finish", "usage"})
@@ -277,9 +278,43 @@ def _read_converse(p: dict, row: dict, vocab: ModuleType) -> None:
         row["preview"] = preview_text(_error_text(vocab, kind, p))
 
 
+def _read_gemini(p: dict, row: dict, vocab: ModuleType) -> None:
+    if row["type"] == "error":
+        row["preview"] = preview_text(_error_text(vocab, row["type"], p))
+        return
+    found = vocab.candidates(p)
+    row["choices"] = len(found)
+    row["output_tokens"] = _int(_dict(p.get("usageMetadata")).get("candidatesTokenCount"))
+    first = found[0] if found else {}
+    row["choice"] = vocab.candidate_index(first, 0) if found else None
+    parts = _dict(first.get("content")).get("parts")
+    part = _dict(parts[0]) if isinstance(parts, list) and parts else {}
+    dtype, text = vocab.part_kind(part), ""
+    if dtype in ("text", "thought"):
+        text = part["text"]
+    elif dtype == "functionCall":
+        call = part["functionCall"]
+        args = call.get("args")
+        text = f"{call.get('name')} {json.dumps(args)}" if args is not None else call.get("name")
+    elif dtype == "partialArgs":
+        text = " ".join(f"{a.get('jsonPath')} {json.dumps(v)}" for a in
+                        part["functionCall"].get("partialArgs") or [] if isinstance(a, dict)
+                        for k, v in a.items() if k in vocab.ARGUMENT_VALUES)
+    elif dtype == "executableCode":
+        text = str(_dict(part[dtype]).get("code") or "")
+    elif dtype == "codeExecutionResult":
+        text = str(_dict(part[dtype]).get("output") or "")
+    if not text and first.get("finishReason") and dtype in (None, "text"):
+        dtype, text = "finish", f"finishReason={first['finishReason']}"
+    elif dtype is None and not found and row["output_tokens"] is not None:
+        dtype, text = "usage", f"candidatesTokenCount={row['output_tokens']}"
+    row["delta_type"] = dtype
+    row["preview"] = preview_text(text) if dtype else None
+
+
 _READERS = {"anthropic-messages": _read_anthropic, "openai-responses": _read_responses,
-            "openai-chat": _read_chat, "aws-bedrock-converse": _read_converse,
-            "aws-bedrock-invoke": _read_anthropic}
+            "openai-chat": _read_chat, "google-gemini": _read_gemini,
+            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic}
 
 
 def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:

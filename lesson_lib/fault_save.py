@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import learner
+from . import learner, wires
 from .capture_writer import write_capture
 from .captures import Capture
 from .diagnostics import Diagnostic
@@ -136,6 +136,11 @@ def plan(source: Capture, faulted: Capture, name: str | None = None) -> Plan:
     if not isinstance(fault, dict) or not fault.get("kind"):
         problems.append(Diagnostic("nothing_to_save", f"{faulted.key} is not a faulted capture "
                                    "(its sidecar names no fault): pick a fault first"))
+    if faulted.wire not in wires.WIRES:
+        # The wire names a folder: only a wire the course knows may do that.
+        problems.append(Diagnostic("unknown_wire", f"{faulted.key} says its wire is "
+                                   f"{str(faulted.wire)[:60]!r}, which is none of "
+                                   f"{', '.join(sorted(wires.WIRES))}: nothing to save"))
     if problems:
         return Plan(name if isinstance(name, str) else "", faulted.wire,
                     diagnostics=tuple(problems))
@@ -184,10 +189,17 @@ def save(source: Capture, faulted: Capture, name: str | None = None, *,
         shown = "a temporary folder" if temporary else f"{learner.FOLDER}/{CAPTURES}"
     else:
         base, temporary, shown = Path(folder), False, str(folder)
-    target = base / (planned.wire or "unknown-wire")
-    shown = f"{shown}/{planned.wire or 'unknown-wire'}"
-    existing = [p for p in (target / f"{planned.name}.sse", target / f"{planned.name}.json")
-                if p.exists()]
+    target = base / str(planned.wire)
+    shown = f"{shown}/{planned.wire}"
+    files = (target / f"{planned.name}.sse", target / f"{planned.name}.json")
+    # A link is never followed: not the wire's folder, not either file (a dangling one
+    # would create a file elsewhere, a live one overwrite its target).
+    links = [p for p in (target, *files) if p.is_symlink()]
+    if links:
+        return Saved(planned.name, None, shown, temporary, (Diagnostic(
+            "link_in_the_way", f"{shown}/{links[0].name} is a symbolic link, which is never "
+            "followed; remove it or choose another name", extra={"path": str(links[0])}),))
+    existing = [p for p in files if p.exists()]
     if existing and not overwrite:
         where = (f"{planned.wire}/{existing[0].name} in the temporary folder" if temporary
                  else f"{shown}/{existing[0].name}")

@@ -15,6 +15,8 @@ The faults imitate what really happens to streams in transit:
 
 =====================  ======================================================
 `cut_at`               the connection dies at a byte offset
+`drop_at`              the same bytes, but the connection is broken, not ended (a socket
+                       tells the two apart: see `drop_at`)
 `inject_error`         the provider reports an in-band error mid-stream
 `drop_terminal`        the stream stops just before its terminal event
 `split_character`      a network chunk ends inside a multi-byte character
@@ -65,8 +67,8 @@ from . import wires
 from .captures import Capture, from_bytes
 from .wire_events import DONE, WireEvent, parse_all
 
-__all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_terminal",
-           "duplicate", "inject_error", "split_character", "stall", "swap"]
+__all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
+           "duplicate", "ends_broken", "inject_error", "split_character", "stall", "swap"]
 
 # The in-band error each wire sends, in its own shape (Responses also gets a
 # ``sequence_number`` that continues the stream's own numbering).
@@ -81,11 +83,15 @@ ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
     "openai-chat": {"error": {"message": "The server had an error while processing your "
                                          "request. Sorry about that!",
                               "type": "server_error", "param": None, "code": None}},
+    "google-gemini": {"error": {"code": 503, "message": "The model is overloaded. Please try "
+                                                        "again later.", "status": "UNAVAILABLE"}},
     # Bedrock: the payload of an exception frame (`BEDROCK_EXCEPTION` names it).
     "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
     "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
 }
 BEDROCK_EXCEPTION = "serviceUnavailableException"
+# Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
+_UNNAMED = frozenset({"openai-chat", "google-gemini"})
 
 
 class FaultError(ValueError):
@@ -108,6 +114,29 @@ def cut_at(capture: Capture, offset: int) -> Capture:
     offset = min(offset, len(capture.body))
     return _splice(capture, offset, len(capture.body), b"", kind="cut_at", at=offset,
                    what=f"the connection dies after byte {offset} of {len(capture.body)}")
+
+
+def drop_at(capture: Capture, offset: int) -> Capture:
+    """The connection breaks after `offset` bytes of the body.
+
+    The bytes are those of `cut_at`; what differs is how the body ends on a
+    socket. A cut ends the HTTP body properly (the last chunk of a chunked
+    body is sent), so curl exits 0 and the SDKs raise nothing. A drop
+    abandons the connection in the middle of the body, as a crashed server
+    or a reset does: curl exits 18 and httpx (under both SDKs) raises
+    ``RemoteProtocolError``. Replayed offline, the two are the same capture;
+    `ends_broken` tells the server which one to send.
+    """
+    if offset < 0:
+        raise FaultError(f"offset must be at least 0, not {offset}")
+    offset = min(offset, len(capture.body))
+    return _splice(capture, offset, len(capture.body), b"", kind="drop_at", at=offset,
+                   what=f"the connection breaks after byte {offset} of {len(capture.body)}")
+
+
+def ends_broken(capture: Capture) -> bool:
+    """Whether a server must break the connection after the body (a `drop_at` capture)."""
+    return (capture.sidecar.get("fault") or {}).get("kind") == "drop_at"
 
 
 def inject_error(capture: Capture, after_event: int,
@@ -142,8 +171,8 @@ def inject_error(capture: Capture, after_event: int,
                             "ends")
     nl = _newline(capture.body, ev)
     data = json.dumps(payload, ensure_ascii=False,
-                      separators=(", ", ": ") if wire == "openai-chat" else (",", ":"))
-    lines = [] if wire == "openai-chat" else [b"event: error"]
+                      separators=(", ", ": ") if wire in _UNNAMED else (",", ":"))
+    lines = [] if wire in _UNNAMED else [b"event: error"]
     lines.append(b"data: " + data.encode("utf-8"))
     block = nl.join(lines) + nl + nl
     start = ev.sse.end

@@ -9,7 +9,8 @@ request reach disk (`lesson_lib.capture_writer`); the key never does.
 Exit codes: 0 recorded and the stream ended properly; 3 recorded, but the
 stream did not end properly or the request failed (kept as a failed-request
 capture); 2 could not start (no key, bad options, cannot connect, and a
-rejected key unless ``--keep-failed``).
+rejected key unless ``--keep-failed``, and a key-shaped string that would have
+reached disk: `lesson_lib.redact` first clears every echo of the key).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from . import captures as captures_mod
 from .capture_writer import allowed_headers, chunk_record, scrub_request, write_capture
+from .redact import KeyOnDisk, check_no_key, redact_bytes, redact_headers, redact_text
 from .stream_end import how_it_ended
 from .wire_events import parse_all
 
@@ -70,15 +72,22 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     if not key:
         return Recorded(CANNOT_START, f"no key: set {variable} to record on the {wire} wire")
     kwargs = request_for(wire, prompt, model or DEFAULT_MODEL[wire])
-    started = time.monotonic()
     try:
-        status, headers, reads, failure = _send(wire, key, base_url, kwargs, started)
+        status, headers, reads, failure = _send(wire, key, base_url, kwargs)
     except _CannotConnect as exc:
         return Recorded(CANNOT_START, f"cannot connect: {exc}")
     if status in (401, 403) and not keep_failed:
         return Recorded(CANNOT_START, f"the server rejected the key in {variable} "
                                       f"(HTTP {status}); --keep-failed records it anyway")
-    body = b"".join(chunk for chunk, _ in reads)
+    failure = redact_text(failure, key) if failure else failure
+    # A server may echo the key: cleared in place (same length, so chunk ends hold).
+    body = redact_bytes(b"".join(chunk for chunk, _ in reads), key)
+    kept_headers = redact_headers(allowed_headers(headers), key)
+    request = scrub_request(kwargs)
+    try:
+        check_no_key(body, kept_headers, request)
+    except KeyOnDisk as exc:
+        return Recorded(CANNOT_START, str(exc))
     ends, offset = [], 0
     for chunk, t in reads:
         offset += len(chunk)
@@ -86,8 +95,8 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     sidecar = {
         "wire": wire,
         "demonstrates": f"Recorded: {_one_line(prompt)}",
-        "request": scrub_request(kwargs),
-        "response": {"status": status, "headers": allowed_headers(headers)},
+        "request": request,
+        "response": {"status": status, "headers": kept_headers},
         "provenance": {"kind": "recorded",
                        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                        "sdk": {pkg: _version(pkg) for pkg in ("anthropic", "openai")},
@@ -110,21 +119,38 @@ class _CannotConnect(Exception):
     pass
 
 
-def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any], started: float):
+class _RequestClock:
+    """Milliseconds since the request was sent: started by the HTTP client's request hook,
+    so importing the SDK and building its client (over a second) are not counted."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+
+    def start(self, request: Any) -> None:
+        self.started = time.monotonic()
+
+    def ms(self) -> float:
+        if self.started is None:     # no request went out (it failed before sending)
+            self.started = time.monotonic()
+        return (time.monotonic() - self.started) * 1000.0
+
+
+def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any]):
     """Make the request; (status, headers, [(read, ms)], transport error or None)."""
+    clock = _RequestClock()
     if wire == "anthropic-messages":
         import anthropic as sdk
-        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
         create = client.messages.with_streaming_response.create
     else:
         import openai as sdk
-        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0)
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http)
         resource = client.responses if wire == "openai-responses" else client.chat.completions
         create = resource.with_streaming_response.create
     reads: list[tuple[bytes, float]] = []
-
-    def now() -> float:
-        return (time.monotonic() - started) * 1000.0
+    now = clock.ms
 
     try:
         with create(**kwargs) as response:

@@ -1,9 +1,10 @@
 """Replay: the official SDKs, put back in front of a capture, fully offline.
 
-The `anthropic` and `openai` clients are given an HTTP transport that answers
-every request with the capture's bytes, in its recorded network chunks, with
-the recorded status and ``content-type``. No key, no network: what the SDK
-returns or raises is exactly what it would do with those bytes live.
+The `anthropic`, `openai` and `google-genai` clients are given an HTTP
+transport (all three speak `httpx2`) that answers every request with the
+capture's bytes, in its recorded network chunks, with the recorded status and
+``content-type``. No key, no network: what the SDK returns or raises is
+exactly what it would do with those bytes live.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import httpx2
 from .captures import Capture
 
 _DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
-                  "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1"}
+                  "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1",
+                  "google-gemini": "gemini-2.5-flash"}
 
 
 CLOSED_MESSAGE = "the connection was closed (offline replay)"
@@ -79,6 +81,15 @@ def openai_client(capture: Capture, chunk_size: int | None = None):
                          http_client=httpx2.Client(transport=transport(capture, chunk_size)))
 
 
+def gemini_client(capture: Capture, chunk_size: int | None = None):
+    """A `google.genai.Client` whose every response is this capture (no retries)."""
+    from google import genai
+    from google.genai import types
+    http = httpx2.Client(transport=transport(capture, chunk_size))
+    return genai.Client(api_key="offline-replay",
+                        http_options=types.HttpOptions(httpx_client=http))
+
+
 def request_kwargs(capture: Capture) -> dict[str, Any]:
     """Arguments for the SDK's create/stream call, from the sidecar's request."""
     req = dict(capture.request)
@@ -89,6 +100,8 @@ def request_kwargs(capture: Capture) -> dict[str, Any]:
                 "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
     if wire == "openai-responses":
         return {"model": model, "input": req.get("input") or "Hi"}
+    if wire == "google-gemini":
+        return {"model": model, "contents": req.get("contents") or "Hi"}
     return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
 
 
@@ -137,7 +150,9 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
 
     Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
     ``responses.stream`` then ``get_final_response()``. Chat:
-    ``chat.completions.stream`` then ``get_final_completion()``. `client`
+    ``chat.completions.stream`` then ``get_final_completion()``. Gemini:
+    ``models.generate_content_stream``, which yields one response object per
+    record and assembles nothing (`final` stays None). `client`
     replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
     Without `keep_events`, only what `check` compares is kept (text, final,
     error, the count of events), so memory stays linear in the stream.
@@ -161,7 +176,8 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
 # Per wire: the event type of the text projection, and its field holding the new text.
 _TEXT_EVENT = {"anthropic-messages": ("text", "text"),
                "openai-responses": ("response.output_text.delta", "delta"),
-               "openai-chat": ("content.delta", "delta")}
+               "openai-chat": ("content.delta", "delta"),
+               "google-gemini": (None, None)}   # every response object: `gemini_text`
 
 
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
@@ -183,6 +199,10 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
             with client.chat.completions.stream(**kwargs) as stream:
                 _collect(stream, capture.wire, out, texts, keep_events, on_event)
                 out.final = stream.get_final_completion()
+        elif capture.wire == "google-gemini":
+            client = client or gemini_client(capture, chunk_size)
+            stream = client.models.generate_content_stream(**kwargs)
+            _collect(stream, capture.wire, out, texts, keep_events, on_event)
         elif capture.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
             # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
             from .bedrock_replay import boto3_events, text_of_event
@@ -216,7 +236,9 @@ def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
                 on_event(event)
             except Exception as exc:
                 raise _OnEventFailed() from exc
-        if event.type == kind:
+        if kind is None:
+            texts.append(gemini_text(event))
+        elif event.type == kind:
             texts.append(text_of(getattr(event, key)))
 
 
@@ -229,3 +251,12 @@ def text_of(delta: Any) -> str:
         return "".join(part["text"] for part in delta if isinstance(part, dict)
                        and part.get("type") == "text" and isinstance(part.get("text"), str))
     return ""
+
+
+def gemini_text(response: Any) -> str:
+    """The answer text one Gemini response object carries: its first candidate's text
+    parts that are not thoughts (the SDK's ``.text``, without its warning about other parts)."""
+    candidates = getattr(response, "candidates", None) or []
+    content = getattr(candidates[0], "content", None) if candidates else None
+    return "".join(part.text for part in getattr(content, "parts", None) or []
+                   if isinstance(getattr(part, "text", None), str) and not part.thought)

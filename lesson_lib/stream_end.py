@@ -3,7 +3,9 @@
 **The stream ended properly** when three things hold: its wire's own
 terminal event arrived (Anthropic ``message_stop``; Responses
 ``response.completed`` or ``response.incomplete``; Chat ``[DONE]`` after
-every choice has a ``finish_reason``: `wires`' ``TERMINALS``), nothing
+every choice has a ``finish_reason``, or a body without ``[DONE]`` that
+`wires.chat.ended_without_done` accepts, with a ``no_done_marker``
+warning: `wires`' ``TERMINALS``), nothing
 arrived that could not be dispatched (no SSE framing diagnostic, no event
 that is not JSON), and no in-band error came (an Anthropic ``error`` event,
 a Responses ``error`` or ``response.failed``, a Chat ``error`` payload:
@@ -69,10 +71,11 @@ class Ending:
 
 def how_it_ended(wire: str | None, events: list[WireEvent],
                  sse_diagnostics: list[Diagnostic], status: int = 200,
-                 body: str = "") -> Ending:
+                 body: str = "", request: dict | None = None) -> Ending:
     """Classify the end of a decoded stream; the diagnostics say why it is not proper.
 
-    `body` is read only when `status` is not 2xx: the error body.
+    `body` is read only when `status` is not 2xx: the error body. `request` (optional)
+    says whether a Chat stream owes a usage chunk (`wires.chat.usage_promised`).
     """
     if status >= 300:
         return Ending("http_error", f"HTTP {status}: the request failed before any event",
@@ -89,6 +92,11 @@ def how_it_ended(wire: str | None, events: list[WireEvent],
     if errors:
         return Ending("error", f"in-band error after HTTP 200: {errors[0].message}", diags)
     terminal = _terminal_reached(wire, events)
+    if terminal is False and wire == "openai-chat" and not diags:
+        warning = _chat_without_done(events, request)
+        if warning is not None:
+            return Ending("ended", "every choice finished and the body ended at an event "
+                          "boundary, without [DONE]", [warning])
     if terminal is None:
         kind = "cut" if diags else "undecided"
         return Ending(kind, "wire unknown: only the SSE framing was checked", diags)
@@ -114,9 +122,38 @@ def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:
                     open_choices.discard(index)
         return not open_choices
     if wire in wires.WIRES:
+        rule = getattr(wires.WIRES[wire], "terminal_reached", None)
+        if rule is not None:        # a wire without a terminal event says its own rule
+            return rule(events)
         terminals = wires.WIRES[wire].TERMINALS
         return any(ev.type in terminals for ev in events)
     return None
+
+
+def _chat_without_done(events: list[WireEvent], request: dict | None) -> Diagnostic | None:
+    """A Chat body without ``[DONE]`` that ended properly by `wires.chat`'s rule (no
+    framing or parse fault: the caller checked): its warning, else None."""
+    if any(ev.type == DONE for ev in events):
+        return None
+    chat = wires.chat
+    open_choices: set[int] = set()
+    seen = False
+    owed, came = chat.usage_promised(None, request), False
+    for ev in events:
+        owed = owed or chat.usage_promised(ev.payload)
+        came = came or chat.has_usage(ev.payload)
+        for choice in _choices(ev):
+            index = choice.get("index", 0)
+            seen = True
+            open_choices.add(index)
+            if choice.get("finish_reason"):
+                open_choices.discard(index)
+    if not chat.ended_without_done(every_choice_finished=seen and not open_choices,
+                                   usage_owed=owed, usage_came=came, whole=True):
+        return None
+    return Diagnostic("no_done_marker", "no data: [DONE], but every choice finished and the "
+                      "body ended at an event boundary: taken as the end", severity="warning",
+                      offset=events[-1].sse.end if events else 0)
 
 
 def _choices(ev: WireEvent) -> list[dict]:
@@ -129,6 +166,7 @@ def _missing_terminal(wire: str | None) -> str:
     wanted = {"anthropic-messages": "message_stop",
               "openai-responses": "response.completed / response.incomplete",
               "openai-chat": "[DONE] after every choice's finish_reason",
+              "google-gemini": "a last record with a finishReason",
               "aws-bedrock-converse": "messageStop",
               "aws-bedrock-invoke": "message_stop"}.get(wire or "", "?")
     return f"no terminal event ({wanted}): the stream was cut"

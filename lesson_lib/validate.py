@@ -75,6 +75,8 @@ def describe_outcome(outcome: SDKOutcome) -> str:
         extra = f" (status_code={status})" if status is not None else ""
         return f"raised {outcome.raised}{extra}: {str(outcome.error)[:100]}"
     final = outcome.final
+    if final is None:       # a helper that assembles nothing (Gemini's)
+        return f"returned {outcome.event_count} response objects (it assembles no final one)"
     stop = (getattr(final, "stop_reason", None) if hasattr(final, "stop_reason")
             else getattr(final, "status", None))
     if hasattr(final, "choices"):

@@ -63,6 +63,13 @@ def kind_of(ev: WireEvent, wire: str) -> str:
         return "tool_arguments"
     if kind.endswith(".delta"):
         return "text"
+    if wire == "google-gemini" and kind in WIRES[wire].EVENT_TYPES:
+        part = WIRES[wire].part_kind(_first_part(p))
+        if part in ("functionCall", "partialArgs"):
+            return "tool_arguments"
+        if part in ("text", "thought"):
+            return "text"
+        return "start" if ev.index == 0 else "other"
     if kind == "chat.completion.chunk":
         deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
         if any(d.get("tool_calls") for d in deltas):
@@ -72,6 +79,14 @@ def kind_of(ev: WireEvent, wire: str) -> str:
             return "text"
         return "start" if ev.index == 0 else "other"
     return "other"
+
+
+def _first_part(payload: dict) -> dict | None:
+    """A Gemini record's first part (None when it has none)."""
+    found = WIRES["google-gemini"].candidates(payload)
+    content = found[0].get("content") if found else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return parts[0] if isinstance(parts, list) and parts else None
 
 
 def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]]:

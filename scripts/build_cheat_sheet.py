@@ -1,4 +1,4 @@
-"""Write CHEATSHEET.md and cheatsheet.html from the wire facts (`lesson_lib.cheat_sheet`).
+"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.cheat_sheet`).
 
     python scripts/build_cheat_sheet.py
 """
@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> int:
     (ROOT / "CHEATSHEET.md").write_text(cheat_sheet.markdown(), encoding="utf-8")
-    (ROOT / "cheatsheet.html").write_text(cheat_sheet.html(), encoding="utf-8")
+    for number, names in enumerate(cheat_sheet.pages(), 1):
+        name = "cheatsheet.html" if number == 1 else f"cheatsheet-{number}.html"
+        (ROOT / name).write_text(cheat_sheet.html(names), encoding="utf-8")
     return 0
 
 

@@ -96,16 +96,32 @@ def execute(nb: nbformat.NotebookNode) -> None:
     client.execute()
 
 
-def learner_copy(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook without its solution cells, for handing out.
+def solution_pointer(target: str, source_name: str) -> str:
+    """What a learner copy says where a solution cell was: where the solution is."""
+    module_name, _, attr = target.partition(":")
+    where = f"`notebooks/{source_name}`, " if source_name else ""
+    return (f"*The solution is not in your copy.* It is folded under this exercise in "
+            f"{where}the course's own notebook, and its tested code is `{attr}` in "
+            f"`{module_name.replace('.', '/')}.py`.")
+
+
+def learner_copy(nb: nbformat.NotebookNode, source_name: str = "") -> nbformat.NotebookNode:
+    """The notebook without its solutions, for handing out: each solution cell becomes a
+    line saying where the solution is (`source_name`: the source notebook's file name).
 
     Outputs stay: they are the same as the source's (solutions are markdown,
     so no code cell changes), and a learner opening the copy on GitHub sees
     a complete lesson with the exercises still to do.
     """
     copy = nbformat.from_dict(nb)
-    copy.cells = [cell for cell in copy.cells
-                  if not (cell.cell_type == "markdown" and cell.metadata.get("solution"))]
+    cells = []
+    for cell in copy.cells:
+        target = cell.metadata.get("solution") if cell.cell_type == "markdown" else None
+        if target:
+            cell = nbformat.v4.new_markdown_cell(solution_pointer(target, source_name),
+                                                 id=cell.get("id"))
+        cells.append(cell)
+    copy.cells = cells
     return copy
 
 
@@ -127,7 +143,7 @@ def build(path: Path) -> str:
 
 def write_learner(path: Path, text: str) -> str:
     nb = nbformat.reads(text, as_version=4)
-    return nbformat.writes(learner_copy(nb)) + "\n"
+    return nbformat.writes(learner_copy(nb, path.name)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

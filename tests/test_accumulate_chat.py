@@ -345,8 +345,10 @@ def test_any_sequence_of_chunks_is_accumulated_without_raising(payloads):
     acc.finish()
     json.dumps(acc.final())
     assert all(s.state != "open" for s in acc.slots())
-    if acc.complete:
-        assert DONE in payloads
+    if acc.complete:      # [DONE], or its absence after every finish (with a warning)
+        assert DONE in payloads or "no_done_marker" in [d.code for d in acc.diagnostics]
+        if DONE not in payloads:
+            assert acc.choices and all(c.finish_reason for c in acc.choices.values())
 
 
 _FRAGMENT = st.builds(
@@ -388,18 +390,26 @@ def test_every_capture_accumulates_with_a_consistent_outcome(capture):
     events = parse_all(capture.events)
     types = [e.type for e in events]
     if r.complete:
-        assert "[DONE]" in types and "error" not in types
+        assert "[DONE]" in types or "no_done_marker" in codes(r)
+        assert "error" not in types
         assert all(c["finish_reason"] for c in r.final["choices"])
     if "error" in types:
         assert "in_band_error" in codes(r) and not r.complete
     content = {}
     for e in events:
         for ch in (e.payload or {}).get("choices") or []:
-            piece = (ch.get("delta") or {}).get("content")
+            piece = _answer((ch.get("delta") or {}).get("content"))
             if piece:
                 content[ch["index"]] = content.get(ch["index"], "") + piece
     for c in r.final["choices"]:
-        assert (c["message"]["content"] or "") == content.get(c["index"], "")
+        assert _answer(c["message"]["content"]) == content.get(c["index"], "")
+
+
+def _answer(content) -> str:
+    """The answer text of a ``content``: a string, or typed parts' ``text`` parts joined."""
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content if p.get("type") == "text")
+    return content or ""
 
 
 def test_provider_fields_on_chunks_and_choices_are_kept():
@@ -441,4 +451,126 @@ def test_a_delta_after_the_finish_is_an_error_that_keeps_its_text():
     (late,) = r.diagnostics
     assert (late.code, late.severity) == ("delta_after_finish", "error")
     assert late.extra["orphan_text"] == 'late {"x"' and "late" in late.raw
+    assert message(r)["content"] == "a"
+
+
+# -- content as typed parts (Mistral) -------------------------------------------------
+
+
+def thinking(text: str, **extra) -> dict:
+    return {"type": "thinking", "thinking": [{"type": "text", "text": text}], **extra}
+
+
+def test_array_content_thinking_to_reasoning_text_to_content_parts_kept():
+    acc = ChatAccumulator()
+    cap = from_bytes(body(
+        chunk(choice(role="assistant", content="")),
+        chunk(choice(content=[thinking("Two ", closed=True)]), p="abc"),
+        chunk(choice(content=[thinking("and two")])),
+        chunk(choice(content=[thinking(".", closed=False), {"type": "text", "text": "4"}])),
+        chunk(choice(content="!", finish="stop")), DONE), sidecar={"wire": WIRE})
+    for ev in parse_all(cap.events):
+        acc.feed(ev)
+    acc.finish()
+    r = accumulate(cap)
+    assert r.complete and "unknown_delta" not in codes(r)
+    assert message(r)["content"] == [
+        {"type": "thinking", "thinking": [{"type": "text", "text": "Two and two."}],
+         "closed": False},
+        {"type": "text", "text": "4!"}]
+    assert "p" not in r.final           # padding, like obfuscation: stream-only
+    slots = {s.kind: s.content for s in acc.slots()}
+    assert slots == {"content": "4!", "reasoning": "Two and two."}
+
+
+def test_array_content_text_before_the_first_array_stays_the_first_text_part():
+    r = run(chunk(choice(content="Hi ")), chunk(choice(content=[{"type": "text", "text": "you"}])),
+            chunk(choice(content=[{"type": "image_url", "image_url": {"url": "u"}}])),
+            chunk(choice(finish="stop")), DONE)
+    assert message(r)["content"] == [{"type": "text", "text": "Hi you"},
+                                     {"type": "image_url", "image_url": {"url": "u"}}]
+    assert "unknown_delta" in codes(r)       # a part type the course does not read: warned
+
+
+def test_array_content_gives_a_reasoning_block_and_a_text_block_on_both_routes():
+    from lesson_lib.turn.reduce import reduce_all
+    from lesson_lib.turn.run import turn_events
+    # Mistral's shape: an empty string first (the SDK's helper then drops the arrays
+    # from its own message, but still yields every chunk to the SDK route).
+    cap = from_bytes(body(chunk(choice(content="")), chunk(choice(content=[thinking("hm")])),
+                          chunk(choice(content=[{"type": "text", "text": "ok"}],
+                                       finish="stop")), DONE), sidecar={"wire": WIRE})
+    for route in ("wire", "sdk"):
+        state = reduce_all(turn_events(cap, route))
+        assert [(b.kind, b.text) for b in state.blocks] == [("reasoning", "hm"),
+                                                             ("text", "ok")], route
+        assert state.outcome == "completed", route
+
+
+# -- a body without [DONE] ---------------------------------------------------------------
+
+
+def test_no_done_after_every_finish_and_the_usage_is_ended_with_a_warning():
+    r = run(chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None),
+            chunk(usage=USAGE))
+    assert r.complete
+    (warning,) = [d for d in r.diagnostics if d.code == "no_done_marker"]
+    assert warning.severity == "warning" and "no_terminal" not in codes(r)
+
+
+def test_no_done_before_the_owed_usage_chunk_is_cut():
+    # "usage": null on the chunks says the request asked for usage: it never came.
+    r = run(chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None))
+    assert not r.complete and "no_terminal" in codes(r)
+    asked = accumulate(from_bytes(body(chunk(choice(content="a")), chunk(choice(finish="stop"))),
+                                  sidecar={"wire": WIRE, "request": {
+                                      "stream_options": {"include_usage": True}}}))
+    assert not asked.complete and "no_terminal" in codes(asked)
+
+
+def test_no_done_and_no_finish_reason_is_cut():
+    # A vLLM-style body that stops with no finish_reason: however whole it looks, cut.
+    r = run(chunk(choice(role="assistant", content="The answer")), chunk(choice(content=" is")))
+    assert not r.complete
+    assert {"no_terminal", "block_never_stopped"} <= set(codes(r))
+
+
+def test_no_done_and_a_body_that_ends_inside_an_event_is_cut():
+    whole = body(chunk(choice(content="a")), chunk(choice(finish="stop")))
+    r = accumulate(from_bytes(whole + b'data: {"id"', sidecar={"wire": WIRE}))
+    assert not r.complete and "no_terminal" in codes(r)
+
+
+def test_the_missing_done_rule_is_the_same_for_the_stream_end_and_the_accumulator():
+    from lesson_lib.stream_end import how_it_ended
+    from lesson_lib.wire_events import parse_all
+    cases = [(chunk(choice(content="a")), chunk(choice(finish="stop"))),
+             (chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None)),
+             (chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None),
+              chunk(usage=USAGE)),
+             (chunk(choice(0, content="a"), choice(1, content="b")),
+              chunk(choice(0, finish="stop"))),
+             (chunk(choice(content="a")),)]
+    verdicts = []
+    for payloads in cases:
+        cap = from_bytes(body(*payloads), sidecar={"wire": WIRE})
+        ending = how_it_ended(WIRE, parse_all(cap.events), cap.sse_diagnostics)
+        assert ending.proper == accumulate(cap).complete
+        verdicts.append(ending.kind)
+        if ending.proper:
+            assert [d.code for d in ending.diagnostics] == ["no_done_marker"]
+    assert verdicts == ["ended", "cut", "ended", "cut", "cut"]
+
+
+# -- an error inside a chunk (OpenRouter) ----------------------------------------------
+
+
+def test_an_error_object_inside_a_chunk_with_choices_is_an_in_band_error_usage_kept():
+    r = run(chunk(choice(content="a", finish="length")),
+            chunk(choice(role="assistant", content=""), error={"code": 400, "message": "Token"
+                                                                " limit reached"},
+                  usage=USAGE), DONE)
+    assert not r.complete and "in_band_error" in codes(r)
+    assert r.final["usage"] == USAGE
+    assert "delta_after_finish" not in codes(r)    # the error's own choices are not applied
     assert message(r)["content"] == "a"

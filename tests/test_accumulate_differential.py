@@ -197,7 +197,7 @@ def _check_cut_tools(capture, ours, sdk):
 
 def _has_error_event(capture: Capture) -> bool:
     return any(p.get("type") == "error" or ("error" in p and "choices" not in p)
-               for p in payloads(capture))
+               or p.get("error") is not None for p in payloads(capture))
 
 
 def _check_in_band_error(capture, ours, sdk):
@@ -217,6 +217,37 @@ def _check_in_band_error(capture, ours, sdk):
             for i, text in chat_text(capture, field).items():
                 assert ours.final["choices"][i]["message"][field] == text
     return None
+
+
+def _array_content(capture: Capture) -> bool:
+    return any(isinstance((ch.get("delta") or {}).get("content"), list)
+               for p in payloads(capture) for ch in p.get("choices") or [])
+
+
+def _check_array_content(capture, ours, sdk):
+    """Per choice: the runs of (part type, text) in the bytes, against our parts."""
+    runs: dict[int, list[list]] = {}
+    for p in payloads(capture):
+        for ch in p.get("choices") or []:
+            content = (ch.get("delta") or {}).get("content")
+            pieces = ([("text", content)] if isinstance(content, str) and content else
+                      [(part["type"], part.get("text") if part["type"] == "text" else
+                        "".join(t["text"] for t in part["thinking"]))
+                       for part in content] if isinstance(content, list) else [])
+            mine = runs.setdefault(ch["index"], [])
+            for kind, text in pieces:
+                if mine and mine[-1][0] == kind:
+                    mine[-1][1] += text
+                else:
+                    mine.append([kind, text])
+    sdk = copy.deepcopy(sdk)
+    for i, expected in runs.items():
+        content = ours.final["choices"][i]["message"]["content"]
+        got = [[part["type"], part["text"] if part["type"] == "text" else
+                "".join(t["text"] for t in part["thinking"])] for part in content]
+        assert got == expected
+        sdk["choices"][i]["message"]["content"] = copy.deepcopy(content)
+    return sdk
 
 
 def _check_http_error(capture, ours, sdk):
@@ -305,6 +336,19 @@ def _check_against_terminal(capture, ours, sdk):
     return server   # the server's own final object, compared as usual
 
 
+def _check_identity_changed(capture, ours, sdk):
+    restated = [d for d in ours.diagnostics if d.code == "server_restated"]
+    added = {p["output_index"]: p["item"] for p in payloads(capture)
+             if p.get("type") == "response.output_item.added"}
+    done = {p["output_index"]: p["item"] for p in payloads(capture)
+            if p.get("type") == "response.output_item.done"}
+    changed = {(i, k) for i in added.keys() & done.keys() for k in ("call_id", "name")
+               if added[i].get(k) != done[i].get(k) and isinstance(added[i].get(k), str)}
+    assert changed and {(int(d.extra["path"].split("[")[1].split("]")[0]),
+                         d.extra["path"].rsplit(".", 1)[1]) for d in restated} >= changed
+    return _check_against_terminal(capture, ours, sdk)
+
+
 def _resumed(capture: Capture) -> bool:
     """A Responses stream that starts mid-way (a resume with ``starting_after``)."""
     first = next(iter(payloads(capture)), {})
@@ -381,6 +425,12 @@ def _check_boto3(capture, ours, sdk):
                                     json_bufs=bufs)
     return None if snapshot is None else snapshot.model_dump(mode="json", by_alias=True,
                                                              warnings=False)
+
+
+def _check_gemini_assembly(capture: Capture, ours: Any, sdk: dict | None) -> None:
+    from test_gemini_accumulate import check_against_the_sdks_objects
+    check_against_the_sdks_objects(capture, ours)
+    return None
 
 
 GAPS = [
@@ -460,6 +510,17 @@ GAPS = [
         "openai-responses",
         lambda c, o: o.final is None and c.status < 300 and _resumed(c),
         _check_resumed),
+    Gap("responses-identity-changed",
+        "The Responses helper checks that an item keeps its identity from output_item.added "
+        "to .done; a tool_search_call whose call_id the done item restates makes it raise "
+        "RuntimeError ('Completed output item identity changed') and return nothing, so "
+        "nothing after that event reaches the application. Ours takes the server's item, "
+        "says so (server_restated, with both ids), and is compared with the server's own "
+        "Response in the terminal event.",
+        "openai-responses",
+        lambda c, o: o.final is None and isinstance(o.error, RuntimeError)
+        and "identity changed" in str(o.error) and _terminal_response(c) is not None,
+        _check_identity_changed),
     Gap("responses-cut",
         "get_final_response() raises on a stream cut before any terminal event. Ours is "
         "checked against the bytes: not complete, and each output_text part holds exactly "
@@ -468,6 +529,15 @@ GAPS = [
         lambda c, o: o.final is None and c.status < 300 and _terminal_response(c) is None
         and any(p.get("type") == "response.output_text.delta" for p in payloads(c)),
         _check_cut_text),
+    Gap("chat-array-content",
+        "A compatible server (Mistral) streams delta.content as an array of typed parts "
+        "(thinking, text). The SDK's helper cannot merge a list into the string it holds: it "
+        "keeps its first string and drops every array (its message ends up with only the "
+        "plain-string fragments; list after list it raises RuntimeError instead). Ours keeps "
+        "the parts, checked against the bytes: each run of thinking text and of text, in "
+        "order, with the plain strings as text.",
+        "openai-chat", lambda c, o: o.final is not None and _array_content(c),
+        _check_array_content),
     Gap("chat-interleaved-calls",
         "With interleaved parallel calls the SDK emits arguments.done for a call before its "
         "last fragment (seen here: a done event whose arguments are not the call's final "
@@ -475,6 +545,11 @@ GAPS = [
         "fragments in the bytes; the objects are then compared as usual.",
         "openai-chat", lambda c, o: _interleaved(c) and _premature_done(o),
         _check_interleaved),
+    Gap("gemini-assembles-nothing",
+        "google-genai's generate_content_stream yields one response object per record and "
+        "assembles none. Ours is compared with what those objects assemble to "
+        "(tests/test_gemini_accumulate.py), but for the fields the SDK's types drop.",
+        "google-gemini", lambda c, o: c.status < 300, _check_gemini_assembly),
 ]
 
 

@@ -7,6 +7,8 @@ counted); the station order itself is `test_layers`.
 from __future__ import annotations
 
 import ast
+import fnmatch
+from pathlib import Path
 
 from import_graph import PACKAGE, ROOT, find_cycle, import_graph, module_names
 
@@ -59,17 +61,38 @@ def test_lesson02_exercises_import_no_view():
     assert _view_importers()[LESSON02] == set()
 
 
+def packages_found(root: Path, include: list[str]) -> list[str]:
+    """What setuptools' package finder installs: folders with an ``__init__.py``, reached
+    through packages only, whose dotted names match an `include` pattern. (Read here, not
+    imported: Python 3.12+ venvs have no setuptools.)"""
+    found, folders = [], [p for p in root.iterdir() if p.is_dir()]
+    while folders:
+        folder = folders.pop()
+        if not (folder / "__init__.py").is_file():
+            continue
+        name = ".".join(folder.relative_to(root).parts)
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in include):
+            found.append(name)
+        folders += [p for p in folder.iterdir() if p.is_dir()]
+    return found
+
+
+def test_the_package_finder_reading_finds_packages_only():
+    found = packages_found(ROOT, ["lesson_lib*"])
+    assert {"lesson_lib", "lesson_lib.turn", "lesson_lib.serve"} <= set(found)
+    assert "lesson_lib.__pycache__" not in found and "corpus" not in found
+    assert "corpus" in packages_found(ROOT / "scripts", ["*"])
+
+
 def test_the_corpus_builders_are_outside_lesson_lib():
     import tomllib
-
-    from setuptools import find_packages
 
     builders = {p.stem for p in (ROOT / "scripts" / "corpus").glob("*.py")} - {"__init__"}
     assert {"anthropic_corpus", "chat_corpus", "responses_corpus", "writer"} <= builders
     assert not (PACKAGE / "construct").exists()
     assert not [p for p in PACKAGE.rglob("*.py") if p.stem in builders]
     find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    installed = find_packages(str(ROOT), **find["packages"]["find"])
+    installed = packages_found(ROOT, find["packages"]["find"]["include"])
     assert "lesson_lib" in installed and not [p for p in installed if "corpus" in p]
     for name, path in module_names(PACKAGE).items():
         tree = ast.parse(path.read_text())

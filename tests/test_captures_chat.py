@@ -27,7 +27,6 @@ from capture_assertions import (
     events,
 )
 from openai.types.chat import ChatCompletionChunk
-from pending import PENDING_FIELDS
 
 from corpus import chat_corpus
 from corpus import weather_turn as weather
@@ -38,10 +37,13 @@ WIRE = "openai-chat"
 NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools-interleaved",
          "n2-choices", "refusal", "finish-length", "content-filter", "cut-in-arguments",
          "error-mid-stream", "index-reused-new-id", "reasoning-content", "weather-turn-step1",
-         "weather-turn-step2", "structured-output"}
+         "weather-turn-step2", "structured-output", "thinking-parts-no-done",
+         "length-then-error-in-chunk"}
 UNFINISHED = {"cut-in-arguments", "error-mid-stream"}
-OPENAI_DIALECT = NAMES - {"parallel-tools-interleaved", "index-reused-new-id",
-                          "reasoning-content"}
+NO_DONE = {"thinking-parts-no-done"}    # ends properly without [DONE] (a warning)
+COMPATIBLE = {"parallel-tools-interleaved", "index-reused-new-id", "reasoning-content",
+              "thinking-parts-no-done", "length-then-error-in-chunk"}
+OPENAI_DIALECT = NAMES - COMPATIBLE
 
 
 @pytest.fixture(scope="module")
@@ -113,11 +115,16 @@ def test_chunks_are_ones_the_sdk_accepts(built, name):
     evs = events(cap)
     assert all(w.sse.event is None for w in evs), "Chat has no event names"
     for p in chunks(cap):
+        if any(isinstance(c["delta"].get("content"), list) for c in p["choices"]):
+            # Typed content parts: the SDK's schema wants a string, as for the real Mistral
+            # recording; the rest of such a chunk is checked with the content left out.
+            p = {**p, "choices": [{**c, "delta": {k: v for k, v in c["delta"].items()
+                                                  if k != "content"}} for c in p["choices"]]}
         ChatCompletionChunk.model_validate(p)
     envelope = {(p["id"], p["created"], p["model"], p.get("system_fingerprint"))
                 for p in chunks(cap)}
     assert len(envelope) == 1
-    if name in UNFINISHED:
+    if name in UNFINISHED | NO_DONE:
         assert evs[-1].type != DONE
     else:
         assert evs[-1].type == DONE and not cap.sse_diagnostics
@@ -164,9 +171,11 @@ def test_chunks_carry_every_field_real_ones_do(built):
     real = [c for c in captures.reference_corpus() if c.wire == WIRE]
     if not real:
         pytest.skip(f"reference captures not found at {captures.reference_dir()}")
+    # Compatible servers' fields (p, provider, an error in a chunk) in our captures of
+    # those servers' styles.
     keys = {k for c in real for p in chunks(c) for k in p}
-    ours = {k for name in OPENAI_DIALECT for p in chunks(built[name]) for k in p}
-    assert keys - PENDING_FIELDS[WIRE][0] <= ours   # tests/pending.py says which and why
+    ours = {k for cap in built.values() for p in chunks(cap) for k in p}
+    assert keys <= ours
 
 
 def test_network_reads_split_events_and_characters(built):

@@ -47,5 +47,14 @@ def test_the_html_page_is_well_formed_and_escaped():
     page = cheat_sheet.html()
     parser = Cells()
     parser.feed(page.removeprefix("<!DOCTYPE html>\n"))
-    assert parser.open == [] and parser.cells == len(cheat_sheet.ROWS) * len(wires.WIRES)
-    assert "@page { size: A4 landscape" in page
+    assert parser.open == [] and parser.cells == len(cheat_sheet.ROWS) * 3
+    assert "@page { size: landscape" in page
+
+
+def test_every_wire_is_on_one_printed_page():
+    pages = cheat_sheet.pages()
+    assert sorted(w for page in pages for w in page) == sorted(wires.WIRES)
+    assert all(1 <= len(page) <= 3 for page in pages)
+    for number, names in enumerate(pages[1:], 2):
+        assert (ROOT / f"cheatsheet-{number}.html").read_text(encoding="utf-8") == \
+            cheat_sheet.html(names)

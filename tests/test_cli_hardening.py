@@ -344,6 +344,7 @@ def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(cap
         texts += [c.get("delta", {}).get("content") for ev in events
                   if isinstance(ev.payload, dict) and isinstance(ev.payload.get("choices"), list)
                   for c in ev.payload["choices"] if isinstance(c, dict)]
+        texts = [t for t in texts if isinstance(t, str)]   # (typed parts: not plain text)
         for i in range(len(events) - 1):
             if visibility(cap, "swap", i, events) is None:
                 continue
@@ -354,3 +355,30 @@ def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(cap
                 d.extra.get("orphan_text") or "" for d in result.diagnostics)
             assert all(t in seen or json.dumps(t)[1:-1] in seen for t in texts if t), (cap.key, i)
     assert tried > 20
+
+
+@pytest.mark.parametrize("argv", [
+    ["events", "/no/such/file", "--json"], ["final", "/no/such/file", "--json"],
+    ["turn", "/no/such/file", "--json"], ["final", "--chunk-size", "0", "x", "--json"],
+    ["check", "/no/such/file", "--json"], ["list", "--json"], ["serve", "--json"],
+    ["record", "--json"], ["--json"]])
+def test_exit_2_with_json_prints_a_json_error_object(capsys, argv):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and err.startswith("lesson-lib: ")
+    error = json.loads(out)["error"]
+    assert error["exit"] == 2 and error["message"] in err
+
+
+AZURE_FIRST = ('{"choices":[],"created":0,"id":"","model":"","object":"",'
+               '"prompt_filter_results":[{"prompt_index":0,"content_filter_results":'
+               '{"hate":{"filtered":false,"severity":"safe"}}}]}')
+
+
+def test_an_azure_first_chunk_alone_is_a_cut_chat_stream(tmp_path, capsys):
+    from lesson_lib.captures import detect_wire
+    body = f"data: {AZURE_FIRST}\n\n".encode()
+    assert detect_wire(body) == "openai-chat"
+    path = write(tmp_path, body)
+    for command in ("events", "final", "turn"):
+        status, _, err = run(capsys, command, path)
+        assert status == 3 and "no_terminal" in err, (command, err)

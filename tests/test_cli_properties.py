@@ -122,3 +122,62 @@ def test_no_random_bytes_escape_as_an_exception(tmp, body, wire):
 
 def test_every_capture_is_a_source_of_mutations():
     assert {c.wire for c in CAPTURES} >= {"anthropic-messages", "openai-responses", "openai-chat"}
+
+
+# -- any depth: every command and view, output linear in the input ---------------------------
+
+
+def deep_tool_stream(levels: int) -> bytes:
+    """An Anthropic turn whose tool input nests `levels` arrays deep, in 4,000-character
+    fragments: the input is about 2 bytes a level."""
+    start = {"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+        "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    tool = {"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}}
+    raw = '{"a": ' + "[" * levels + "]" * levels + "}"
+    payloads = [start, tool] + [
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": raw[i:i + 4000]}}
+        for i in range(0, len(raw), 4000)]
+    payloads += [{"type": "content_block_stop", "index": 0},
+                 {"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                                                     "stop_sequence": None},
+                  "usage": {"output_tokens": 2}},
+                 {"type": "message_stop"}]
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
+
+
+def run_out(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("levels", [1_000, 100_000])
+def test_every_command_and_view_prints_a_deep_input_in_linear_space(tmp_path, levels):
+    from lesson_lib.partial_json import PartialJSON
+    from lesson_lib.views.slot_view import show_slots
+    from lesson_lib.views.turn_view import show_turn
+
+    body = deep_tool_stream(levels)
+    path = tmp_path / "deep.sse"
+    path.write_bytes(body)
+    (tmp_path / "deep.json").write_text(json.dumps({"wire": "anthropic-messages"}))
+    for argv in (["events", str(path)], ["events", str(path), "--json"],
+                 ["final", str(path)], ["final", str(path), "--json"],
+                 ["turn", str(path)], ["turn", str(path), "--json"]):
+        code, out, err = run_out(*argv)
+        assert code == 0 and "Traceback" not in err, (argv, err[-500:])
+        assert len(out) < 3 * len(body), (argv, len(out), len(body))   # linear, not square
+        if "--json" in argv:          # valid JSON, read without recursion
+            parser = PartialJSON()
+            parser.feed(out)
+            parser.finish()
+    cap = from_bytes(body, sidecar={"wire": "anthropic-messages"})
+    for view in (show_slots(cap), show_turn(cap)):
+        for text in (view._repr_html_(), repr(view)):
+            assert len(text) < 3 * len(body)
+    history = History(cap)
+    assert history.at(len(cap.events) - 1) is not None

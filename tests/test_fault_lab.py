@@ -10,6 +10,10 @@ from lesson_lib.views import fault_lab
 from lesson_lib.views.fault_lab import DEADLY, FAULTS, FaultLab, apply_fault, honesty
 
 HELLO = "anthropic-messages/hello"
+# The one deadly fault a wire can take as an end: Chat's [DONE] dropped after every
+# finish_reason and the usage chunk reads as a server that never sends [DONE] (taken as
+# the end with a no_done_marker warning, as the SDK does): `wires.chat.ended_without_done`.
+TAKEN_AS_THE_END = {("openai-chat/text-usage", "drop_terminal")}
 KEYS = (HELLO, "openai-responses/text", "openai-chat/text-usage",
         "anthropic-messages/text-then-tool")
 
@@ -27,6 +31,9 @@ def test_a_deadly_fault_is_never_completed(key, fault):
         broken = apply_fault(load(key), fault, percent)
         assert broken.refused is None
         text = fault_lab.fault_lab_text(load(key), fault, percent)
+        if (key, fault) in TAKEN_AS_THE_END:
+            assert text.splitlines()[-1].startswith("completed"), (percent, text)
+            continue
         assert "completed" not in text.splitlines()[-1], (percent, text)
 
 
@@ -35,7 +42,8 @@ def test_honesty_counts_every_deadly_fault_and_none_is_completed():
     assert set(counts) == set(DEADLY)
     for fault, outcomes in counts.items():
         assert sum(outcomes.values()) == len(KEYS) * 3, fault
-        assert "completed" not in outcomes, fault
+        taken = sum(1 for key, f in TAKEN_AS_THE_END if f == fault) * 3
+        assert outcomes.get("completed", 0) == taken, fault
 
 
 def test_a_refused_fault_says_why_and_keeps_the_capture():

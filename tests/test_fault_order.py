@@ -67,6 +67,9 @@ CATEGORIES: dict[tuple[str, str, str], str | None] = {
     ("openai-responses", "swap", "response.output_item.done swapped with response.completed (no sequence numbers)"): None,
     ("openai-responses", "swap",
      "response.in_progress swapped with response.output_item.added (no sequence numbers)"): None,
+    # OpenRouter's [DONE] after the terminal passes through; before it, it is a stray event.
+    ("openai-responses", "swap", "response.completed swapped with [DONE] (no sequence numbers)"):
+        None,
     ("openai-chat", "duplicate", "[DONE] twice"): None,
     ("openai-chat", "duplicate", "finish_reason twice"): None,
     ("openai-chat", "duplicate", "a tool call opened twice"): None,

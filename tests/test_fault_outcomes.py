@@ -11,6 +11,7 @@ import pytest
 
 from lesson_lib import budget, faults
 from lesson_lib.captures import Capture, corpus
+from lesson_lib.stream_end import how_it_ended
 from lesson_lib.turn.run import turn_state
 from lesson_lib.wire_events import parse_all
 
@@ -46,6 +47,15 @@ def test_a_dropped_terminal_is_never_completed(capture):
         broken = faults.drop_terminal(capture)
     except faults.FaultError:
         pytest.skip("the capture has no terminal event to drop")
+    if capture.wire == "openai-chat" and outcome(capture) == "completed":
+        # Chat's [DONE] dropped after every finish and the owed usage reads as a server that
+        # never sends it: ended, with a warning (`wires.chat.ended_without_done`); the same
+        # body without its last chunk is cut.
+        ending = how_it_ended(broken.wire, parse_all(broken.events), broken.sse_diagnostics)
+        assert [d.code for d in ending.diagnostics] == ["no_done_marker"]
+        last = parse_all(broken.events)[-1]
+        assert outcome(faults.cut_at(broken, last.sse.start)) != "completed"
+        return
     assert outcome(broken) != "completed"
 
 

@@ -185,3 +185,55 @@ def test_the_labs_button_saves_what_the_lab_shows(tmp_path):
     lab.save_button.click()
     assert "bad_capture_name" in lab.saved.value
     assert lab.save_button.description == "Save as capture"
+
+
+# -- links and wires ------------------------------------------------------------------------
+
+
+def cut_hello():
+    source = load("anthropic-messages/hello")
+    return source, faults.cut_at(source, 200)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_dangling_link_is_never_written_through(tmp_path, overwrite):
+    source, faulted = cut_hello()
+    folder = tmp_path / "mine" / "anthropic-messages"
+    folder.mkdir(parents=True)
+    outside = tmp_path / "outside.sse"
+    (folder / "x.sse").symlink_to(outside)
+    saved = fault_save.save(source, faulted, "x", folder=tmp_path / "mine", overwrite=overwrite)
+    assert saved.path is None and saved.diagnostics[0].code == "link_in_the_way"
+    assert not outside.exists()
+
+
+def test_a_live_links_target_is_never_overwritten(tmp_path):
+    source, faulted = cut_hello()
+    folder = tmp_path / "mine" / "anthropic-messages"
+    folder.mkdir(parents=True)
+    outside = tmp_path / "outside.json"
+    outside.write_text("precious")
+    (folder / "x.json").symlink_to(outside)
+    saved = fault_save.save(source, faulted, "x", folder=tmp_path / "mine", overwrite=True)
+    assert saved.path is None and saved.diagnostics[0].code == "link_in_the_way"
+    assert outside.read_text() == "precious"
+
+
+def test_a_linked_wire_folder_is_never_followed(tmp_path):
+    source, faulted = cut_hello()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "mine" / "anthropic-messages").symlink_to(tmp_path / "elsewhere")
+    saved = fault_save.save(source, faulted, "x", folder=tmp_path / "mine")
+    assert saved.path is None and list((tmp_path / "elsewhere").iterdir()) == []
+
+
+@pytest.mark.parametrize("wire", ["../../escape", "/etc", "", "nonsense", 5])
+def test_a_hand_made_capture_must_name_a_known_wire(tmp_path, wire):
+    from lesson_lib.captures import from_bytes
+    source, faulted = cut_hello()
+    sidecar = dict(faulted.sidecar, wire=wire)
+    made = from_bytes(faulted.body, name="made", sidecar=sidecar)
+    saved = fault_save.save(source, made, "x", folder=tmp_path / "mine")
+    assert saved.path is None and "unknown_wire" in [d.code for d in saved.diagnostics]
+    assert not (tmp_path / "mine").exists() or not any((tmp_path / "mine").rglob("*.sse"))

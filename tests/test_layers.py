@@ -47,6 +47,7 @@ STATION_OF = {
     "captures": "capture",
     "capture_writer": "capture",
     "record": "capture",
+    "redact": "capture",      # record keeps no key on disk
     "replay": "capture",
     "bedrock_replay": "capture",      # boto3 in front of a Bedrock capture, offline
     "sse": "sse",
@@ -83,7 +84,7 @@ STATION_OF = {
     "learner": "course",
     "cheat_sheet": "course",
     "cli": "cli",
-    "json_text": "cli",
+    "json_text": "capture",   # JSON text at any depth: the CLI, the turn summary and views share it
     "validate": "cli",
     "serve": "cli",
 }
@@ -96,6 +97,8 @@ KNOWN_UPSTREAM = {
                          "into sight: lesson 1 names `sse`)",
     ("captures", "eventstream"): "the same, for Bedrock's binary frames",
     ("captures", "bedrock_frames"): "the same, for Bedrock's binary frames read as events",
+    ("captures", "wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
+                                 "named once in `wire_events`",
     ("record", "stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
     ("record", "wire_events"): "the same: it reads the recorded stream's end",

@@ -83,3 +83,54 @@ def test_an_outcome_that_forgets_the_pause_is_caught():
     verdict = checks.check_outcome_of_end(no_pause)
     assert verdict.status == "failed"
     assert "expected 'paused', got 'completed'" in verdict.message
+    assert "given end = {'wire': 'anthropic-messages', 'status': 200, 'event_types': " \
+           "['message_start', 'message_delta', 'message_stop'], 'finish': 'pause'}" \
+           in verdict.message
+    assert "raw value" not in verdict.message
+
+
+def test_an_outcome_that_looks_for_the_raw_pause_turn_is_told_the_unified_reason():
+    def raw_pause(end):
+        out = solutions.outcome_of_end(end)
+        if out == "paused":
+            out = "completed"
+        return "paused" if end["finish"] == "pause_turn" else out
+    verdict = checks.check_outcome_of_end(raw_pause)
+    assert verdict.status == "failed"
+    assert "'finish': 'pause'}" in verdict.message
+    assert ("Your code looks for 'pause_turn': that is the provider's raw value (Anthropic's "
+            "stop_reason); end['finish'] holds the unified reason, 'pause'") in verdict.message
+
+
+def test_a_long_end_is_shown_shortened():
+    end = checks.stream_end("anthropic-messages/write-file-tool")
+    text = checks.shown(end)
+    assert ("['message_start', ..., 'content_block_stop', 'message_delta', 'message_stop'] "
+            f"({len(end['event_types'])} in all)") in text
+    assert len(text) < 300
+
+
+def test_a_card_changed_in_place_is_caught_even_when_what_it_returns_is_right():
+    def in_place(card, event):
+        new = solutions.reduce_tool_block(card, event)
+        card.clear()
+        card.update(new)
+        return card
+    verdict = checks.check_reduce_tool_block(in_place)
+    assert verdict.status == "failed"
+    assert "at its event 0 (block_started): your function changed the card it was given" \
+        in verdict.message
+    assert "return a new dict" in verdict.message
+
+
+def test_a_failing_tool_is_a_case_and_a_card_that_calls_every_run_done_is_caught():
+    assert any("tool failed" in case.label for case in checks.tool_block_cases())
+
+    def always_done(card, event):
+        if event.kind == "tool_execution_finished":
+            return card | {"execution": "done"}
+        return solutions.reduce_tool_block(card, event)
+    verdict = checks.check_reduce_tool_block(always_done)
+    assert verdict.status == "failed"
+    assert "Tokyo's weather tool failed" in verdict.message
+    assert "expected 'failed', got 'done'" in verdict.message

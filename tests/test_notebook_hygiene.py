@@ -90,6 +90,16 @@ def test_learner_copy_is_in_step_and_has_no_solutions(path):
     assert not any("Solution" in "".join(c["source"]) and "<details>" in "".join(c["source"])
                    for c in nb["cells"] if c["cell_type"] == "markdown")
     assert code_cells(nb) == code_cells(source), "code cells must be the source's, outputs too"
+    # Where each solution went, the copy says where it is.
+    solutions = [c["metadata"]["solution"] for c in source["cells"]
+                 if c["cell_type"] == "markdown" and c.get("metadata", {}).get("solution")]
+    pointers = ["".join(c["source"]) for c in nb["cells"]
+                if "The solution is not in your copy" in "".join(c["source"])]
+    assert len(pointers) == len(solutions)
+    for target, pointer in zip(solutions, pointers, strict=True):
+        module, _, function = target.partition(":")
+        assert f"`notebooks/{path.name}`" in pointer and f"`{function}`" in pointer
+        assert f"`{module.replace('.', '/')}.py`" in pointer
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -207,6 +207,13 @@ def expected_position(text: str) -> int | None:
         return None
     if why.startswith("Unterminated string"):
         return len(text)
+    if why.startswith("Illegal trailing comma"):
+        # Python 3.13 points at the comma; ``[null,`` can still become ``[null,1]``, so the
+        # first character that can never be valid is the closing bracket after it.
+        k = p + 1
+        while text[k] in " \t\n\r":
+            k += 1
+        return k
     if why == "Invalid \\escape":
         return p + 1
     if why == "Invalid \\uXXXX escape":
@@ -514,6 +521,18 @@ def test_a_trailing_comma_fails_at_the_closing_bracket(
     assert error is not None and "trailing comma" in error.message
     check_failure(bad, split(bad, pick))
     assert bad[error.position] in "]}"
+
+
+@pytest.mark.parametrize(("text", "position"), [
+    ("[null,]", 6), ('{"a":1,}', 7), ("[1,  ]", 5), ('{"a": [true,\n]}', 13),
+])
+def test_a_trailing_comma_is_reported_at_its_closer_on_every_python(text, position):
+    # Python 3.13's json.loads reports the comma; ours names the first character that can
+    # never become valid JSON, and ``[null,`` still can. The same on 3.11 to 3.13.
+    with pytest.raises(PartialJSONError) as caught:
+        PartialJSON().feed(text)
+    assert caught.value.position == position and "trailing comma" in str(caught.value)
+    assert expected_position(text) == position
 
 
 # -- the captures: every tool-argument document, fed as it arrived -----------------------------

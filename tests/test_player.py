@@ -75,13 +75,13 @@ def test_it_starts_at_the_first_event_and_does_not_play():
     assert p.index == 0 and not p.playing and p.play_button.value is False
     assert p.state() == {"capture": "anthropic-messages/timed", "index": 0, "events": 5,
                          "speed": "1x", "playing": False,
-                         "label": "event 0 / 5 · message_start"}
+                         "label": "event 0 of 0-4 · message_start"}
 
 
 def test_setting_the_slider_moves_the_counter_and_the_marked_row():
     p = player()
     p.slider.value = 2
-    assert "event 2 / 5 · content_block_delta" in p.counter.value
+    assert "event 2 of 0-4 · content_block_delta" in p.counter.value
     assert current_seq(p.pane_views[0].value) == 2
     p.index = 99                                     # clamped, not an error
     assert p.index == 4 and "message_stop" in p.counter.value
@@ -105,7 +105,7 @@ def test_picking_another_capture_starts_it_from_the_beginning():
     p.index = 3
     p.picker.value = "anthropic-messages/untimed"
     assert p.capture is UNTIMED and p.index == 0 and p.slider.max == 3
-    assert "event 0 / 4" in p.counter.value
+    assert "event 0 of 0-3" in p.counter.value
     p.select(HOSTILE)                                # a capture the picker did not list
     assert p.picker.value == "anthropic-messages/hostile" and p.slider.max == 6
 
@@ -293,7 +293,7 @@ def test_current_row_is_marked_by_words_and_style_not_colour_alone():
 
 
 def test_counter_is_a_polite_live_region():
-    assert 'aria-live="polite"' in counter_html("event 1 / 2")
+    assert 'aria-live="polite"' in counter_html("event 1 of 0-1")
     assert "rtw-counter" in player().counter._dom_classes
 
 
@@ -314,7 +314,7 @@ def test_fallback_reprs_are_meaningful_and_deterministic():
     p = player()
     p.index = 2
     bundle = p._repr_mimebundle_()
-    assert bundle["text/plain"].startswith("anthropic-messages/timed: event 2 / 5")
+    assert bundle["text/plain"].startswith("anthropic-messages/timed: event 2 of 0-4")
     assert "▶ event 2 · text delta content[0]" in bundle["text/plain"]
     assert "0x" not in bundle["text/plain"]
     assert "Event table" in bundle["text/html"] and "Raw bytes" in bundle["text/html"]

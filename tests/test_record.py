@@ -141,3 +141,18 @@ def test_scrub_request_drops_secret_fields_at_any_depth():
     request = {"model": "m", "api_key": "k", "extra_headers": {"x-api-key": "k"},
                "metadata": {"organization": "org-1", "keep": 1}, "messages": [{"user": "u"}]}
     assert scrub_request(request) == {"model": "m", "metadata": {"keep": 1}, "messages": [{}]}
+
+
+@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/text-usage"])
+def test_the_recorded_first_chunk_time_is_the_servers_within_50_ms(server, tmp_path, key):
+    # The clock starts when the request is sent, not before the SDK is imported (which once
+    # put the first chunk of `hello`, sent at 454 ms, at 2,137 ms).
+    cap = load(key)
+    base = server if cap.wire == "anthropic-messages" else f"{server}/v1"
+    env = dict(os.environ, ANTHROPIC_API_KEY=FAKE_KEY, OPENAI_API_KEY=FAKE_KEY)
+    out = run_record(["--wire", cap.wire, "--model", cap.request["model"], "--base-url", base,
+                      "--out", str(tmp_path), "--name", "timed", prompt_of(cap)], env)
+    assert out.returncode == 0, out.stderr
+    again = load(tmp_path / cap.wire / "timed.sse")
+    sent, recorded = cap.chunk_times[0], again.chunk_times[0]
+    assert sent > 200 and abs(recorded - sent) <= 50, (sent, recorded)

@@ -96,3 +96,22 @@ def test_event_source_dispatches_what_lesson_lib_sse_decodes(page, key):
     expected = [{"type": e.event or "message", "data": e.data, "id": e.id} for e in cap.events]
     assert got["seen"] == expected
     assert got["opens"] == 1     # the reconnect after the end got 204, not the stream again
+
+
+def test_the_home_page_controls_play_a_capture_slowed_or_broken(page):
+    from lesson_lib import faults
+
+    cap = load("anthropic-messages/text-then-tool")
+    page.select_option("#speed", "instant")
+    page.select_option("#fault", "cut")
+    assert page.is_enabled("#fault-arg") and page.inner_text("#fault-unit") == "bytes"
+    page.fill("#fault-arg", "2400")
+    page.click(f'a.play[href="/stream/{cap.wire}/{cap.name}"]')
+    page.wait_for_function("document.getElementById('out').textContent.includes('(closed)')",
+                           timeout=30000)
+    shown = page.inner_text("#out").splitlines()
+    assert shown[0] == f"GET /stream/{cap.wire}/{cap.name}?speed=instant&fault=cut%3A2400"
+    events = [line for line in shown[1:] if line and line != "(closed)"]
+    assert len(events) == len(faults.cut_at(cap, 2400).events)   # the whole events before it
+    page.select_option("#fault", "drop-terminal")
+    assert not page.is_enabled("#fault-arg")

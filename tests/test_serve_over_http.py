@@ -1,7 +1,7 @@
 """`lesson-lib serve` over a real socket: the official clients, curl, timing, many clients.
 
-The clients are the unmodified `anthropic` and `openai` SDKs with ``base_url``
-at the server (no mock transport); what they give must equal what the
+The clients are the unmodified `anthropic`, `openai` and `google-genai` SDKs with
+``base_url`` at the server (no mock transport); what they give must equal what the
 offline replay gives for the same capture.
 """
 
@@ -60,6 +60,12 @@ def client_for(base: str, cap, **query):
     headers = {"capture": cap.key}
     if cap.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
         return served_client(base, cap.key, **query)     # boto3, endpoint_url at the server
+    if cap.wire == "google-gemini":
+        from google import genai
+        from google.genai import types
+        assert not query, "the Gemini client here names its capture by header only"
+        return genai.Client(api_key="unused",
+                            http_options=types.HttpOptions(base_url=base, headers=headers))
     if cap.wire == "anthropic-messages":
         return anthropic.Anthropic(base_url=base, api_key="sk-ant-unused", max_retries=0,
                                    default_headers=headers, default_query=query or None)
@@ -68,7 +74,11 @@ def client_for(base: str, cap, **query):
 
 
 def dump(obj):
-    return obj.model_dump(mode="json", warnings=False) if hasattr(obj, "model_dump") else repr(obj)
+    # google-genai copies the HTTP response's headers into every object it yields: the
+    # server's and the mock transport's headers differ, the stream does not.
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", warnings=False, exclude={"sdk_http_response"})
+    return repr(obj)
 
 
 def outcome_summary(out: replay.SDKOutcome) -> dict:
@@ -278,3 +288,22 @@ def test_the_command_says_port_in_use():
     assert out.stderr.strip() == f"lesson-lib: serve: cannot listen on 127.0.0.1:{port}: port in use"
 
 
+
+
+def test_the_home_page_offers_speed_and_fault_controls_that_the_stream_route_takes(server):
+    from lesson_lib.serve.fault_spec import KINDS
+
+    page = httpx2.get(f"{server}/").text
+    assert '<select id="speed"' in page and '<select id="fault"' in page
+    for name, kind in KINDS.items():
+        assert f'<option value="{name}" data-arg="{kind.arg or ""}">' in page, name
+    assert '<option value="instant">instant</option>' in page
+    # What the page's script asks for when a capture is clicked with a fault chosen:
+    cap = load("anthropic-messages/text-then-tool")
+    url = f"{server}/stream/{cap.wire}/{cap.name}?speed=instant&fault=cut:2400"
+    with httpx2.Client(timeout=30) as client:
+        response = client.get(url)
+    assert response.status_code == 200 and response.content == cap.body[:2400]
+    with httpx2.Client(timeout=30) as client:
+        bad = client.get(f"{server}/stream/{cap.wire}/{cap.name}?fault=cut:many")
+    assert bad.status_code == 400 and "cut:N" in bad.text

@@ -244,30 +244,30 @@ def test_plain_text_is_deterministic_and_exact():
 
 @pytest.mark.parametrize("key, index, label", [
     ("anthropic-messages/parallel-tools", 12,
-     "event 12 / 23 · block [1] tool_use · input_json_delta"),
+     "event 12 of 0-22 · block [1] tool_use · input_json_delta"),
     ("anthropic-messages/parallel-tools", 14,
-     "event 14 / 23 · block [2] tool_use · content_block_start"),
+     "event 14 of 0-22 · block [2] tool_use · content_block_start"),
     ("anthropic-messages/parallel-tools", 21,
-     "event 21 / 23 · message_delta · stop_reason tool_use"),
-    ("anthropic-messages/parallel-tools", 2, "event 2 / 23 · ping"),
+     "event 21 of 0-22 · message_delta · stop_reason tool_use"),
+    ("anthropic-messages/parallel-tools", 2, "event 2 of 0-22 · ping"),
     ("openai-responses/weather-turn-step1", 20,
-     "event 20 / 35 · item [1] function_call · function_call_arguments.delta"),
-    ("openai-responses/weather-turn-step1", 0, "event 0 / 35 · response.created"),
+     "event 20 of 0-34 · item [1] function_call · function_call_arguments.delta"),
+    ("openai-responses/weather-turn-step1", 0, "event 0 of 0-34 · response.created"),
     ("openai-responses/text", 5, None),
     ("openai-chat/parallel-tools-interleaved", 6,
-     "event 6 / 40 · choice 0 · tool_calls[1] · arguments"),
+     "event 6 of 0-39 · choice 0 · tool_calls[1] · arguments"),
     ("openai-chat/parallel-tools-interleaved", 5,
-     "event 5 / 40 · choice 0 · tool_calls[1] · start get_air_quality"),
+     "event 5 of 0-39 · choice 0 · tool_calls[1] · start get_air_quality"),
     ("openai-chat/parallel-tools-interleaved", 37,
-     "event 37 / 40 · choice 0 · finish_reason tool_calls"),
-    ("openai-chat/parallel-tools-interleaved", 38, "event 38 / 40 · usage"),
-    ("openai-chat/parallel-tools-interleaved", 39, "event 39 / 40 · [DONE]"),
-    ("openai-chat/text-usage", 3, "event 3 / 69 · choice 0 · content"),
+     "event 37 of 0-39 · choice 0 · finish_reason tool_calls"),
+    ("openai-chat/parallel-tools-interleaved", 38, "event 38 of 0-39 · usage"),
+    ("openai-chat/parallel-tools-interleaved", 39, "event 39 of 0-39 · [DONE]"),
+    ("openai-chat/text-usage", 3, "event 3 of 0-68 · choice 0 · content"),
 ])
 def test_labeller_on_the_three_wires(key, index, label):
     got = slot_labeller(cap(key), index)
     if label is None:      # a part event: the item, then the part
-        assert re.fullmatch(r"event 5 / \d+ · item \[\d\] message · part \[0\] · .+", got), got
+        assert re.fullmatch(r"event 5 of 0-\d+ · item \[\d\] message · part \[0\] · .+", got), got
     else:
         assert got == label
 
@@ -275,7 +275,7 @@ def test_labeller_on_the_three_wires(key, index, label):
 def test_labeller_clamps_the_index():
     capture = cap("anthropic-messages/hello")
     assert slot_labeller(capture, 999) == slot_labeller(capture, len(capture.events) - 1)
-    assert slot_labeller(capture, -5).startswith("event 0 / ")
+    assert slot_labeller(capture, -5).startswith("event 0 of 0-")
 
 
 # -- in the player -------------------------------------------------------------------------------
@@ -290,14 +290,14 @@ def test_player_with_the_slot_pane_steps_and_rerenders():
     player.index = 13
     assert player.steps_rendered == before + 1
     assert [b[2] for b in boxes(slots_view.value)] == ["closed", "closed"]
-    assert "event 13 / 23 · block [1] tool_use · content_block_stop" in player.counter.value
+    assert "event 13 of 0-22 · block [1] tool_use · content_block_stop" in player.counter.value
     player.slider.value = 9
     assert [b[2] for b in boxes(slots_view.value)] == ["closed", "open"]
     assert "{&quot;lo" in slots_view.value
     player.step(1)
     assert player.index == 10 and "Lyo" in slots_view.value
     text = player.render_text()
-    assert text.splitlines()[0] == ("anthropic-messages/parallel-tools: event 10 / 23 · "
+    assert text.splitlines()[0] == ("anthropic-messages/parallel-tools: event 10 of 0-22 · "
                                     "block [1] tool_use · input_json_delta")
     assert "[Slots]" in text and "[1] tool_use get_weather" in text
     player.select("openai-chat/parallel-tools-interleaved")
@@ -338,7 +338,7 @@ def test_the_labels_come_from_the_accumulator_side():
     words = labels.labels_for(capture)
     assert words == list(replays.labels_of(capture))
     assert replays.labels_of(capture) is replays.labels_of(capture)   # read once
-    assert slot_labeller(capture, 3) == f"event 3 / {n} · {words[3]}"
+    assert slot_labeller(capture, 3) == f"event 3 of 0-{n - 1} · {words[3]}"
 
 
 @pytest.mark.parametrize("key", ["anthropic-messages/parallel-tools",

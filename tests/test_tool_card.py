@@ -73,7 +73,7 @@ def test_renders_every_capture_at_several_indices(capture):
         assert pane.text(capture, index) == text          # deterministic
         assert "<script" not in html.lower()
         label = tool_call_labeller(capture, index)
-        assert label.startswith(f"event {index} / {n}") or label.startswith("no events")
+        assert label.startswith(f"event {index} of 0-{n - 1}") or label.startswith("no events")
 
 
 def test_a_capture_without_events_has_no_cards():
@@ -204,18 +204,18 @@ def test_long_arrays_show_their_last_entries():
 
 def test_labeller_names_the_call_and_counts_settled_fields():
     flights = cap("anthropic-messages/text-then-tool")
-    assert tool_call_labeller(flights, 17) == ("event 17 / 38 · block [1] tool_use search_flights"
+    assert tool_call_labeller(flights, 17) == ("event 17 of 0-37 · block [1] tool_use search_flights"
                                                " · input_json_delta · 1 field settled")
-    assert tool_call_labeller(flights, 35) == ("event 35 / 38 · block [1] tool_use search_flights"
+    assert tool_call_labeller(flights, 35) == ("event 35 of 0-37 · block [1] tool_use search_flights"
                                                " · content_block_stop · 6 fields settled · "
                                                "complete")
     assert tool_call_labeller(flights, 5) == slot_labeller(flights, 5)
     chat = cap("openai-chat/parallel-tools-interleaved")
-    assert tool_call_labeller(chat, 37) == ("event 37 / 40 · choice 0 · finish_reason tool_calls"
+    assert tool_call_labeller(chat, 37) == ("event 37 of 0-39 · choice 0 · finish_reason tool_calls"
                                             " · get_weather complete; get_air_quality complete")
     responses = cap("openai-responses/weather-turn-step1")
     label = tool_call_labeller(responses, 10)
-    assert label.startswith("event 10 / ") and "item [0] function_call get_weather" in label
+    assert label.startswith("event 10 of 0-") and "item [0] function_call get_weather" in label
 
 
 def test_player_with_the_card_pane_and_labeller():
@@ -223,7 +223,7 @@ def test_player_with_the_card_pane_and_labeller():
                     panes=[ToolCardPane()], labeller=tool_call_labeller)
     player.index = 21
     text = player.render_text()
-    assert text.startswith("anthropic-messages/text-then-tool: event 21 / 38 · block [1] "
+    assert text.startswith("anthropic-messages/text-then-tool: event 21 of 0-37 · block [1] "
                            "tool_use search_flights · input_json_delta · 2 fields settled")
     assert "[Tool calls]" in text and '"destination": "TYO"' in text
     html = player.render_html()

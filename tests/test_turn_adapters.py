@@ -37,10 +37,12 @@ def test_text_block_start_delta_end_and_step_finish():
                                          "usage": {"output_tokens": 7}})],
                  [ch.TerminalReached(6, "message_stop")],
                  [ch.StreamEnded(None, True)])
-    assert kinds(events) == ["step_started", "block_started", "block_delta", "block_delta",
-                             "block_ended", "step_finished"]
+    assert kinds(events) == ["step_started", "usage_reported", "block_started", "block_delta",
+                             "block_delta", "block_ended", "usage_reported", "step_finished"]
+    assert [e.usage.input for e in events if e.kind == "usage_reported"] == [10, 10]
+    assert [e.usage.output for e in events if e.kind == "usage_reported"] == [1, 7]
     assert [e.fragment for e in events if e.kind == "block_delta"] == ["Hel", "lo"]
-    assert events[2].at == 2 and events[2].t == 2.0          # where it came from
+    assert events[3].at == 2 and events[3].t == 2.0          # where it came from
     end = events[-1]
     assert (end.finish.reason, end.finish.raw, end.ended) == ("stop", "end_turn", "proper")
     # Anthropic usage is cumulative over two events: input from the start, output from the delta

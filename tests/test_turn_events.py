@@ -28,6 +28,7 @@ IDENTITY = {
                        "message": "overloaded"},
     ev.WireEventPassed: {"step": 1, "event_type": "ping"},
     ev.Noted: {"step": 1, "code": "no_terminal", "message": "the stream ended early"},
+    ev.UsageReported: {"step": 1, "usage": ev.Usage(input=12)},
 }
 
 

@@ -122,3 +122,16 @@ def test_any_index_of_the_final_state_is_the_prefix_reduced(key, where):
     final = reduce_all(events)
     assert final.at(i).as_dict() == reduce_all(events[:i]).as_dict()
     assert [b.id for b in final.at(i).blocks] == [b.id for b in reduce_all(events[:i]).blocks]
+
+
+def test_usage_counts_as_it_arrives_so_a_budget_can_be_checked_live():
+    from lesson_lib.captures import load
+    from lesson_lib.turn.run import turn_events
+
+    events = turn_events(load("anthropic-messages/weather-turn-step1"))
+    first_delta = next(i for i, e in enumerate(events) if e.kind == "block_delta")
+    state = reduce_all(events[:first_delta + 1])
+    [step] = state.steps
+    assert not step.finished and step.usage.input > 0      # message_start's input tokens
+    final = reduce_all(events)
+    assert final.steps[0].usage == next(e for e in events if e.kind == "step_finished").usage

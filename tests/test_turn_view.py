@@ -13,7 +13,9 @@ from lesson_lib import faults
 from lesson_lib.captures import corpus, from_bytes, load
 from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, weather_tool
 from lesson_lib.turn.loop import run_turn
+from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import turn_state
+from lesson_lib.turn.summary import forming_fields, outcome_line
 from lesson_lib.views import (
     Player,
     RawBytesPane,
@@ -250,7 +252,7 @@ def test_the_counter_says_what_each_event_meant_for_the_turn():
     for i in range(n):
         player.index = i
         label = player.label()
-        assert label.startswith(f"event {i} / {n} · ") and " · turn: " in label
+        assert label.startswith(f"event {i} of 0-{n - 1} · ") and " · turn: " in label
         said.append(label.split(" · turn: ", 1)[1])
     assert "turn_started" in said[0]
     assert said[-1].endswith("turn_finished completed")
@@ -275,3 +277,61 @@ def test_the_pane_renders_every_capture_at_several_indices(capture):
     assert final.outcome is not None
     whole = turn_state(capture, "auto")
     assert (final.outcome, final.as_dict()["blocks"]) == (whole.outcome, whole.as_dict()["blocks"])
+
+
+# -- a step that asked for tools, the counter, the warnings -----------------------------------
+
+
+@pytest.mark.parametrize("key", ["anthropic-messages/weather-turn-step1",
+                                 "openai-responses/weather-turn-step1",
+                                 "openai-chat/weather-turn-step1"])
+def test_a_step_that_asked_for_tools_says_tools_to_run_not_completed(key):
+    state = turn_state([load(key)])
+    assert state.outcome == "completed"            # the contract's word, kept in --json
+    html = render_turn(state)
+    banner = re.search(r'<div class="rtw-turn-banner".*?</div>', html).group()
+    assert "tools to run" in banner and "completed" not in banner.split(">", 1)[1]
+    assert "✔" not in banner
+    assert turn_text(state).splitlines()[0].startswith("turn · ⏭ tools to run: ")
+
+
+def test_once_the_tools_ran_the_banner_waits_for_the_next_step():
+    result = asyncio.run(run_turn([load("anthropic-messages/weather-turn-step1")],
+                                  [weather_tool()]))
+    state = turn_state([load("anthropic-messages/weather-turn-step1")])
+    assert "tools to run" in outcome_line(state)
+    ran = reduce_all(list(result.events))
+    assert outcome_line(ran).startswith("⏭ waiting for the next step: ")
+    whole = turn_state([load("anthropic-messages/weather-turn-step1"),
+                        load("anthropic-messages/weather-turn-step2")])
+    assert outcome_line(whole).startswith("✔ completed: ")
+
+
+def test_the_counter_names_a_block_once_and_counts_the_warnings():
+    cap = load("anthropic-messages/cut-in-tool-json")
+    label = turn_labeller(cap, len(cap.events) - 1)
+    assert label == ("event 11 of 0-11 · content_block_delta · turn: block_delta, block_ended, "
+                     "tool_call_invalid s1.b1, step_finished, turn_finished truncated · "
+                     "4 warnings noted")
+    assert "noted," not in label
+
+
+def test_the_turn_pane_lists_what_was_noted():
+    state = turn_state([load("anthropic-messages/cut-in-tool-json")])
+    html, text = render_turn(state), turn_text(state)
+    for code in ("undispatched_bytes", "block_never_stopped", "cut_tool_input", "no_terminal"):
+        assert f"· {code}: " in html and f"warning (noted): step 1 · {code}: " in text
+    assert "<code>noted</code> events" in html
+
+
+def test_a_forming_call_shows_lesson_3s_partial_value_with_settled_fields():
+    cap = load("anthropic-messages/text-then-tool")
+    pane = TurnPane()
+    text, html = pane.text(cap, 25), pane(cap, 25)
+    assert '"origin": "AUS"  ✔' in text and '"depart_date": "2027-03-14"  ✔' in text
+    assert "return_dat" not in text.split("raw input")[0]     # a key shows once its value begins
+    assert html.count('data-settled="true"') == 3
+    fields = [field for i in range(len(cap.events)) for call in pane.state(cap, i).calls
+              if call.call_state == "forming" for field in forming_fields(call)]
+    open_strings = [value for _, value, settled in fields if not settled]
+    assert open_strings and not any(v.endswith('"') for v in open_strings)  # no closer yet

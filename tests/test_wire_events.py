@@ -11,7 +11,7 @@ from lesson_lib.accumulate import accumulate
 from lesson_lib.captures import from_bytes
 from lesson_lib.event_table import event_table
 from lesson_lib.sse import ServerSentEvent
-from lesson_lib.wire_events import parse_payload
+from lesson_lib.wire_events import MAX_DEPTH, nested_deeper_than, parse_payload
 
 WIRE = {"wire": "anthropic-messages"}
 MS = {"type": "message_start", "message": {
@@ -39,6 +39,27 @@ def test_a_payload_nested_deeper_than_the_reader_is_a_parse_error_not_a_crash(de
     cap = from_bytes(body(json.dumps(MS), deep_tool_start(depth)), sidecar=WIRE)
     assert not accumulate(cap).complete
     assert len(event_table(cap)) == 2
+
+
+def test_the_depth_limit_is_the_courses_own_not_the_interpreters():
+    # Python 3.12 and 3.13 read 1,000 levels, 3.11 does not: the limit must not move with them.
+    # (The payload nests two levels around the tool input.)
+    at_limit = parse_payload(ServerSentEvent(None, deep_tool_start(MAX_DEPTH - 2)))
+    assert at_limit.parse_error is None and at_limit.payload["content_block"]["input"]
+    over = parse_payload(ServerSentEvent(None, deep_tool_start(MAX_DEPTH - 1)))
+    assert over.payload is None and f"over {MAX_DEPTH} levels" in over.parse_error
+
+
+@pytest.mark.parametrize(("data", "deeper"), [
+    ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), True),
+    ("[" * MAX_DEPTH + "]" * MAX_DEPTH, False),
+    ('["' + "[" * 600 + '"]', False),              # brackets inside a string do not nest
+    ('["\\\\"' + ", [" * 600 + "]" * 601, True),   # an escaped backslash does not hide the quote
+    ('["\\"' + "[" * 600 + '"]', False),           # an escaped quote does not end the string
+    ('{"a": "\\\\"}' + "{" * 600, True),
+])
+def test_nesting_is_counted_outside_strings(data, deeper):
+    assert nested_deeper_than(data) is deeper
 
 
 @pytest.mark.parametrize(("data", "says"), [

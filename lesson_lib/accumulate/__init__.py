@@ -39,17 +39,23 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
 
     `request` is the request as data (a capture's sidecar ``request``): on the
     Chat wire a ``response_format`` json_schema makes each choice's content a
-    structured-output tool call. (Responses reads its format from the stream.)
+    structured-output tool call, and ``stream_options.include_usage`` says a usage chunk
+    is owed. (Responses reads its format from the stream.)
     """
     if wire == "anthropic-messages":
         from .anthropic import AnthropicAccumulator
         return AnthropicAccumulator()
     if wire == "openai-chat":
+        from ..wires.chat import usage_promised
         from .chat import ChatAccumulator
-        return ChatAccumulator(structured_output(request))
+        return ChatAccumulator(structured_output(request),
+                               usage_requested=usage_promised(None, request))
     if wire == "openai-responses":
         from .responses import ResponsesAccumulator
         return ResponsesAccumulator()
+    if wire == "google-gemini":
+        from .gemini import GeminiAccumulator
+        return GeminiAccumulator()
     if wire == "aws-bedrock-converse":
         from .bedrock import ConverseAccumulator
         return ConverseAccumulator()

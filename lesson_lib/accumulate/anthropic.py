@@ -47,7 +47,7 @@ from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
-from ..wires.anthropic import KNOWN_BLOCKS
+from ..wires.anthropic import KNOWN_BLOCKS, finish_reason
 from .base import Accumulator, Fragments, Slot, SlotState
 from .changes import (
     CitationAdded,
@@ -395,6 +395,10 @@ class AnthropicAccumulator(Accumulator):
         self.stopped = True
         self.changes.append(TerminalReached(event.index, "message_stop"))
 
+    def length_stop(self) -> bool:
+        """`message_stop` after a ``max_tokens`` (or context window) stop reason."""
+        return self.stopped and finish_reason(self.message.get("stop_reason")) == "length"
+
     def _error(self, payload: dict, event: WireEvent) -> None:
         self.errored = True
         self._sinks.clear()
@@ -426,7 +430,7 @@ class AnthropicAccumulator(Accumulator):
             self._sinks.pop(index, None)
             self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
                       "content_block_stop", slot=index,
-                      severity="warning" if self.stopped else "error")
+                      severity="warning" if self.stopped and self.length_stop() else "error")
             self._end_input(block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before message_stop: what arrived "

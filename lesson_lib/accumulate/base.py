@@ -130,6 +130,11 @@ class Accumulator(ABC):
     def slots(self) -> list[Slot]:
         """The slots so far, in address order."""
 
+    def length_stop(self) -> bool:
+        """Whether the stream ended properly because the model ran out of tokens (a length
+        stop): the only proper end that may leave a tool call's arguments unfinished."""
+        return False
+
     # -- helpers for the wire modules --------------------------------------
 
     def note(self, code: str, message: str, *, event: WireEvent | None = None,
@@ -173,13 +178,15 @@ class Accumulator(ABC):
         else:
             call.end(final_text, t=event.t if event is not None else None, event=index)
         if cut and call.was_cut:
-            # After the wire's own terminal the cut is the provider's (a length
-            # stop): the stream is whole, so it is a warning, not an error.
+            # After the wire's own terminal, a length stop cuts the call: the stream is
+            # whole, so it is a warning. Any other proper end never closed a call it
+            # opened: that breaks the wire's protocol, an error.
             self.note("cut_tool_input",
                       f"the stream ended inside the arguments of {what} "
                       f"after {call.raw_length} characters; input is the partial value that "
                       "arrived", event=event, slot=slot, raw=call.raw,
-                      severity="warning" if self.complete else "error")
+                      severity="warning" if self.complete and self.length_stop()
+                      else "error")
         elif call.state == "invalid" and call.error is not None:
             self.note("invalid_tool_input",
                       f"the arguments of {what} are not valid JSON ({call.error}); "

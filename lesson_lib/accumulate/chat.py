@@ -9,6 +9,11 @@ text. So a fragment goes to the call with its ``id`` when it has one (a new
 ``id`` at a reused ``index`` opens a *new* call), else to the call last seen
 at its ``index``.
 
+Some compatible servers (Mistral) send ``content`` as an array of typed parts:
+a ``thinking`` part's text goes to the reasoning slot, a ``text`` part's to the
+content slot, and the message keeps the parts (`chat_parts`); the padding
+field ``p`` is stream-only, like ``obfuscation``.
+
 Nothing says "this call is done" except the choice's ``finish_reason`` (or,
 for a choice that never got one, ``data: [DONE]``): only then are the
 arguments checked. Each call's `ToolCall` (lesson 3) is fed every argument
@@ -17,8 +22,9 @@ fragment as it arrives. Given the name of a ``response_format`` json_schema
 named after the schema: fed every content fragment, ended at the choice's
 ``finish_reason``, cut when the stream ends first (``final()`` is unchanged:
 the content stays the JSON text). A usage chunk (``choices: []``) may come
-last; ``data: [DONE]`` ends the stream; a payload with a top-level ``error``
-is an in-band error. The legacy single ``function_call`` delta is accumulated
+last; ``data: [DONE]`` ends the stream (a body without it ends properly, with a
+``no_done_marker`` warning, by `wires.chat.ended_without_done`); a payload with
+a top-level ``error`` is an in-band error (its ``usage`` kept). The legacy single ``function_call`` delta is accumulated
 like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
 are kept where they arrived, an unknown delta field with one warning.
 
@@ -44,7 +50,16 @@ from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wire_events import WireEvent
-from ..wires.chat import fragment_arguments, opening_id
+from ..wires.chat import (
+    STREAM_ONLY_FIELDS,
+    content_part_text,
+    ended_without_done,
+    fragment_arguments,
+    has_usage,
+    is_error_payload,
+    opening_id,
+    usage_promised,
+)
 from .base import Accumulator, Fragments, Slot
 from .changes import (
     InBandError,
@@ -57,19 +72,21 @@ from .changes import (
     TextAppended,
     ToolInputGrew,
 )
+from .chat_parts import ContentParts, IndexedEntries, indexed
 
 # Text fields of a message delta, accumulated by concatenation.
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
+# ``thinking``: the text of ``content``'s thinking parts (Mistral), never a delta field.
 _SLOT_NAME = {"content": "content", "refusal": "refusal", "reasoning_content": "reasoning",
-              "reasoning": "reasoning"}
+              "reasoning": "reasoning", "thinking": "reasoning"}
 _CHANNEL = {"content": "text", "refusal": "refusal", "reasoning_content": "reasoning",
-            "reasoning": "reasoning"}
+            "reasoning": "reasoning", "thinking": "reasoning"}
 _new = tuple.__new__
 _DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call"}
 _CHOICE_KNOWN = frozenset({"index", "delta", "logprobs", "finish_reason"})
 # Chunk fields read on their own, or stream-only (obfuscation pads the chunk's size).
 _CHUNK_KNOWN = frozenset({"id", "object", "created", "model", "system_fingerprint",
-                          "service_tier", "choices", "usage", "obfuscation"})
+                          "service_tier", "choices", "usage", *STREAM_ONLY_FIELDS})
 
 
 class _Call:
@@ -122,8 +139,9 @@ class _Choice:
     """One choice: its message's text fields, tool calls, finish reason and logprobs."""
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
-                 "finish_reason", "logprobs", "extra", "extra_text", "fields", "function_call",
-                 "structured")
+                 "finish_reason", "logprobs", "extra", "extra_text", "extra_lists", "fields",
+                 "function_call",
+                 "structured", "parts")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -137,18 +155,25 @@ class _Choice:
         self.logprobs: dict[str, Any] | None = None
         self.extra: dict[str, Any] = {}           # unknown message fields, last value
         self.extra_text: dict[str, Fragments] = {}  # unknown string fields, concatenated
+        self.extra_lists: dict[str, IndexedEntries] = {}   # unknown indexed lists, merged
         self.fields: dict[str, Any] = {}            # unknown choice-level fields
         self.function_call: _Call | None = None     # the legacy single function call
         self.structured: ToolCall | None = None     # structured output: content as a call
+        self.parts: ContentParts | None = None       # content as typed parts (Mistral)
 
     def message(self, calls_as: Any) -> dict:
         msg: dict[str, Any] = {"role": self.role or "assistant", "content": None,
                                "refusal": None}
         for name, frags in self.texts.items():
-            msg[name] = frags.text
+            if name != "thinking":
+                msg[name] = frags.text
+        if self.parts is not None:
+            msg["content"] = self.parts.build()
         msg.update(copy.deepcopy(self.extra))
         for name, frags in self.extra_text.items():
             msg[name] = frags.text
+        for name, entries in self.extra_lists.items():
+            msg[name] = entries.build()
         if self.calls:
             msg["tool_calls"] = [calls_as(c) for c in self.calls]
         if self.function_call is not None:
@@ -161,7 +186,8 @@ class ChatAccumulator(Accumulator):
 
     wire = "openai-chat"
 
-    def __init__(self, structured_output: str | None = None) -> None:
+    def __init__(self, structured_output: str | None = None,
+                 usage_requested: bool = False) -> None:
         super().__init__()
         self._structured = structured_output   # response_format json_schema: its name
         self.head: dict[str, Any] = {}      # id, created, model, ... from the chunks
@@ -170,6 +196,8 @@ class ChatAccumulator(Accumulator):
         self.done = False
         self.errored = False
         self._unknown_keys: set[str] = set()
+        # Whether a usage chunk is owed: the request asked, or a chunk said "usage": null.
+        self._usage_owed = usage_requested
 
     # -- feeding -------------------------------------------------------------
 
@@ -193,7 +221,9 @@ class ChatAccumulator(Accumulator):
             self.note("event_after_terminal", "data after [DONE]; applied anyway",
                       event=event, raw=event.sse.data)
         payload = event.payload
-        if "error" in payload and "choices" not in payload:
+        if not self._usage_owed and usage_promised(payload):
+            self._usage_owed = True
+        if is_error_payload(payload):
             self._error(payload, event)
             return changes
         if event.type != "chat.completion.chunk":
@@ -215,8 +245,17 @@ class ChatAccumulator(Accumulator):
             kind, text = "error", str(error)
         self.changes.append(InBandError(event.index, f"{kind}: {text}", copy.deepcopy(error),
                                         kind if isinstance(kind, str) else None))
+        # An error inside a chunk (OpenRouter) may carry usage: kept. Its choices are not
+        # applied (the error ends them); any text they carry stays in the diagnostic.
+        choices = payload.get("choices")
+        orphan = "".join(_delta_text(c.get("delta")) or "" for c in choices
+                         if isinstance(c, dict)) if isinstance(choices, list) else ""
         self.note("in_band_error", f"{kind}: {text}", event=event, raw=event.sse.data,
-                  error=copy.deepcopy(error))
+                  error=copy.deepcopy(error), **({"orphan_text": orphan} if orphan else {}))
+        if has_usage(payload):
+            self.usage = copy.deepcopy(payload["usage"])
+            self.changes.append(ResponseChanged(event.index, {"usage": copy.deepcopy(
+                payload["usage"])}))
 
     def _chunk(self, payload: dict, event: WireEvent) -> None:
         head = self.head
@@ -316,18 +355,11 @@ class ChatAccumulator(Accumulator):
             if value is None:
                 continue
             if key in TEXT_FIELDS and isinstance(value, str):
-                frags = choice.texts.get(key)
-                if frags is None:
-                    frags = choice.texts[key] = Fragments()
-                    self._open_text(choice, key, event, reserve=not value)
-                elif not frags and value:
-                    self._open_text(choice, key, event, reserve=False)
-                frags.append(value)
-                self.changes.append(_new(TextAppended, (event.index, (choice.index,
-                                                        _SLOT_NAME[key]), _CHANNEL[key],
-                                                        value, key)))
-                if key == "content" and self._structured is not None:
-                    self._feed_structured(choice, value, event)
+                if key == "content" and choice.parts is not None:
+                    choice.parts.add("text", None, value)
+                self._text(choice, key, value, event)
+            elif key == "content" and isinstance(value, list):
+                self._content_parts(choice, value, event)
             elif key == "role":
                 choice.role = value
             elif key == "tool_calls" and isinstance(value, list):
@@ -348,9 +380,46 @@ class ChatAccumulator(Accumulator):
                 if frags is None:
                     frags = choice.extra_text[key] = Fragments()
                 frags.append(value)
+            elif indexed(value) and key not in _DELTA_KNOWN:
+                # A list of entries with an ``index`` (OpenRouter's reasoning_details):
+                # merged by index, their strings concatenated, as the SDK does.
+                self._unknown_key(key, event)
+                choice.extra_lists.setdefault(key, IndexedEntries()).add(value)
             else:
                 self._unknown_key(key, event)
                 choice.extra[key] = copy.deepcopy(value)
+
+    def _text(self, choice: _Choice, key: str, value: str, event: WireEvent) -> None:
+        """One text fragment of a text field (``content``, ``reasoning_content``, a
+        thinking part's text...) to its slot."""
+        frags = choice.texts.get(key)
+        if frags is None:
+            frags = choice.texts[key] = Fragments()
+            self._open_text(choice, key, event, reserve=not value)
+        elif not frags and value:
+            self._open_text(choice, key, event, reserve=False)
+        frags.append(value)
+        self.changes.append(_new(TextAppended, (event.index, (choice.index, _SLOT_NAME[key]),
+                                                _CHANNEL[key], value, key)))
+        if key == "content" and self._structured is not None:
+            self._feed_structured(choice, value, event)
+
+    def _content_parts(self, choice: _Choice, parts: list, event: WireEvent) -> None:
+        """``content`` as an array of typed parts (Mistral): a ``text`` part's text goes
+        to the content slot, a ``thinking`` part's text to the reasoning slot, in order;
+        the message keeps the parts (`ContentParts`). A part of another type is kept
+        on the message as it arrived, with one warning."""
+        if choice.parts is None:
+            choice.parts = ContentParts(choice.texts.get("content"))
+        for part in parts:
+            kind, text = content_part_text(part)
+            choice.parts.add(kind, part, text)
+            if kind == "text":
+                self._text(choice, "content", text, event)
+            elif kind == "thinking":
+                self._text(choice, "thinking", text, event)
+            else:
+                self._unknown_key(f"content[].type={kind}", event)
 
     def _open_text(self, choice: _Choice, key: str, event: WireEvent, reserve: bool) -> None:
         """A text slot's start: opened with its first text (reserved on an empty one;
@@ -575,10 +644,33 @@ class ChatAccumulator(Accumulator):
             for call in self._calls_of(choice):
                 self._end_call(choice, call, cut=True, event=None, how="end_of_stream")
         if not self.done and not self.errored:
-            self.note("no_terminal", "the stream ended before data: [DONE]; what arrived is "
-                      "kept, but the completion is incomplete")
-        self._update_complete()
+            self._without_done()
+        else:
+            self._update_complete()
         return self.end_changes("in_band_error" if self.errored else "cut")
+
+    def _without_done(self) -> None:
+        """The body ended without ``data: [DONE]``: ended properly, with a warning, when
+        `wires.chat.ended_without_done` says so (every choice finished, the usage came if
+        owed, the body whole); else cut."""
+        finished = bool(self.choices) and all(c.finish_reason is not None
+                                              for c in self.choices.values())
+        whole = not any(d.code in ("undispatched_bytes", "unparseable_json")
+                        for d in self.diagnostics)
+        if ended_without_done(every_choice_finished=finished,
+                              usage_owed=self._usage_owed,
+                              usage_came=self.usage is not None, whole=whole):
+            self.note("no_done_marker", "the body ended without data: [DONE], after every "
+                      "choice's finish_reason and at an event boundary: taken as the end "
+                      "(the official SDK does the same)", severity="warning")
+            self.complete = True
+            return
+        why = ("a choice never got its finish_reason" if not finished else
+               "the usage chunk the request asked for never came" if whole else
+               "the body does not end at an event boundary")
+        self.note("no_terminal", f"the stream ended before data: [DONE] ({why}); what "
+                  "arrived is kept, but the completion is incomplete")
+        self.complete = False
 
     def _update_complete(self) -> None:
         self.complete = (self.done and not self.errored and
@@ -641,6 +733,8 @@ def _delta_text(delta: Any) -> str | None:
     if not isinstance(delta, dict):
         return None
     parts = [delta[key] for key in TEXT_FIELDS if isinstance(delta.get(key), str)]
+    if isinstance(delta.get("content"), list):
+        parts += [content_part_text(part)[1] for part in delta["content"]]
     calls = delta.get("tool_calls")
     for fragment in calls if isinstance(calls, list) else ():
         text = fragment_arguments(fragment)

@@ -27,7 +27,7 @@ the copy, which keeps their sizes and makes its own only when it is fed or
 read (`PartialJSON.copy`): a checkpoint is never either, so it costs the
 state's bookkeeping plus the depth of the open arguments, however long the
 array or string being built (a 300 KB file's text) and however deep they
-nest (a tool input 10,000 levels deep is fine), never a walk of every value.
+nest (a tool input 100,000 levels deep is fine), never a walk of every value.
 A cursor restored from a checkpoint makes its own copies once, on its first feed.
 """
 

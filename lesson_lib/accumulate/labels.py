@@ -23,7 +23,7 @@ from ..wires import anthropic, chat
 from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, ToolInputGrew
 from .history import History
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini")
 
 
 def address_text(address: Any) -> str:
@@ -213,5 +213,41 @@ def _chat_choice_label(choice: dict, caused: list) -> str:
     return f"choice {index} · " + (" · ".join(fields) if fields else "(empty)")
 
 
+def _gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+    """``candidate 0 · part [1] functionCall read_screen · arguments · finishReason STOP``:
+    the parts a record opened or grew (its minted slots), and a finish reason."""
+    if any(type(c) is InBandError for c in caused):
+        error = next(c for c in caused if type(c) is InBandError)
+        return f"error · {error.error_type or '?'}"
+    if not isinstance(ev.payload, dict):
+        return _plain(ev)
+    said: dict[Any, str] = {}
+    reasons: dict[int, str] = {}
+    for change in caused:
+        kind = type(change)
+        if kind is ResponseChanged:
+            if change.choice is not None and "finishReason" in change.fields:
+                reasons[change.choice] = change.fields["finishReason"]
+            continue
+        address = getattr(change, "address", None)
+        if not (isinstance(address, tuple) and len(address) == 2):
+            continue
+        if kind is SlotOpened:
+            kinds[address] = f"{change.slot_kind} {change.name or ''}".rstrip()
+            said[address] = f"part [{address[1]}] {kinds[address]} · start"
+        elif kind in (TextAppended, ToolInputGrew):
+            what = "arguments" if kind is ToolInputGrew else "text"
+            said.setdefault(address, f"part [{address[1]}] {kinds.get(address, '?')} · {what}")
+    by_candidate: dict[int, list[str]] = {}
+    for address, text in said.items():
+        by_candidate.setdefault(address[0], []).append(text)
+    for index, reason in reasons.items():
+        by_candidate.setdefault(index, []).append(f"finishReason {reason}")
+    if not by_candidate:
+        return "(no new part)" if ev.payload.get("candidates") else "usage"
+    return "; ".join(f"candidate {i} · " + " · ".join(texts)
+                     for i, texts in sorted(by_candidate.items()))
+
+
 _READERS = {"anthropic-messages": _anthropic_label, "openai-responses": _responses_label,
-            "openai-chat": _chat_label}
+            "openai-chat": _chat_label, "google-gemini": _gemini_label}

@@ -12,11 +12,14 @@ paragraph again.
 arriving). `feed` costs the fragment, plus one block-level parse of the tail
 when a line completes: the work never grows with the settled text before it.
 Reference definitions are off (see `markdown`), the one Markdown feature
-where a later line changes an earlier block.
+where a later line changes an earlier block. While the tail is one open
+code fence, a completed line is only checked for the closing fence
+(`fences`): a long code block costs each new line, not a parse of itself.
 """
 
 from __future__ import annotations
 
+from .fences import OpenFence
 from .markdown import block_starts
 
 Block = tuple[int, str]      # (offset of the block's first character in the text, its source)
@@ -30,6 +33,20 @@ class MarkdownBlocks:
         self.tail = ""
         self._carry_cr = False     # a CR ended the last fragment: an LF next is the same break
         self.finished = False
+        self._fence: OpenFence | None = None     # the fence the tail opens with, if any
+        self._fence_looked = False
+
+    @property
+    def open_fence(self) -> OpenFence | None:
+        """The fence the tail opens with, while it is still open (else None)."""
+        if not self._fence_looked and "\n" in self.tail.lstrip():
+            # the first line that is not blank is complete: it opens a fence or it does not
+            self._fence = OpenFence.at_start(self.tail)
+            self._fence_looked = True
+        fence = self._fence
+        if fence is None or not fence.still_open(self.tail, self.tail.rfind("\n") + 1):
+            return None
+        return fence
 
     def feed(self, fragment: str) -> list[Block]:
         """Append `fragment`; return the blocks that became settled with it, in order."""
@@ -39,6 +56,8 @@ class MarkdownBlocks:
         self.tail += fragment
         if "\n" not in fragment:
             return []
+        if self.open_fence is not None:
+            return []                    # the tail is one open code block: nothing settles
         complete = self.tail[:self.tail.rfind("\n") + 1]
         starts = block_starts(complete)
         if len(starts) < 2:
@@ -48,10 +67,13 @@ class MarkdownBlocks:
         line_offsets[0] = 0        # blank lines before the first block belong to it
         for begin, end in zip(line_offsets, line_offsets[1:], strict=False):
             out.append((self.offset + begin, self.tail[begin:end]))
-        cut = line_offsets[-1]
+        self._cut(line_offsets[-1])
+        return out
+
+    def _cut(self, cut: int) -> None:
         self.offset += cut
         self.tail = self.tail[cut:]
-        return out
+        self._fence, self._fence_looked = None, False
 
     def finish(self) -> list[Block]:
         """The text has ended: every block left is settled (idempotent)."""
@@ -65,8 +87,7 @@ class MarkdownBlocks:
         offsets[0] = 0
         ends = offsets[1:] + [len(self.tail)]
         out = [(self.offset + a, self.tail[a:b]) for a, b in zip(offsets, ends, strict=True)]
-        self.offset += len(self.tail)
-        self.tail = ""
+        self._cut(len(self.tail))
         return out
 
     def _normalise(self, fragment: str) -> str:

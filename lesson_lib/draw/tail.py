@@ -6,7 +6,8 @@ its source, so that nothing appears that a later delta takes away:
 
 - a line that can only be the start of a code fence (one or two backticks
   or tildes) is not drawn yet; an open fence is drawn as code (markdown-it
-  already draws an unclosed fence to the end of the text as code);
+  already draws an unclosed fence to the end of the text as code), without
+  a last line that may be its closing fence arriving;
 - a table's delimiter row still arriving (``|--``) is drawn whole, so the
   header is drawn as a table at once instead of a paragraph first;
 - in the current paragraph, an unclosed inline code span is closed (it will
@@ -24,43 +25,49 @@ from __future__ import annotations
 
 import re
 
+from .fences import may_close
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_START = re.compile(r"^ {0,3}(`{1,2}|~{1,2})$")
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?[ :\-|]*$")
 _EMPHASIS = "*_~"
+_FORMING_LINK = re.compile(r"\[([^\[\]]*)(\]\([^()\s]*)?$")
 
 
 def hold_back(tail: str) -> str:
     """The tail's source as it should be drawn now (see the module)."""
     lines = tail.split("\n")
-    fence = _open_fence(lines)
-    if fence is not None:
-        return tail                       # drawn as code up to the end: what it will be
+    fence, after_fence = _open_fence(lines)
+    if fence is not None:                 # drawn as code up to the end: what it will be
+        if len(lines) > 1 and may_close(lines[-1], fence[0]):
+            return "\n".join(lines[:-1]) + "\n"     # the closing fence arriving
+        return tail
     last = lines[-1]
     if _FENCE_START.match(last):
         return "\n".join(lines[:-1])
     if len(lines) >= 2 and _is_header_row(lines[-2]) and last and _DELIMITER_ROW.match(last):
         lines[-1] = _delimiter_for(lines[-2])
         return "\n".join(lines)
-    start = _paragraph_start(lines)
+    start = max(_paragraph_start(lines), after_fence)    # a closed fence's lines are code
     head = "\n".join(lines[:start])
     para = "\n".join(lines[start:])
     held = _hold_inline(para)
     return f"{head}\n{held}" if start else held
 
 
-def _open_fence(lines: list[str]) -> str | None:
-    """The marker of a fence left open at the end of `lines`, if any."""
-    marker = None
-    for line in lines:
+def _open_fence(lines: list[str]) -> tuple[str | None, int]:
+    """The marker of a fence left open at the end of `lines` (if any), and the index of the
+    line after the last fence that closed."""
+    marker, after = None, 0
+    for i, line in enumerate(lines):
         m = _FENCE.match(line)
         if marker is None:
             if m:
                 marker = m.group(1)
         elif m and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker) \
                 and not line.strip().strip(marker[0]):
-            marker = None
-    return marker
+            marker, after = None, i + 1
+    return marker, after
 
 
 def _is_header_row(line: str) -> bool:
@@ -111,10 +118,12 @@ def _hold_inline(text: str) -> str:
 
 def _cut_forming_link(text: str) -> str:
     """A link or image still arriving at the end, replaced by its text so far."""
-    m = re.search(r"!?\[([^\[\]]*)(\]\([^()\s]*)?$", text)
-    if m and not _escaped(text, m.start()):
-        return text[:m.start()] + m.group(1)
-    return text
+    at = text.rfind("[")                 # only the last bracket can open a link still arriving
+    m = _FORMING_LINK.match(text, at) if at >= 0 else None
+    if m is None or _escaped(text, at):
+        return text
+    start = at - 1 if at and text[at - 1] == "!" else at
+    return text[:start] + m.group(1)
 
 
 def _code_spans(text: str) -> tuple[list[tuple[int, int]], str]:

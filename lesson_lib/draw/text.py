@@ -28,6 +28,7 @@ import re
 
 from .blocks import MarkdownBlocks
 from .citations import citation_part
+from .fences import draw_open_fence
 from .markdown import render
 from .parts import Part, Segment
 from .tail import hold_back
@@ -140,8 +141,13 @@ class TextDrawer:
         tail = self.blocks.tail
         if not tail.strip():
             return None
-        shown = hold_back(tail)
-        html = render(shown, forming=True) + '<span class="draw-cursor" aria-hidden="true">▍</span>'
+        fence = self.blocks.open_fence
+        if fence is not None:
+            shown, html = tail, draw_open_fence(fence, tail)
+        else:
+            shown = hold_back(tail)
+            html = render(shown, forming=True)
+        html += '<span class="draw-cursor" aria-hidden="true">▍</span>'
         return Part(f"{self.block}/md{self.blocks.offset}", self.kind, _marks_html(html),
                     _marks_text(shown.strip("\n")), False)
 

@@ -17,7 +17,6 @@ nbval, the tests) nothing is read or written, so outputs stay deterministic.
 from __future__ import annotations
 
 import importlib
-import json
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 
 from .. import learner
 from ..captures import Capture, load
+from . import progress_file
 from .compare import first_difference
 
 
@@ -132,25 +132,22 @@ def _record(verdict: Verdict) -> Verdict:
     _RESULTS[(verdict.exercise.lesson, verdict.exercise.number)] = verdict
     folder = learner.learner_folder()
     if folder is not None:
-        stored = _stored(folder)
-        stored.setdefault(verdict.exercise.lesson, {})[str(verdict.exercise.number)] = verdict.status
         try:
-            (folder / learner.PROGRESS_FILE).write_text(json.dumps(stored, indent=1, sort_keys=True)
-                                                        + "\n", encoding="utf-8")
+            stored = progress_file.read(folder)
+            stored.setdefault(verdict.exercise.lesson, {})[str(verdict.exercise.number)] = \
+                verdict.status
+            progress_file.write(folder, stored)
         except OSError:
             pass  # progress is a convenience: never let it break a check
     return verdict
 
 
 def _stored(folder) -> dict[str, dict[str, str]]:
-    """The results kept in a learner's folder ({} when none, or unreadable)."""
+    """The results kept in a learner's folder ({} when none; see `progress_file`)."""
     try:
-        data = json.loads((folder / learner.PROGRESS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return progress_file.read(folder)
+    except OSError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)}
 
 
 @dataclass(frozen=True)
@@ -172,6 +169,9 @@ def progress(lesson: str | int) -> Progress:
     from its progress file.
     """
     lesson = f"{int(lesson):02d}" if str(lesson).isdigit() else str(lesson)
+    if not (lesson.isdigit() and len(lesson) == 2):
+        return Progress(lesson, (f"  no lesson {lesson!r}: lessons are numbered, "
+                                 "progress(1) or progress(\"01\")",))
     module = f"{__name__}.lesson{lesson}"
     try:
         importlib.import_module(module)

@@ -220,10 +220,14 @@ class LiveTurn:
                 state = reduce(state, event)
             self.state = state
             self._notify()
-            if self.budget_tokens is not None and self._spent >= self.budget_tokens:
-                self._stop = (f"the budget of {self.budget_tokens} output tokens was "
-                              f"reached (about {self._spent})")
-                raise _Stopped
+            if self.budget_tokens is not None:
+                # The wire's own count where it reports one as it goes, else the estimate.
+                reported = sum(step.usage.output for step in state.steps)
+                spent = max(self._spent, reported)
+                if spent >= self.budget_tokens:
+                    self._stop = (f"the budget of {self.budget_tokens} output tokens was "
+                                  f"reached (about {spent})")
+                    raise _Stopped
 
         try:
             body = {**request, "stream": True}     # a live turn always asks for the stream

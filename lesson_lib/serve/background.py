@@ -12,7 +12,7 @@ from pathlib import Path
 import uvicorn
 
 from .. import captures as captures_mod
-from . import DEFAULT_HOST, fault_spec, matching, streaming
+from . import DEFAULT_HOST, MAX_BODY, fault_spec, matching, streaming
 from .app import Settings, build_app
 
 
@@ -21,7 +21,8 @@ class StartError(Exception):
 
 
 def settings_for(*, speed: str | float = 1.0, faults: Sequence[str] = (),
-                 capture: str | None = None, root: Path | None = None) -> Settings:
+                 capture: str | None = None, root: Path | None = None,
+                 max_body: int = MAX_BODY) -> Settings:
     """Check the start-up options and build the server's settings; StartError if bad."""
     try:
         corpus = captures_mod.corpus(root)
@@ -39,7 +40,10 @@ def settings_for(*, speed: str | float = 1.0, faults: Sequence[str] = (),
         if isinstance(found, matching.Miss):
             raise StartError(found.message)
         capture = found.key
-    return Settings(corpus=corpus, speed=parsed_speed, faults=specs, capture=capture)
+    if max_body < 1:
+        raise StartError(f"--max-body must be at least 1 byte, not {max_body}")
+    return Settings(corpus=corpus, speed=parsed_speed, faults=specs, capture=capture,
+                    max_body=max_body)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -76,7 +80,7 @@ def run(settings: Settings, sock: socket.socket) -> None:
 @contextlib.contextmanager
 def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0,
             faults: Sequence[str] = (), capture: str | None = None,
-            root: Path | None = None) -> Iterator[str]:
+            root: Path | None = None, max_body: int = MAX_BODY) -> Iterator[str]:
     """Run the server in a background thread (from a notebook cell); yields its base URL.
 
     ``port=0`` picks a free port. The server stops when the block ends::
@@ -84,7 +88,8 @@ def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0
         with serving(speed="instant") as url:
             client = anthropic.Anthropic(base_url=url, api_key="unused")
     """
-    settings = settings_for(speed=speed, faults=faults, capture=capture, root=root)
+    settings = settings_for(speed=speed, faults=faults, capture=capture, root=root,
+                            max_body=max_body)
     sock = bind(host, port)
     server = _server(settings, quiet=True)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,

@@ -1,7 +1,8 @@
 """The fault grammar of `lesson-lib serve`: ``fault=NAME:ARG``, applied with `lesson_lib.faults`.
 
 =====================  ==========================================================
-``cut:N``              the connection dies after N bytes of the body
+``cut:N``              the body ends cleanly after N bytes (the HTTP response is whole)
+``drop:N``             the connection breaks after N bytes (the HTTP response is not)
 ``error-after:N``      an in-band error in the wire's own shape after event N
 ``stall:MS``           the stream goes silent for MS ms halfway through
 ``drop-terminal``      the terminal event never comes
@@ -35,6 +36,7 @@ class _Kind:
 
 KINDS: dict[str, _Kind] = {
     "cut": _Kind(faults.cut_at, "bytes"),
+    "drop": _Kind(faults.drop_at, "bytes"),
     "error-after": _Kind(faults.inject_error, "events"),
     "stall": _Kind(faults.stall, "ms", float),
     "drop-terminal": _Kind(faults.drop_terminal, None),
@@ -52,6 +54,9 @@ class FaultSpec:
 
     def __str__(self) -> str:
         return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+
+
+MAX_STALL_MS = 600_000      # 10 minutes: longer is no lesson, only a hung client
 
 
 def grammar() -> str:
@@ -76,6 +81,9 @@ def parse(spec: str) -> FaultSpec:
                              f"({name}:N), not {arg!r}") from None
     if not value >= 0 or value == float("inf"):
         raise FaultSpecError(f"fault {name!r}: {kind.arg} must be 0 or more, not {arg!r}")
+    if name == "stall" and value > MAX_STALL_MS:
+        raise FaultSpecError(f"fault 'stall': at most {MAX_STALL_MS:,} ms (10 minutes), "
+                             f"not {arg!r}")
     return FaultSpec(name, value)
 
 

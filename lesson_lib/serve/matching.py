@@ -5,7 +5,8 @@ Pure: the corpus, the wire of the path and the request's JSON in; a
 
 By content, a capture matches when its recorded conversation equals the
 request's (Anthropic ``system`` + ``messages``, Responses ``instructions`` +
-``input``, Chat ``messages``; a string content counts as one text block).
+``input``, Chat ``messages``, Gemini ``contents``; a string content counts as one
+text block).
 Where several do, the tool names and then the model narrow them down.
 """
 
@@ -17,17 +18,19 @@ from typing import Any
 
 from ..captures import Capture
 
-# The provider path each wire is served at (Bedrock's name the model in the path).
+# The provider path each wire is served at (Gemini's names the API version and the
+# model: google-genai says ``v1beta`` or ``v1``; Bedrock's name the model).
 PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
          "openai-chat": "/v1/chat/completions",
+         "google-gemini": "/{version}/models/{model}:streamGenerateContent",
          "aws-bedrock-converse": "/model/{modelId}/converse-stream",
          "aws-bedrock-invoke": "/model/{modelId}/invoke-with-response-stream"}
-# The wires whose path is always a stream (no ``stream: true`` in the body).
-STREAM_PATHS = frozenset({"aws-bedrock-converse", "aws-bedrock-invoke"})
+# Wires whose path itself asks for a stream (no ``stream`` field in the body).
+STREAMING_PATHS = frozenset({"google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke"})
 
 _CONVERSATION = {"anthropic-messages": ("system", "messages"),
                  "openai-responses": ("instructions", "input"),
-                 "openai-chat": ("messages",),
+                 "openai-chat": ("messages",), "google-gemini": ("contents",),
                  "aws-bedrock-converse": ("system", "messages"),
                  "aws-bedrock-invoke": ("system", "messages")}
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
@@ -125,7 +128,8 @@ def _body(wire: str, request: dict[str, Any]) -> dict[str, Any]:
 
 def _tool_names(request: dict[str, Any]) -> list[str]:
     names = []
-    for tool in request.get("tools") or []:
+    tools = request.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
         if isinstance(tool, dict):
             fn = tool.get("function")
             names.append(str((fn if isinstance(fn, dict) else tool).get("name", tool.get("type"))))

@@ -12,6 +12,7 @@ from typing import Any
 from ..captures import Capture
 
 INSTANT = math.inf
+MIN_SPEED, MAX_SPEED = 0.01, 1000.0     # 100 times slower to 1,000 times faster
 
 # Hop-by-hop or length headers: the server's own HTTP layer sets these.
 _NOT_REPLAYED = {"content-length", "transfer-encoding", "content-encoding", "connection",
@@ -32,6 +33,9 @@ def parse_speed(text: str | float) -> float:
         raise SpeedError(f"speed must be a positive number or 'instant', not {text!r}") from None
     if not speed > 0 or math.isnan(speed):
         raise SpeedError(f"speed must be a positive number or 'instant', not {text!r}")
+    if not MIN_SPEED <= speed <= MAX_SPEED and speed != INSTANT:
+        raise SpeedError(f"speed must be from {MIN_SPEED:g} to {MAX_SPEED:g} (or 'instant'), "
+                         f"not {text!r}")
     return speed
 
 

@@ -29,6 +29,7 @@ wire route and the SDK route leave them out (`comparable`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
@@ -47,6 +48,51 @@ OUTCOMES: tuple[str, ...] = ("completed", "failed", "truncated", "paused", "canc
                              "max_steps")
 FINISH_REASONS: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter",
                                    "refusal", "pause", "error", "other")
+
+
+class LazyPaths(Sequence):
+    """Paths (tuples of keys) built only when first read, then kept.
+
+    A settled path is as long as its value is deep: every path of an input
+    nested 100,000 levels, built at once, would cost the square of its depth.
+    The turn keeps the partial-JSON changes and builds their paths on demand.
+    """
+
+    __slots__ = ("_source", "_paths")
+
+    def __init__(self, source: Callable[[], Iterable[tuple]] | Iterable[tuple] = ()) -> None:
+        self._source = source
+        self._paths: tuple | None = None
+
+    def _all(self) -> tuple:
+        if self._paths is None:
+            source = self._source
+            self._paths = tuple(source() if callable(source) else source)
+            self._source = ()
+        return self._paths
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._all()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyPaths | tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +212,7 @@ class BlockDelta(TurnEvent):
     """Text or tool input arrived for a block: the fragment only.
 
     For tool input, `json_changes` are the partial value's changes (lesson 3)
-    and `settled` the paths that became final with this fragment.
+    and `settled` the paths that became final with this fragment (built when read).
     """
 
     kind: ClassVar[str] = "block_delta"
@@ -174,7 +220,7 @@ class BlockDelta(TurnEvent):
     fragment: str
     channel: Channel = "text"
     json_changes: tuple = ()
-    settled: tuple = ()
+    settled: Sequence = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -200,7 +246,9 @@ class BlockEnded(TurnEvent):
     """A block ended. `complete` is false when a cut, an error or a cancel closed it;
     `synthesised` when no wire event closed it; `reason` what closed it; `data` the
     wire's final object for the block where it states one at the end (a Responses
-    item at ``output_item.done``: a reasoning item's ``encrypted_content``)."""
+    item at ``output_item.done``: a reasoning item's ``encrypted_content``);
+    `restated` the server's statement of the block's whole text where it differs
+    from the deltas (Responses ``*.done``): it replaces them, and an error says so."""
 
     kind: ClassVar[str] = "block_ended"
     block: str
@@ -208,6 +256,7 @@ class BlockEnded(TurnEvent):
     synthesised: bool = False
     reason: str | None = None
     data: Any = None
+    restated: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -296,16 +345,27 @@ class Noted(TurnEvent):
     diagnostic: Any = field(default=None, compare=False)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageReported(TurnEvent):
+    """The step's usage as far as the wire has reported it (cumulative, like the wire's):
+    Anthropic's ``message_start`` input tokens at once, a running count where the wire
+    sends one. `StepFinished.usage` is the step's final word."""
+
+    kind: ClassVar[str] = "usage_reported"
+    step: int
+    usage: Usage
+
+
 Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
          | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
          | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
-         | Noted)
+         | Noted | UsageReported)
 
 ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
                                BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
                                BlockEnded, ToolCallReady, ToolCallInvalid,
                                ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
-                               WireEventPassed, Noted)
+                               WireEventPassed, Noted, UsageReported)
 
 # Fields only the wire route knows (where an event came from), and the wire's own
 # objects that the SDK route sees through its models.

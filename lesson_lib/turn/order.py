@@ -27,7 +27,7 @@ IDLE, BETWEEN, IN_STEP, FINISHED = "idle", "between steps", "in a step", "finish
 _IN_STEP_KINDS = ("block_started", "block_delta", "signature_added", "source_added",
                   "block_ended", "tool_call_ready", "tool_call_invalid",
                   "tool_execution_started", "tool_execution_finished", "error_reported",
-                  "wire_event_passed", "noted")
+                  "wire_event_passed", "noted", "usage_reported")
 _BETWEEN_KINDS = ("tool_execution_started", "tool_execution_finished", "error_reported",
                   "noted")
 

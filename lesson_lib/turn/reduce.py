@@ -21,6 +21,7 @@ The same sharing gives the state at any event index for free:
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from .events import (
     BlockStarted,
     ErrorReported,
     Finish,
+    LazyPaths,
     SignatureAdded,
     ToolCallInvalid,
     ToolCallReady,
@@ -85,6 +87,7 @@ class _Logs:
         self.errors = _Log()
         self.passed = _Log()                 # WireEventPassed and Noted
         self.outcome = _Log()
+        self.usages: dict[int, _Log] = {}    # UsageReported, by step
         self.work = 0                        # entries written: the linearity test counts it
         self.copies = 0                      # branches taken (each copies the logs once)
 
@@ -117,6 +120,8 @@ class _Logs:
         target = {"step_started": self.steps, "step_finished": self.finishes,
                   "error_reported": self.errors, "wire_event_passed": self.passed,
                   "noted": self.passed, "turn_finished": self.outcome}.get(kind)
+        if kind == "usage_reported":
+            target = self.usages.setdefault(event.step, _Log())   # type: ignore[attr-defined]
         if target is not None:
             target.add(tag, event)
 
@@ -156,7 +161,8 @@ class BlockView:
     data: Any = None
     end_data: Any = None
     sources: tuple = ()
-    settled: tuple = ()
+    settled: Sequence = ()          # paths, built when read (see `LazyPaths`)
+    restated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +210,8 @@ class TurnState:
 
     @property
     def steps(self) -> list[StepView]:
-        """The steps begun so far, with their finish and usage once they finished."""
+        """The steps begun so far: their finish once they finished, and their usage (the
+        final one, or as far as the wire has reported it while the step streams)."""
         n = self.count
         finishes = {e.step: e for e in self._logs.finishes.upto(n)}
         out = []
@@ -212,9 +219,15 @@ class TurnState:
             f = finishes.get(s.step)
             out.append(StepView(s.step, s.wire, (f.model if f and f.model else s.model),
                                 f is not None, f.finish if f else None,
-                                f.usage if f else Usage(), f.ended if f else None,
+                                f.usage if f else self._usage_so_far(s.step),
+                                f.ended if f else None,
                                 f.response_id if f else s.response_id))
         return out
+
+    def _usage_so_far(self, step: int) -> Usage:
+        log = self._logs.usages.get(step)
+        last = log.last(self.count) if log is not None else None
+        return last.usage if last is not None else Usage()
 
     @property
     def usage(self) -> Usage:
@@ -281,9 +294,12 @@ class TurnState:
             execution = "done" if finished.status == "ok" else "failed"
         elif run is not None:
             execution = "running"
-        settled: tuple = ()
+        restated = ended is not None and ended.restated is not None
+        if restated:
+            text = ended.restated           # the server's statement wins over the deltas
+        settled: Sequence = ()
         if is_call and deltas:
-            settled = tuple(p for d in deltas for p in d.settled)
+            settled = LazyPaths(lambda: (p for d in deltas for p in d.settled))
         return BlockView(
             id=start.block, step=start.step, kind=start.block_kind, wire_kind=start.wire_kind,
             choice=start.choice, channel=start.channel,
@@ -296,7 +312,8 @@ class TurnState:
             execution=execution, execution_status=finished.status if finished else None,
             result=finished.result if finished else None, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
-            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled)
+            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
+            restated=restated)
 
     # -- JSON --------------------------------------------------------------------
 
@@ -344,6 +361,8 @@ def _block_dict(b: BlockView) -> dict[str, Any]:
             out["server_side"] = True
         if b.sources:
             out["sources"] = list(b.sources)
+    if b.restated:
+        out["restated"] = True
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ..captures import Capture
 from ..wire_events import DONE, WireEvent, parse_all
-from .adapters import Counter, dialect_of, named_dialect
+from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
 from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
 from .reduce import TurnState, reduce_all
@@ -29,13 +29,9 @@ Route = Literal["wire", "sdk", "auto"]
 
 
 def route_for(wire: str | None) -> Route:
-    """The route a step on `wire` takes under ``route="auto"``: the wire route for the
-    three wires (their accumulators say what changed), the SDK route for any other."""
-    return "wire" if wire in _WIRES else "sdk"
-
-
-_WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "aws-bedrock-converse",
-          "aws-bedrock-invoke")
+    """The route a step on `wire` takes under ``route="auto"``: the wire route for every
+    wire with an adapter (their accumulators say what changed), the SDK route for any other."""
+    return "wire" if wire in ADAPTERS else "sdk"
 
 
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,

@@ -12,9 +12,10 @@ view adds colours and borders to these words, never other words.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..json_text import one_line
+from ..tool_calls import ToolCall
 from .reduce import BlockView, StepView, TurnState
 
 TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
@@ -34,6 +35,8 @@ OUTCOME_WORDS: dict[str | None, tuple[str, str]] = {
     None: ("⋯", "in progress"), "completed": ("✔", "completed"), "paused": ("⏸", "paused"),
     "failed": ("✖", "failed"), "truncated": ("✂", "truncated"), "cancelled": ("⊘", "cancelled"),
     "max_steps": ("⏹", "stopped at max steps"),
+    # A `completed` turn whose last step asked for tools has not answered yet (`shown_outcome`).
+    "tools_to_run": ("⏭", "tools to run"), "next_step": ("⏭", "waiting for the next step"),
 }
 # What each outcome means, in a sentence a learner can act on.
 OUTCOME_SAYS: dict[str | None, str] = {
@@ -45,6 +48,10 @@ OUTCOME_SAYS: dict[str | None, str] = {
                   "what arrived is kept and marked incomplete"),
     "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
     "max_steps": "the turn reached its step limit before the model finished",
+    "tools_to_run": ("the last step ended properly, asking for tools: the turn goes on once "
+                     "they run and their results are sent in the next step"),
+    "next_step": ("the last step asked for tools and they have run: the turn goes on when "
+                  "their results are sent in the next step"),
 }
 ENDED_SAYS = {"proper": "ended properly", "cut": "cut (no terminal event)",
               "error": "ended by an error", "cancelled": "cancelled", None: "streaming…"}
@@ -80,6 +87,26 @@ def tail(text: str, limit: int) -> tuple[str, int]:
     return text[-limit:], len(text) - limit
 
 
+def forming_fields(block: BlockView) -> list[tuple[str, str, bool]]:
+    """A forming call's arguments as lesson 3 reads them: each top-level field that has
+    begun, its value so far as JSON (an open string or container without its closer), and
+    whether it has settled. Empty when nothing has begun or the arguments are no object."""
+    call = ToolCall(block.name or "")
+    call.feed(block.raw_input or "")
+    view = call.view()
+    if not isinstance(view.value, dict):
+        return []
+    fields = []
+    for key, value in view.value.items():
+        settled = view.is_settled((key,))
+        text = one_line(value)
+        if not settled and isinstance(value, str | dict | list):
+            text = text[:-1]
+        shown, hidden = tail(text, INPUT_TAIL)
+        fields.append((key, ("…" if hidden else "") + shown, settled))
+    return fields
+
+
 def usage_words(usage: Any) -> str:
     """A `Usage` as ``input 12 · output 3 · ...``."""
     return (f"input {usage.input} · output {usage.output} · cache read {usage.cache_read} · "
@@ -102,10 +129,37 @@ def error_words(error: Any) -> str:
             f"{error.message}")
 
 
+def shown_outcome(state: TurnState) -> str | None:
+    """The outcome as a reader is told it: the turn's own, except that a ``completed`` turn
+    whose last step asked for tools is ``tools_to_run`` (or ``next_step`` once they ran).
+
+    Every stream of such a turn ended properly, so its outcome is ``completed`` (the
+    contract's word, in ``--json``); but the answer has not come, and a banner saying
+    "completed" over it would tell a reader the opposite.
+    """
+    if state.outcome != "completed" or not state.steps:
+        return state.outcome
+    last = state.steps[-1]
+    if last.finish is None or last.finish.reason != "tool_calls":
+        return state.outcome
+    calls = [b for b in state.calls if b.step == last.step and not b.server_side]
+    if calls and all(b.execution_status is not None for b in calls):
+        return "next_step"
+    return "tools_to_run"
+
+
+def warnings_of(state: TurnState) -> list[str]:
+    """The stations' warnings so far (``noted`` events): what the decoder, the accumulator or
+    the adapter flagged that is not an error of the turn, as ``step N · code: message``."""
+    return [f"step {event.step} · {event.code}: {event.message}" for event in state.passed
+            if event.kind == "noted"]
+
+
 def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
     """The outcome banner as one line: glyph, word, and what it means."""
-    mark, word = OUTCOME_WORDS.get(state.outcome, OUTCOME_WORDS[None])
-    line = f"{word}: {OUTCOME_SAYS.get(state.outcome, '')}"
+    shown = shown_outcome(state)
+    mark, word = OUTCOME_WORDS.get(shown, OUTCOME_WORDS[None])
+    line = f"{word}: {OUTCOME_SAYS.get(shown, '')}"
     line = f"{mark} {line}" if glyph else line
     errors = state.errors
     if state.outcome == "failed" and errors:
@@ -137,6 +191,8 @@ def turn_text(state: TurnState) -> str:
     lines.append(f"usage (turn): {usage_words(state.usage)}")
     for error in state.errors:
         lines.append(f"error: {error_words(error)}")
+    for warning in warnings_of(state):
+        lines.append(f"warning (noted): {warning}")
     return "\n".join(lines)
 
 
@@ -149,14 +205,20 @@ def _block_text(block: BlockView) -> list[str]:
         out = [f"[{block.id}] tool call{side}{choice} {block.name} ({block.call_id or 'no id'}) "
                f"· {mark} {word}"]
         if block.input is not None and state not in ("forming", "invalid", "cut"):
-            out.append(f"    input: {json.dumps(block.input, ensure_ascii=False, default=str)}")
+            out.append(f"    input: {one_line(block.input)}")
         else:
+            fields = forming_fields(block) if state == "forming" else []
+            if fields:
+                out.append("    arguments so far (✔ settled, ⋯ still forming):")
+            for key, text, settled in fields:
+                out.append(f"      {one_line(key)}: {text}  "
+                           f"{'✔' if settled else '⋯'}")
             raw, hidden = tail(block.raw_input or "", INPUT_TAIL)
             out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
                        f"{raw!r}")
         if block.execution_status is not None:
             out.append(f"    result ({block.execution_status}): "
-                       f"{json.dumps(block.result, ensure_ascii=False, default=str)}")
+                       f"{one_line(block.result)}")
         return out
     mark, word = BLOCK_STATE_WORDS[block_state(block)]
     label = "refusal" if block.channel == "refusal" else block.kind
@@ -165,6 +227,8 @@ def _block_text(block: BlockView) -> list[str]:
         head += " · signed"
     if block.wire_kind == "redacted_thinking":
         head += " · redacted"
+    if block.restated:
+        head += " · restated: the server's text differs from the deltas and is kept"
     text, hidden = tail(block.text, TEXT_TAIL)
     more = f"… {hidden} earlier characters … " if hidden else ""
     return [head, f"    {more}{text!r}" if text or not block.data else f"    {block.wire_kind}"]

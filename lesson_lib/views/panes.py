@@ -26,7 +26,7 @@ import pandas as pd
 from ..captures import Capture
 from ..event_table import block_address, event_kind
 from .html import esc, kind_badge, section
-from .replays import replay_for
+from .replays import event_place, replay_for
 
 Renderer = Callable[[Capture, int], str]
 
@@ -57,14 +57,14 @@ def clamp(index: int, capture: Capture) -> int:
 
 
 def default_labeller(capture: Capture, index: int) -> str:
-    """``event 12 / 48 · content_block_delta``: the event index (from 0, like `seq`),
-    the number of events, and the event's type."""
+    """``event 12 of 0-47 · content_block_delta``: the event index (from 0, like `seq`),
+    the range of indexes, and the event's type."""
     n = len(capture.events)
     if n == 0:
         return f"no events · HTTP {capture.status}: the request failed before any event"
     i = clamp(index, capture)
     kind = table_for(capture)["type"].iat[i]
-    return f"event {i} / {n} · {kind if kind is not None else '(no type)'}"
+    return f"{event_place(i, n)} · {kind if kind is not None else '(no type)'}"
 
 
 # -- the event table pane ---------------------------------------------------------

@@ -98,11 +98,17 @@ def labels_of(capture: Capture) -> Sequence[str]:
     return replay_for(capture).labels
 
 
+def event_place(index: int, count: int) -> str:
+    """Where an event is among `count`: ``event 12 of 0-47``. Events are numbered from 0,
+    like the table's ``seq`` and the slider, so the last of 48 is "event 47 of 0-47"."""
+    return f"event {index} of 0-{count - 1}"
+
+
 def event_counter(capture: Capture, index: int) -> str:
     """The player's counter: the event, then the slot it addresses and what it carries
-    (``event 12 / 48 · block [1] tool_use · input_json_delta``)."""
+    (``event 12 of 0-47 · block [1] tool_use · input_json_delta``)."""
     n = len(capture.events)
     if n == 0:
         return f"no events · HTTP {capture.status}: the request failed before any event"
     i = max(0, min(int(index), n - 1))
-    return f"event {i} / {n} · {labels_of(capture)[i]}"
+    return f"{event_place(i, n)} · {labels_of(capture)[i]}"

@@ -31,7 +31,6 @@ Pieces:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ from ..accumulate.history import History
 from ..accumulate.labels import address_text
 from ..captures import Capture
 from ..diagnostics import Diagnostic
+from ..json_text import one_line
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import NEUTRAL, OKABE_ITO
 from .replays import event_counter, history_for, labels_of
@@ -116,7 +116,7 @@ def _input_text(slot: Slot) -> str | None:
     """The parsed input of a tool slot that ended (None while it is open or for non-tools)."""
     if not _is_tool(slot) or slot.state == "open" or slot.input is None:
         return None
-    return _head_of(json.dumps(slot.input, ensure_ascii=False), INPUT_PREVIEW)
+    return _head_of(one_line(slot.input), INPUT_PREVIEW)
 
 
 def _title(slot: Slot) -> str:

@@ -41,7 +41,7 @@ from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import OKABE_ITO
-from .replays import event_counter, history_for, labels_of
+from .replays import event_counter, event_place, history_for, labels_of
 
 PAUSE_MS = 300.0      # a silence longer than this gets the pause line
 STRING_TAIL = 120     # characters of a long string shown (its end)
@@ -490,6 +490,7 @@ def tool_call_labeller(capture: Capture, index: int) -> str:
         tail = settled_phrase(view)
         if view.state != "forming":
             tail += f" · {view.state}"
-        return f"event {i} / {n} · {where(view)} {view.kind} {view.name} · {what} · {tail}"
+        return (f"{event_place(i, n)} · {where(view)} {view.kind} {view.name} · {what} · "
+                f"{tail}")
     calls = "; ".join(f"{v.name} {v.state}" for v in touched)
-    return f"event {i} / {n} · {labels_of(capture)[i]} · {calls}"
+    return f"{event_place(i, n)} · {labels_of(capture)[i]} · {calls}"

@@ -28,12 +28,12 @@ showing the turn at the slider's event, and `turn_labeller`, its counter.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
+from ..json_text import dumps
 from ..turn.reduce import BlockView, TurnState, reduce_all
 from ..turn.summary import (
     BLOCK_STATE_WORDS,
@@ -45,10 +45,13 @@ from ..turn.summary import (
     block_state,
     error_words,
     finish_words,
+    forming_fields,
     outcome_line,
+    shown_outcome,
     tail,
     tool_state,
     turn_text,
+    warnings_of,
 )
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import OKABE_ITO
@@ -94,12 +97,13 @@ OUTCOMES: dict[str | None, Look] = _looks(OUTCOME_WORDS, {
     "truncated": ("cut", "reddish purple", "dotted"),
     "cancelled": ("interrupted", "yellow", "dashed"),
     "max_steps": ("forming", "orange", "dashed"),
+    "tools_to_run": ("ready", "sky blue", "solid"), "next_step": ("running", "blue", "dashed"),
 })
 
 
 def _json(value: Any) -> str:
     try:
-        return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+        return dumps(value)     # linear and without recursion at any depth
     except ValueError:          # a circular value: say it as Python would
         return repr(value)
 
@@ -133,7 +137,7 @@ def _badge(look: Look, state: str) -> str:
 
 
 def _banner(state: TurnState) -> str:
-    look = OUTCOMES.get(state.outcome, OUTCOMES[None])
+    look = OUTCOMES.get(shown_outcome(state), OUTCOMES[None])
     outcome = state.outcome or "in_progress"
     return (f'<div class="rtw-turn-banner" role="status" data-outcome="{esc(outcome)}" '
             f'style="border:3px {look.border} {look.colour}">'
@@ -186,6 +190,15 @@ def _tool_card(block: BlockView, badge: str, tags: str) -> str:
                "cut": "the stream ended inside the input: this call never runs"}.get(state)
         if why:
             parts.append(f'<div class="rtw-note">{esc(why)}</div>')
+        fields = forming_fields(block) if state == "forming" else []
+        if fields:
+            rows = "".join(
+                f'<li data-settled="{str(settled).lower()}"><code>{esc(_json(key))}: '
+                f'{esc(text)}</code> {"✔ settled" if settled else "⋯ forming"}</li>'
+                for key, text, settled in fields)
+            parts.append('<div class="rtw-note">arguments so far (lesson 3: a field is shown '
+                         f'once it begins, and marked when it settles):</div><ul>{rows}</ul>'
+                         f'<div class="rtw-note">raw input:</div>')
         parts.append(_pre(raw, hidden))
     if block.execution_status is not None:
         parts.append(f'<div class="rtw-note">result ({esc(block.execution_status)}):</div>'
@@ -229,6 +242,11 @@ def render_turn(state: TurnState) -> str:
         items = "".join(f'<li data-scope="{esc(e.scope)}" data-phase="{esc(e.phase)}">'
                         f"{esc(error_words(e))}</li>" for e in state.errors)
         out.append(f'<div class="rtw-turn-errors"><b>Errors</b><ul>{items}</ul></div>')
+    warnings = warnings_of(state)
+    if warnings:
+        items = "".join(f"<li>{esc(w)}</li>" for w in warnings)
+        out.append('<div class="rtw-turn-notes"><b>Warnings (<code>noted</code> events: what '
+                   f"the stations flagged, not errors of the turn)</b><ul>{items}</ul></div>")
     out.append("</div>")
     return "".join(out)
 
@@ -343,12 +361,29 @@ _LABELLER_PANE = TurnPane()
 
 def turn_labeller(capture: Capture, index: int) -> str:
     """The player's counter, saying what the event meant for the turn:
-    ``event 12 / 48 · content_block_delta · turn: block_delta s1.b1, tool_call_ready s1.b1``."""
+    ``event 12 of 0-47 · content_block_delta · turn: block_delta, tool_call_ready s1.b1``.
+
+    Consecutive turn events of one block name it once, after the last of them; the
+    stations' warnings (``noted`` events) are counted, not listed (the Turn pane says
+    what they are), so the counter stays on one line.
+    """
     base = default_labeller(capture, index)
     if not capture.events:
         return base
-    said = []
-    for event in _LABELLER_PANE.caused(capture, index):
+    caused = _LABELLER_PANE.caused(capture, index)
+    said: list[str] = []
+    previous = None
+    for event in caused:
+        if event.kind == "noted":
+            continue
         target = getattr(event, "block", None) or getattr(event, "outcome", None)
-        said.append(f"{event.kind} {target}" if target else event.kind)
-    return f"{base} · turn: {', '.join(said) if said else 'nothing new'}"
+        if target and previous == target and said:
+            said[-1] = said[-1].removesuffix(f" {target}") + f", {event.kind} {target}"
+        else:
+            said.append(f"{event.kind} {target}" if target else event.kind)
+        previous = target
+    notes = sum(event.kind == "noted" for event in caused)
+    line = f"{base} · turn: {', '.join(said) if said else 'nothing new'}"
+    if notes:
+        line += f" · {notes} warning{'s' if notes > 1 else ''} noted"
+    return line

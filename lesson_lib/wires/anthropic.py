@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Finish, RetryRule, Sheet, WireError, count, read_error_object, unified
+from .common import (
+    Finish,
+    RetryRule,
+    Sheet,
+    WireError,
+    count,
+    finish_words,
+    read_error_object,
+    unified,
+)
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "anthropic-messages"
@@ -46,6 +55,10 @@ TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
 ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
 
 # -- stop reasons ----------------------------------------------------------------------
+# ``stop_sequence``: a plain stop (the sequence itself stays in the final Message's
+# ``stop_sequence``). ``model_context_window_exceeded``: the output stopped because the
+# context window was full, so, like ``max_tokens``, it is ``length``: the answer is cut
+# short, and only a shorter input (not a larger max_tokens) lets it go on.
 FINISH_REASONS: dict[str, Finish] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",
@@ -101,4 +114,12 @@ SHEET = Sheet(
     tool_arguments="input_json_delta deltas' `partial_json`, into a tool_use block's slot",
     terminal="message_stop",
     in_band_error='an `error` event: {"type": "error", "error": {"type", "message"}}',
+    also=(("thinking_delta, signature_delta", "reasoning: a thinking block's text, then its "
+                                              "signature (redacted_thinking arrives whole)"),
+          ("citations_delta", "a citation for the text block at `index`"),
+          ("refusal", "no event of its own: stop_reason `refusal` after the partial text"),
+          ("unknown event types", "ignore them: the docs say new types may be added")),
+    finish="`stop_reason` in message_delta: " + finish_words(FINISH_REASONS),
+    error_body='HTTP 4xx/5xx with {"type": "error", "error": {"type", "message"}}; 529 '
+               "overloaded_error; 429 with retry-after",
 )

@@ -4,7 +4,7 @@ Every event is a ``chat.completion.chunk`` (no SSE event names); choices are
 addressed by ``choices[].index``, tool calls inside a choice by
 ``tool_calls[].index``. A call never says it ended: a choice ends at its
 ``finish_reason``, and ``[DONE]`` after every choice has one ends the stream
-properly. Chunks carry no number: the order shows only where a marker can
+properly (a body without ``[DONE]``: see `ended_without_done`). Chunks carry no number: the order shows only where a marker can
 arrive once (a choice's ``finish_reason``, a call's opening fragment, the
 only one with its ``id``, and ``[DONE]``). A payload with a top-level ``error`` (and no ``choices``) is an
 in-band failure.
@@ -23,6 +23,7 @@ from .common import (
     Sheet,
     WireError,
     count,
+    finish_words,
     flat_error,
     read_error_object,
     unified,
@@ -40,14 +41,75 @@ DELTA_FIELDS = ("content", "refusal", "reasoning_content")
 TEXT_FIELDS = (*DELTA_FIELDS, "reasoning")
 ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 
+# Chunk fields that only pad the stream (their value means nothing): OpenAI's
+# ``obfuscation`` and compatible servers' ``p`` (Mistral, Bedrock) vary a chunk's size.
+STREAM_ONLY_FIELDS = frozenset({"obfuscation", "p"})
+
+# -- content as typed parts (Mistral) ---------------------------------------------------
+# Some compatible servers send ``delta.content`` as an array of typed parts instead of a
+# string: ``{"type": "text", "text": ...}`` is the answer, ``{"type": "thinking",
+# "thinking": [{"type": "text", "text": ...}], ...}`` is reasoning.
+CONTENT_PART_TEXT = {"text": "text", "thinking": "reasoning"}   # part type -> channel
+
+
+def content_part_text(part: Any) -> tuple[str, str]:
+    """A typed content part's type and the text it carries (``""`` for none): a ``text``
+    part's ``text``; a ``thinking`` part's ``thinking`` (a string, or text parts joined)."""
+    if not isinstance(part, dict):
+        return "?", ""
+    kind = part.get("type") if isinstance(part.get("type"), str) else "?"
+    value = part.get(kind) if kind in CONTENT_PART_TEXT else None
+    if isinstance(value, str):
+        return kind, value
+    if isinstance(value, list):
+        return kind, "".join(p["text"] for p in value if isinstance(p, dict)
+                             and isinstance(p.get("text"), str))
+    return kind, ""
+
+
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({DONE})      # counts only once every choice has a finish_reason
 FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``error``)
 
 
+# -- a body without [DONE] --------------------------------------------------------------
+# Some servers (and proxies) end a Chat body without ``data: [DONE]``; the official SDK
+# takes a body that ends cleanly as the end. The course's rule: such a stream ended
+# properly, with a ``no_done_marker`` warning, when every choice has its finish_reason,
+# the usage chunk came if the request asked for it, and the body ends at an event
+# boundary (nothing undispatched, every payload JSON). Otherwise it was cut (a body
+# that stops with a choice still unfinished is cut, however finished its text looks).
+
+
+def usage_promised(payload: Any, request: Any = None) -> bool:
+    """Whether a usage chunk is owed: the request asked for it
+    (``stream_options.include_usage``), or a chunk says ``"usage": null`` (OpenAI puts
+    that on every chunk of such a stream until the usage chunk)."""
+    if isinstance(request, dict):
+        options = request.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            return True
+    return isinstance(payload, dict) and "usage" in payload and payload["usage"] is None
+
+
+def has_usage(payload: Any) -> bool:
+    """Whether a chunk carries the stream's usage."""
+    return isinstance(payload, dict) and isinstance(payload.get("usage"), dict)
+
+
+def ended_without_done(*, every_choice_finished: bool, usage_owed: bool, usage_came: bool,
+                       whole: bool) -> bool:
+    """The rule above: whether a body without ``[DONE]`` ended properly (`whole`: it ends
+    at an event boundary and every payload parsed)."""
+    return every_choice_finished and (usage_came or not usage_owed) and whole
+
+
 def is_error_payload(payload: Any) -> bool:
-    """Whether a chunk's payload is an in-band error: a top-level ``error``, no ``choices``."""
-    return isinstance(payload, dict) and "error" in payload and "choices" not in payload
+    """Whether a chunk's payload is an in-band error: a top-level ``error`` and no
+    ``choices``, or a non-null ``error`` beside them (OpenRouter sends its error inside
+    a chunk with choices and usage)."""
+    return isinstance(payload, dict) and "error" in payload and (
+        "choices" not in payload or payload["error"] is not None)
 
 
 # -- a tool call's fragments ----------------------------------------------------------
@@ -95,11 +157,26 @@ RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
 retryable_error, retryable = RETRY.error, RETRY.reported
 
 
+# Compatible servers (OpenRouter) put the HTTP status in an error's ``code``: read by the
+# name OpenAI gives an error of that status.
+STATUS_ERRORS = {400: "invalid_request_error", 401: "invalid_api_key",
+                 402: "insufficient_quota", 408: "timeout", 429: "rate_limit_exceeded",
+                 500: "server_error", 502: "server_error", 503: "server_is_overloaded"}
+
+
 def read_error(event_type: str | None, payload: Any) -> WireError | None:
-    """The error an error payload reports (``{"error": {"message", "type", "code"}}``)."""
+    """The error an error payload reports (``{"error": {"message", "type", "code"}}``; an
+    integer ``code`` is an HTTP status, named by `STATUS_ERRORS`)."""
     if event_type not in FAILURES or not isinstance(payload, dict):
         return None
-    return (read_error_object(payload.get("error"), "error")
+    err = payload.get("error")
+    status = err.get("code") if isinstance(err, dict) else None
+    if type(status) is int and not err.get("type"):
+        message = err.get("message")
+        return WireError(STATUS_ERRORS.get(status, "server_error" if status >= 500
+                                           else "invalid_request_error"), None,
+                         message if isinstance(message, str) and message else None, "error")
+    return (read_error_object(err, "error")
             or flat_error(payload))
 
 
@@ -112,12 +189,24 @@ SHEET = Sheet(
                                   "arguments fragments, by tool_calls[].index"),
         ("chat.completion.chunk", "finish_reason: the choice (and all its calls) ended"),
         ("chat.completion.chunk", "usage, with empty choices (when asked for)"),
-        ("[DONE]", "the end"),
+        ("chat.completion.chunk", "delta.content as typed parts (compatible servers): "
+                                  "thinking to reasoning, text to the answer"),
+        ("[DONE]", "the end (missing: the end, with a warning, once every choice finished, "
+                   "the usage came if asked for and the body is whole)"),
     ),
     addressing=(("choices[].index", "the choice"),
                 ("tool_calls[].index", "the call inside the choice's message")),
     tool_arguments="delta.tool_calls[].function.arguments, by (choice, tool_calls index); "
                    "the id and name only on a call's first fragment",
-    terminal="[DONE], after every choice has a finish_reason",
-    in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices',
+    terminal="[DONE], after every choice has a finish_reason (a body without it: ended, "
+             "with a warning, when every choice finished, the usage came if asked for and "
+             "the body ends at an event boundary; else cut)",
+    in_band_error='a chunk {"error": {"message", "type", "code"}} with no choices, or an '
+                  'error object beside its choices (OpenRouter)',
+    also=(("delta.refusal", "a refusal's text, in place of content"),
+          ("delta.reasoning_content", "reasoning text, from some compatible servers only"),
+          ("annotations", "url_citation citations of web-search models, no event of their "
+                          "own")),
+    finish="`finish_reason` per choice: " + finish_words(FINISH_REASONS),
+    error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )

@@ -5,6 +5,7 @@ wire's cheat sheet."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -72,11 +73,12 @@ def _str(value: Any) -> str | None:
 
 def read_error_object(err: Any, where: Literal["error", "response.error", "flat"]
                       ) -> WireError | None:
-    """A `WireError` of a dict carrying ``type``/``code``/``message``, else None."""
+    """A `WireError` of a dict carrying ``type``/``code``/``message``, else None (Google
+    names an error by its ``status``, read as its type)."""
     if not isinstance(err, dict):
         return None
-    return WireError(_str(err.get("type")), _str(err.get("code")), _str(err.get("message")),
-                     where)
+    return WireError(_str(err.get("type")) or _str(err.get("status")), _str(err.get("code")),
+                     _str(err.get("message")), where)
 
 
 def flat_error(payload: dict) -> WireError:
@@ -139,7 +141,11 @@ class Sheet:
     `events`: (event type, what it does) in the order a stream sends them;
     `addressing`: (field, what it addresses); `tool_arguments`: where a tool
     call's arguments arrive; `terminal`: what ends the stream properly;
-    `in_band_error`: what an error after HTTP 200 looks like.
+    `in_band_error`: what an error after HTTP 200 looks like; `also`: (event or
+    field, what it carries) for reasoning, refusals, citations and what else a
+    reader must know; `finish`: why it stopped (the raw values and the unified
+    reasons, see `finish_words`); `error_body`: the documented JSON error of a
+    failed request (before any event).
     """
 
     wire: str
@@ -148,3 +154,14 @@ class Sheet:
     tool_arguments: str
     terminal: str
     in_band_error: str
+    also: tuple[tuple[str, str], ...] = ()
+    finish: str = ""
+    error_body: str = ""
+
+
+def finish_words(reasons: Mapping[str, str]) -> str:
+    """Raw finish values grouped by the unified reason they mean: ``a, b → stop; c → length``."""
+    grouped: dict[str, list[str]] = {}
+    for raw, reason in reasons.items():
+        grouped.setdefault(reason, []).append(raw)
+    return "; ".join(f"{', '.join(raws)} → {reason}" for reason, raws in grouped.items())

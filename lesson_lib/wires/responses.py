@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..wire_events import DONE
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -22,6 +23,7 @@ from .common import (
     Sheet,
     WireError,
     count,
+    finish_words,
     flat_error,
     read_error_object,
 )
@@ -72,6 +74,9 @@ ADDRESS_FIELDS = ("output_index", "content_index", "summary_index")
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"response.completed", "response.incomplete"})  # ended properly
 FAILURES = frozenset({"error", "response.failed"})                   # in-band failure
+# What may follow the terminal event and is passed through, not a fault: some servers
+# (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
+AFTER_TERMINAL = frozenset({DONE})
 # Every event that ends the response, with the status it leaves it in.
 TERMINAL_STATUS = {"response.completed": "completed", "response.incomplete": "incomplete",
                    "response.failed": "failed"}
@@ -200,7 +205,19 @@ SHEET = Sheet(
                 ("sequence_number", "the event's place in the stream")),
     tool_arguments="response.function_call_arguments.delta `delta`, into the function_call "
                    "item `item_id`; whole in .done and in output_item.done",
-    terminal="response.completed or response.incomplete",
+    terminal="response.completed or response.incomplete; response.failed ends it with an "
+             "error. No [DONE] on this wire",
     in_band_error="an `error` event (error nested, or code/message flat), or response.failed "
                   "with `response.error`",
+    also=(("response.queued", "a background response waiting to start, before in_progress"),
+          ("response.reasoning_summary_text.delta", "a reasoning item's summary, by "
+                                                    "summary_index"),
+          ("response.refusal.delta / .done", "a refusal part's text"),
+          ("response.output_text.annotation.added", "a citation (url_citation, "
+                                                    "file_citation) on the text")),
+    finish="no finish field: the final `status`; completed → stop (tool_calls with a "
+           "function_call item, refusal with a refusal part); incomplete by "
+           "`incomplete_details.reason`: " + finish_words(INCOMPLETE_REASONS)
+           + "; failed → error; cancelled → other",
+    error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )

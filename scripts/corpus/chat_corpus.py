@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import weather_turn as weather
 from .openai_chat_common import BASE, HELPER, STREAM_USAGE, WIRE, compact, function_tool, ok, user
+from .openai_chat_compatible import length_then_error, thinking_parts
 from .openai_chat_irregular import (
     cut_in_arguments,
     error_mid_stream,
@@ -260,5 +261,5 @@ def build(root: Path) -> list[Path]:
     paths += [parallel_tools_interleaved(root), n2_choices(root)]
     paths += [refusal(root), finish_length(root), content_filter(root)]
     paths += [cut_in_arguments(root), error_mid_stream(root), index_reused_new_id(root),
-              reasoning_content(root)]
+              reasoning_content(root), thinking_parts(root), length_then_error(root)]
     return paths + weather_turn(root) + [structured_output(root)]

@@ -91,6 +91,7 @@ class ResponsesStream:
             "max_output_tokens": req.get("max_output_tokens"),
             "max_tool_calls": None,
             "model": self.model,
+            **({"moderation": None} if self.newer_fields else {}),
             "output": copy.deepcopy(self.output) if status != "in_progress" else [],
             "parallel_tool_calls": req.get("parallel_tool_calls", True),
         })
@@ -109,6 +110,7 @@ class ResponsesStream:
             "temperature": 1.0,
             "text": text,
             "tool_choice": "auto",
+            **({"tool_usage": self.tool_usage(status)} if self.newer_fields else {}),
             "tools": [_echo_tool(t) for t in req.get("tools", [])],
             "top_logprobs": 0,
             "top_p": 1.0,
@@ -118,6 +120,14 @@ class ResponsesStream:
             "metadata": {},
         })
         return obj
+
+    def tool_usage(self, status: str) -> dict[str, Any]:
+        """Newer responses' ``tool_usage``: the web searches in the output, no image made."""
+        usage = copy.deepcopy(_TOOL_USAGE)
+        if status != "in_progress":
+            usage["web_search"]["num_requests"] = sum(
+                1 for item in self.output if item.get("type") == "web_search_call")
+        return usage
 
     def usage(self, input_tokens: int, *, reasoning_tokens: int = 0,
               cached_tokens: int = 0) -> dict[str, Any]:
@@ -323,6 +333,16 @@ class ResponsesStream:
                 "action": {"type": "search", "queries": [query], "query": query}}
         self._close(index, done)
         return index
+
+
+# Newer api.openai.com responses count the hosted tools' use (zero until the end, and
+# when none ran), as in the recorded programmatic-tool-calling and image-generation streams.
+_TOOL_USAGE = {"image_gen": {"input_tokens": 0,
+                             "input_tokens_details": {"image_tokens": 0, "text_tokens": 0},
+                             "output_tokens": 0,
+                             "output_tokens_details": {"image_tokens": 0, "text_tokens": 0},
+                             "total_tokens": 0},
+               "web_search": {"num_requests": 0}}
 
 
 def _echo_tool(tool: dict[str, Any]) -> dict[str, Any]:

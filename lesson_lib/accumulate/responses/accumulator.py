@@ -30,7 +30,12 @@ non-streaming API would have returned:
 - ``error`` events come nested (``{"error": {type, code, message, param}}``,
   as recorded) or flat (as published): both are an ``in_band_error``, and a
   ``response.failed`` after one is honoured;
-- an unknown event type passes through as an ``unknown_event`` warning;
+- an unknown event type passes through as an ``unknown_event`` warning; Chat's
+  ``data: [DONE]`` after the terminal event (OpenRouter) passes through with an
+  ``info`` note;
+- a field the terminal `Response` restates differently from the stream (an
+  item's id, a fingerprint) is a ``server_restated`` warning, and ``final``
+  follows the server (`compare`);
 - tool calls (lesson 3): each ``function_call``, ``custom_tool_call`` and
   ``mcp_call`` item has a `ToolCall` fed every argument delta, ended by its
   ``*_arguments.done`` (or ``output_item.done``); with ``text.format``
@@ -61,7 +66,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostic
 from ...wire_events import WireEvent
-from ...wires.responses import TERMINAL_STATUS
+from ...wires.responses import AFTER_TERMINAL, TERMINAL_STATUS
 from ..base import Accumulator, Slot
 from ..changes import InBandError, ResponseChanged, TerminalReached, UnknownEvent
 from .compare import ServerComparison
@@ -182,6 +187,14 @@ class ResponsesAccumulator(Accumulator):
         return self.changes
 
     def _not_an_object(self, event: WireEvent) -> None:
+        if event.type in AFTER_TERMINAL and self._terminal is not None:
+            # Chat's end marker after the terminal (OpenRouter): passed through, as data.
+            self.passed_through.append(event)
+            self.note("marker_after_terminal", f"{event.type} after response.{self.terminal}: "
+                      "a compatible server's end marker, passed through", severity="info",
+                      event=event)
+            self.changes.append(UnknownEvent(event.index, event.type, event.payload))
+            return
         if event.parse_error is not None:
             self.note("unparseable_json", f"event {event.type or '(unnamed)'}: "
                       f"{event.parse_error}; the event is ignored",
@@ -209,6 +222,7 @@ class ResponsesAccumulator(Accumulator):
         if not self._started:
             self._started = True
             if event.type not in ("response.created", "response.queued", "error"):
+                self.compare.resumed = True
                 self.note("event_before_start",
                           f"the stream begins with {event.type}, not response.created: the "
                           "response's id, model and settings are unknown until an event "
@@ -346,6 +360,10 @@ class ResponsesAccumulator(Accumulator):
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
 
+    def length_stop(self) -> bool:
+        """``response.incomplete``: the model ran out of output tokens (or was stopped)."""
+        return self.terminal == "incomplete"
+
     def final(self) -> dict:
         """The `Response` so far: ours, with what only the server's objects can know."""
         output = [item.build() for item in self.items]
@@ -358,6 +376,7 @@ class ResponsesAccumulator(Accumulator):
         out["output"] = output
         if self._terminal is not None:
             self.compare.fill_from(self._terminal, output)
+            self.compare.follow_server(output)
         elif self.error is not None:
             out["status"] = "failed"
             out["error"] = {"code": self.error["code"], "message": self.error["message"]}

@@ -7,6 +7,14 @@ where (the path, and the slot it belongs to) with both whole values, and
 the server's value is kept. The fields only the terminal `Response` knows
 (opaque ``encrypted_content``, the status of an item never done) are taken
 from it.
+
+A field no delta builds but the stream stated whole (an item's ``id`` in
+``output_item.added``, a ``fingerprint``) that the terminal `Response`
+restates differently is a ``server_restated`` warning: the final object
+follows the server's terminal word, while the stream's own events stay
+addressed by the stream's id. It says the server changed its mind, not that
+the stream is broken, so an otherwise proper stream still ends properly.
+A difference in what the deltas built stays a ``server_object_differs``.
 """
 
 from __future__ import annotations
@@ -61,19 +69,41 @@ def slot_of(path: tuple) -> tuple | None:
     return (path[1],)
 
 
+def _restated(path: tuple, ours: Any, theirs: Any, built: list[tuple], ours_out: list,
+              theirs_out: list) -> bool:
+    """Whether a difference is a restatement: one value for another (no side missing,
+    neither a container) in a field no delta built, of the same item on both sides."""
+    if len(path) < 3 or ours is ABSENT or theirs is ABSENT:
+        return False
+    if isinstance(ours, (dict, list)) or isinstance(theirs, (dict, list)):
+        return False
+    if any(path[:len(b)] == b or b[:len(path)] == path for b in built):
+        return False
+    mine, server = get_path(ours_out, path[1:2]), get_path(theirs_out, path[1:2])
+    return (isinstance(mine, dict) and isinstance(server, dict)
+            and mine.get("type") == server.get("type"))
+
+
 class ServerComparison:
     """The accumulator's checks against the server's objects: its `items` and `note`."""
 
     def __init__(self, items: Items, note: Callable[..., Any]) -> None:
         self.items = items
         self.note = note
+        # A stream resumed mid-way lacks the deltas the first stream carried, so its
+        # ``*.done`` statements differ from its own deltas as a rule.
+        self.resumed = False
+        self.restated: list[tuple[tuple, Any]] = []   # (path in output, the server's value)
 
     def differs(self, ev: WireEvent, path: tuple, ours: Any, theirs: Any) -> None:
-        """A ``*.done`` event states another value than the deltas built (path in output)."""
+        """A ``*.done`` event states another value than the deltas built (path in output):
+        an error, since deltas were lost or changed on the way (a warning in a stream
+        resumed mid-way, which never had the first stream's deltas)."""
         where = format_path(("output", *path))
         self.note("server_object_differs",
                   f"{where}: the deltas built {say(ours)}, but {ev.type} says {say(theirs)}; "
-                  "the server's value is kept", severity="warning", event=ev,
+                  "the server's value is kept", event=ev,
+                  severity="warning" if self.resumed else "error",
                   slot=slot_of(("output", *path)), path=where, against=ev.type,
                   **both(ours, theirs))
 
@@ -99,6 +129,7 @@ class ServerComparison:
             return
         ours_out = [item.build() for item in self.items]
         self.fill_from(resp, ours_out)
+        built = self._built_paths()
         shown = 0
         for path, a, b in differences(ours_out, theirs_out, ("output",)):
             if shown == DIFF_LIMIT:
@@ -107,9 +138,36 @@ class ServerComparison:
                 break
             shown += 1
             where = format_path(path)
+            if _restated(path, a, b, built, ours_out, theirs_out):
+                # Stated whole, never built by deltas (an item's id, a fingerprint):
+                # the server's terminal word is final; the stream's events keep the
+                # stream's id. Not a fault of the stream: a warning.
+                self.restated.append((path, b))
+                self.note("server_restated", f"{where}: the stream said {say(a)}, the "
+                          f"server's {ev.type} says {say(b)}; the final object follows the "
+                          "server", severity="warning", event=ev, slot=slot_of(path),
+                          path=where, against=ev.type, **both(a, b))
+                continue
             self.note("server_object_differs", f"{where}: ours is {say(a)}, the server's "
                       f"{ev.type} says {say(b)}", severity="warning", event=ev,
                       slot=slot_of(path), path=where, against=ev.type, **both(a, b))
+
+    def _built_paths(self) -> list[tuple]:
+        """The paths in ``output`` the deltas built (texts, arguments, annotations)."""
+        return [("output", pos, *path) for pos, item in enumerate(self.items)
+                for path, _ in item.streamed()]
+
+    def follow_server(self, output: list[dict]) -> None:
+        """Put the terminal response's restated values (`server_restated`) into `output`."""
+        for path, theirs in self.restated:
+            node: Any = output
+            for step in path[1:-1]:
+                node = get_path(node, (step,))
+            if isinstance(node, dict):
+                if theirs is ABSENT:
+                    node.pop(path[-1], None)
+                else:
+                    node[path[-1]] = clone(theirs)
 
     def fill_from(self, terminal: dict, output: list[dict]) -> None:
         """What only the terminal `Response` knows about our items, taken from it.

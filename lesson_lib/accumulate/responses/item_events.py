@@ -5,7 +5,8 @@ server's own finished item, which becomes the item (the deltas' work is
 checked against it first). An item announced again with the same id is a
 ``duplicate_start`` (the first kept); another item at a held index replaces
 it, and says what it dropped. An item ended without being announced is
-taken as the server states it.
+taken as the server states it. A call id or name that the done item states
+differently from the announcement is a ``server_restated`` warning.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from .objects import Item, get_path, preview
 from .registry import Items
 from .tools import ToolCallEvents
 from .vocabulary import TOOL_ITEMS, Malformed, is_index
+
+# The fields that name an item's call: stated at its start, expected the same at its end.
+IDENTITY_FIELDS = ("call_id", "name")
 
 
 def item_event(p: dict) -> tuple[int, dict]:
@@ -58,6 +62,19 @@ class ItemEvents:
         self.items.register(item)
         self.tools.call_of(item, ev)
 
+    def _identity_restated(self, ev: WireEvent, item: Item, done: dict) -> None:
+        """A field that names the item or its call (``call_id``, ``name``) said one thing
+        at ``output_item.added`` and another at its done: a ``server_restated`` warning
+        (the server's item stands; the official SDK's helper raises here)."""
+        for key in IDENTITY_FIELDS:
+            said, now = item.data.get(key), done.get(key)
+            if isinstance(said, str) and isinstance(now, str) and said != now:
+                self.note("server_restated", f"output[{item.index}].{key}: "
+                          f"output_item.added said {said!r}, output_item.done says {now!r}; "
+                          "the server's item stands", severity="warning", event=ev,
+                          slot=(item.index,), path=f"output[{item.index}].{key}",
+                          against=ev.type, ours=said, theirs=now)
+
     def on_item_done(self, ev: WireEvent, p: dict) -> None:
         oi, data = item_event(p)
         iid = data.get("id")
@@ -81,6 +98,8 @@ class ItemEvents:
             if item.assumed:
                 item.announce(data)
                 items.register(item)
+            else:
+                self._identity_restated(ev, item, data)
             self.compare.check_streamed(ev, item, data)
         items.touch(item)
         item.done = data

@@ -18,11 +18,13 @@ from .base import Counter, WireAdapter
 from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
+from .gemini import GeminiAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
-           "Counter", "DeepSeekChatAdapter", "Dialect", "InvokeAdapter", "ResponsesAdapter",
-           "WireAdapter", "adapter_for", "dialect_for", "dialect_of", "named_dialect"]
+           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "InvokeAdapter",
+           "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
+           "named_dialect"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "anthropic-messages": AnthropicAdapter,
     "openai-responses": ResponsesAdapter,
     "openai-chat": ChatAdapter,
+    "google-gemini": GeminiAdapter,
     "aws-bedrock-converse": ConverseAdapter,
     "aws-bedrock-invoke": InvokeAdapter,
 }

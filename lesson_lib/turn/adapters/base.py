@@ -30,6 +30,7 @@ from ..events import (
     Channel,
     ErrorReported,
     Finish,
+    LazyPaths,
     Noted,
     SignatureAdded,
     SourceAdded,
@@ -39,6 +40,7 @@ from ..events import (
     ToolCallReady,
     TurnEvent,
     Usage,
+    UsageReported,
     WireEventPassed,
 )
 from ..outcome import step_ending
@@ -49,7 +51,12 @@ PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text",
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",
-                            "sequence_out_of_order", "sequence_gap"})
+                            "sequence_out_of_order", "sequence_gap",
+                            "partial_args_out_of_order"})
+# Codes that say the stream was cut. Before the wire's terminal they make the step
+# `truncated`; after it (the wire said it was done) the stream broke its protocol.
+CUT_CODES = frozenset({"no_terminal", "block_never_stopped", "cut_tool_input",
+                       "undispatched_bytes"})
 # Reported by their own change (InBandError) or by the block's own end.
 _SAID_ELSEWHERE = frozenset({"in_band_error"})
 
@@ -81,6 +88,7 @@ class _Block:
     channel: str = "text"
     fragments: list[str] = field(default_factory=list)   # tool input, joined only at the end
     ended: bool = False
+    restated: str | None = None     # the server's whole text, where it differs from the deltas
 
 
 class WireAdapter:
@@ -248,9 +256,20 @@ class WireAdapter:
         if block is None or block.ended:
             return
         block.fragments.append(c.fragment)
-        settled = tuple(j.path for j in c.json_changes if getattr(j, "op", None) == "settle")
+        settles = [j for j in c.json_changes if getattr(j, "op", None) == "settle"]
+        settled = LazyPaths(lambda: (j.path for j in settles)) if settles else ()
         out.append(self._ev(BlockDelta, block=block.id, fragment=c.fragment, channel="text",
                             json_changes=tuple(c.json_changes), settled=settled, t=t, at=at))
+
+    def _restated(self, c: ch.SlotRestated, out: list, t: float | None, at: int | None) -> None:
+        # The server stated a text's whole content (Responses ``*.done``) and it is not
+        # what the deltas built: its statement is the block's text, shown at the block's
+        # end (the accumulator notes the difference as an error). A description made
+        # from a server tool's data is restated all along and is not text of the stream.
+        block = self._block(c.address)
+        if (block is not None and not block.ended and c.content is not None
+                and block.kind in ("text", "reasoning")):
+            block.restated = c.content
 
     def _signature(self, c: ch.SignatureAdded, out: list, t: float | None, at: int | None) -> None:
         block = self._block(c.address)
@@ -284,7 +303,8 @@ class WireAdapter:
             call_state = "invalid"
         complete = not synthesised and call_state != "cut"
         out.append(self._ev(BlockEnded, block=block.id, complete=complete,
-                            synthesised=synthesised, reason=reason, data=data, t=t, at=at))
+                            synthesised=synthesised, reason=reason, data=data,
+                            restated=block.restated, t=t, at=at))
         if block.kind != "tool_call":
             return
         if call_state == "complete":
@@ -315,7 +335,12 @@ class WireAdapter:
         if c.choice is not None and "finish_reason" in fields:
             self.choice_finish[c.choice] = fields["finish_reason"]
         if "usage" in fields and fields["usage"] is not None:
+            before = self.usage_raw
             self.usage_raw = self.merge_usage(self.usage_raw, fields["usage"])
+            usage = self.step_usage(self.usage_raw)
+            if usage != self.step_usage(before) and not self.finished:
+                # Counted as it arrives, so a budget can be checked at every delta.
+                out.append(self._ev(UsageReported, step=self.step, usage=usage, t=t, at=at))
         self.response.update({k: v for k, v in fields.items() if k != "usage"})
 
     def _terminal(self, c: ch.TerminalReached, out: list, t: float | None, at: int | None) -> None:
@@ -336,9 +361,15 @@ class WireAdapter:
         d = c.diagnostic
         if d.code in _SAID_ELSEWHERE:
             return
-        scope = ("parse" if d.code in PARSE_CODES else
-                 "protocol" if d.code in PROTOCOL_CODES else None)
-        if scope is not None and d.severity == "error":
+        scope = None
+        if d.severity == "error":
+            # Every error fails the step, as it fails `final`, except a cut's own
+            # notes before the terminal: the step is then cut, not failed.
+            if d.code in PARSE_CODES:
+                scope = "parse"
+            elif d.code not in CUT_CODES or self.terminal is not None:
+                scope = "protocol"
+        if scope is not None:
             self.errors += 1
             out.append(self._ev(ErrorReported, step=self.step, scope=scope,
                                 phase="after_output" if self.output_seen else "before_output",
@@ -372,6 +403,7 @@ _HANDLERS = {
     ch.SlotOpened: WireAdapter._opened, ch.TextAppended: WireAdapter._text,
     ch.ToolInputGrew: WireAdapter._input, ch.SignatureAdded: WireAdapter._signature,
     ch.CitationAdded: WireAdapter._citation, ch.SlotClosed: WireAdapter._closed,
+    ch.SlotRestated: WireAdapter._restated,
     ch.ResponseChanged: WireAdapter._response, ch.TerminalReached: WireAdapter._terminal,
     ch.InBandError: WireAdapter._error, ch.UnknownEvent: WireAdapter._unknown,
     ch.Noted: WireAdapter._noted, ch.StreamEnded: WireAdapter._ended,

@@ -1,7 +1,8 @@
 """The SDK adapter: the official SDKs' own stream events, said in the turn's vocabulary.
 
 With an SDK put back in front of the wire (``messages.stream``,
-``responses.stream``, ``chat.completions.stream``), the application no longer
+``responses.stream``, ``chat.completions.stream``, Gemini's
+``generate_content_stream``: `gemini_sdk`), the application no longer
 sees bytes, only the SDK's event objects. This adapter reads those objects
 by their ``type`` and attributes (no SDK is imported here), turns them into
 the same change records an accumulator returns, and hands them to the
@@ -21,7 +22,19 @@ What the SDK does not let it see, whatever the adapter does:
 - a stream cut in the middle of an event (the SDK drops the partial bytes
   silently) is a cut at the last whole event;
 - Chat's ``[DONE]``: the SDK never yields it, so a Chat step counts as ended
-  properly once every choice has its finish reason;
+  properly once every choice has its finish reason and the usage chunk came if
+  one was owed: the wire route's rule for a body without ``[DONE]``
+  (`wires.chat.ended_without_done`), with the body taken as whole;
+- what an in-band Chat error chunk carries beside its error (OpenRouter's usage):
+  the SDK raises with the error object alone;
+- anything after the Responses helper's own check fails (an item whose
+  ``call_id`` the ``output_item.done`` restates, as a client tool search does:
+  ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
+  ended properly;
+- a Responses stream that begins with anything but ``response.created``
+  (``response.queued``, or a stream that is only ``response.failed`` or an
+  ``error``): the helper raises at once, so the step is cut before anything
+  and the failure is not seen;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
@@ -33,11 +46,11 @@ from typing import Any
 from ... import wires
 from ...accumulate import changes as ch
 from ...diagnostics import Diagnostic
-from ...replay import text_of
 from ...tool_calls import ToolCall
 from ..events import TurnEvent
 from . import adapter_for
 from .base import Counter, WireAdapter
+from .gemini_sdk import GeminiSDKTranslator
 
 
 def _data(obj: Any) -> Any:
@@ -64,10 +77,15 @@ class _Calls:
         self.calls: dict[Any, ToolCall] = {}
 
     def open(self, address: Any, name: str | None, call_id: str | None,
-             given: Any = None) -> None:
-        # A call whose start already carries its whole input (no fragment follows).
-        self.calls[address] = (ToolCall(name, call_id, given=given) if given
-                               else ToolCall(name, call_id))
+             given: Any = None, free_text: bool = False) -> None:
+        # A call whose start already carries its whole input (no fragment follows); a
+        # custom tool's input is free text, not JSON (no partial JSON, no settled paths).
+        if free_text:
+            self.calls[address] = ToolCall(name, call_id, kind="custom_tool_call",
+                                           json_arguments=False)
+        else:
+            self.calls[address] = (ToolCall(name, call_id, given=given) if given
+                                   else ToolCall(name, call_id))
 
     def grow(self, address: Any, fragment: str) -> ch.ToolInputGrew | None:
         call = self.calls.get(address)
@@ -100,7 +118,8 @@ class _Translator:
         self.open[change.address] = change.takes_input
         if change.takes_input:
             given = change.data.get("input") if isinstance(change.data, dict) else None
-            self.calls.open(change.address, change.name, change.call_id, given)
+            self.calls.open(change.address, change.name, change.call_id, given,
+                            free_text=change.slot_kind == "custom_tool_call")
         return change
 
     def closed(self, address: Any, how: str, **kw: Any) -> list[ch.SlotClosed]:
@@ -263,6 +282,8 @@ class _ChatSDK(_Translator):
         self.current: dict[tuple, int] = {}       # (choice, index) -> call number
         self.count: dict[int, int] = {}
         self.unfinished: set[int] = set()
+        self.choices: set[int] = set()
+        self.usage_owed = self.usage_came = False
 
     def _call_address(self, choice: int, tc: Any, out: list) -> tuple:
         index, call_id = _get(tc, "index", 0), _get(tc, "id")
@@ -289,19 +310,18 @@ class _ChatSDK(_Translator):
         chunk = ev.chunk
         out: list = [ch.ResponseChanged(None, {"id": chunk.id, "model": chunk.model})]
         if chunk.usage is not None:
+            self.usage_came = True
             out.append(ch.ResponseChanged(None, {"usage": _data(chunk.usage)}))
+        elif "usage" in chunk.model_fields_set:     # "usage": null: a usage chunk is owed
+            self.usage_owed = True
         for choice in chunk.choices or ():
             c = choice.index
-            self.unfinished.add(c)
+            if c not in self.choices:
+                self.choices.add(c)
+                self.unfinished.add(c)
             delta = choice.delta
-            for part, channel in (("reasoning_content", "reasoning"), ("content", "text"),
-                                  ("refusal", "refusal")):
-                text = _get(delta, part) if delta is not None else None
-                if part == "content":
-                    text = text_of(text)    # Mistral: a list of typed parts
-                if not text:
-                    continue
-                label = "reasoning" if part == "reasoning_content" else part
+            for part, channel, text in _texts(delta):
+                label = "reasoning" if channel == "reasoning" else part
                 address = (c, label)
                 if address not in self.open:
                     out.append(self.opened(ch.SlotOpened(None, address, label, label,
@@ -321,8 +341,12 @@ class _ChatSDK(_Translator):
                 out.append(ch.ResponseChanged(None, {"finish_reason": choice.finish_reason},
                                               choice=c))
                 self.unfinished.discard(c)
-                if not self.unfinished:
-                    self.terminal = True
+        # The SDK never yields [DONE]: the step ended once every choice finished and the
+        # usage chunk came if owed (`wires.chat.ended_without_done`, the body taken whole).
+        self.terminal = wires.chat.ended_without_done(
+            every_choice_finished=bool(self.choices) and not self.unfinished,
+            usage_owed=self.usage_owed,
+            usage_came=self.usage_came, whole=True)
         return out
 
 
@@ -331,8 +355,34 @@ def _boto_events(wire: str) -> Any:
     return lambda: BotoEvents(wire)
 
 
+def _texts(delta: Any) -> list[tuple[str, str, str]]:
+    """A delta's text fragments as (field, channel, text), in the order the wire route
+    reads them: ``reasoning_content`` (or ``reasoning``), then ``content`` (a string, or Mistral's typed
+    parts: thinking to reasoning, text to text, in their order), then ``refusal``."""
+    if delta is None:
+        return []
+    out = []
+    for field in ("reasoning_content", "reasoning"):   # ``reasoning``: OpenRouter's name
+        reasoning = _get(delta, field)
+        if isinstance(reasoning, str) and reasoning:
+            out.append((field, "reasoning", reasoning))
+    content = _get(delta, "content")
+    if isinstance(content, list):
+        for part in content:
+            kind, text = wires.chat.content_part_text(part)
+            channel = wires.chat.CONTENT_PART_TEXT.get(kind)
+            if text and channel is not None:
+                out.append(("thinking" if channel == "reasoning" else "content", channel, text))
+    elif content:
+        out.append(("content", "text", content))
+    refusal = _get(delta, "refusal")
+    if refusal:
+        out.append(("refusal", "refusal", refusal))
+    return out
+
+
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
-                "openai-chat": _ChatSDK,
+                "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator,
                 "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
                 "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
 
@@ -371,8 +421,12 @@ class SDKAdapter:
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
+        if status is None and type(getattr(error, "code", None)) is int and hasattr(
+                error, "details"):      # google-genai's APIError: `code` and `details`
+            status, body = error.code, error.details
         info = body.get("error", body) if isinstance(body, dict) else {}
-        etype = (info.get("type") or info.get("code")) if isinstance(info, dict) else None
+        etype = ((info.get("type") or info.get("status") or info.get("code"))
+                 if isinstance(info, dict) else None)
         if error is not None and self.seen == 0 and status is not None and status >= 300:
             message = info.get("message") if isinstance(info, dict) else None
             return self.adapter.http_error(status, f"HTTP {status} before any event: "
