@@ -56,7 +56,7 @@ PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_sta
 # Codes that say the stream was cut. Before the wire's terminal they make the step
 # `truncated`; after it (the wire said it was done) the stream broke its protocol.
 CUT_CODES = frozenset({"no_terminal", "block_never_stopped", "cut_tool_input",
-                       "undispatched_bytes"})
+                       "undispatched_bytes", "truncated_frame"})   # a binary frame cut short
 # Reported by their own change (InBandError) or by the block's own end.
 _SAID_ELSEWHERE = frozenset({"in_band_error"})
 
