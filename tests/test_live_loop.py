@@ -231,3 +231,15 @@ def test_a_whole_json_answer_where_a_stream_was_asked_for_is_a_protocol_error():
     assert result.outcome == "failed"
     assert [e.code for e in result.state.errors] == ["not_an_event_stream"]
     assert check(result.events) == []
+
+
+def test_a_client_that_leaves_mid_stream_leaves_nothing_in_the_log(url, caplog):
+    wire = "anthropic-messages"
+    caplog.set_level("WARNING", logger="asyncio")
+    for _ in range(3):
+        result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
+                              budget_tokens=3))
+        assert result.outcome == "cancelled"
+    import time
+    time.sleep(0.5)                     # the server's writes after the client left
+    assert not [r for r in caplog.records if "socket.send()" in r.getMessage()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -77,6 +78,25 @@ def run(settings: Settings, sock: socket.socket) -> None:
     _server(settings, quiet=False).run(sockets=[sock])
 
 
+THREAD_NAME = "lesson-lib-serve"
+
+
+class _ClientLeft(logging.Filter):
+    """asyncio says "socket.send() raised exception." when a client closes the connection
+    while the server still writes (a Stop, a budget, a retry): normal for this server, so
+    it is not printed into the learner's notebook. Only the server's own thread is hushed."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.threadName == THREAD_NAME
+                    and record.getMessage().startswith("socket.send() raised exception"))
+
+
+def _hush_clients_leaving() -> None:
+    logger = logging.getLogger("asyncio")
+    if not any(isinstance(f, _ClientLeft) for f in logger.filters):
+        logger.addFilter(_ClientLeft())
+
+
 @contextlib.contextmanager
 def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0,
             faults: Sequence[str] = (), capture: str | None = None,
@@ -92,8 +112,9 @@ def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0
                             max_body=max_body)
     sock = bind(host, port)
     server = _server(settings, quiet=True)
+    _hush_clients_leaving()
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="lesson-lib-serve")
+                              name=THREAD_NAME)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started and thread.is_alive() and time.monotonic() < deadline:
