@@ -167,9 +167,9 @@ def check_stopped_live_views(page) -> int:
     for k in range(views.count()):
         view = views.nth(k)
         view.scroll_into_view_if_needed()
-        status = view.locator(".rtw-live-status").first.inner_text()
+        status = view.locator(".rtw-live-status").first.text_content() or ""
         assert "ended: cancelled" in status, status
-        chat = view.locator(".draw").first.inner_text()
+        chat = view.locator(".draw").first.text_content() or ""
         assert "cancelled" in chat and chat.strip(), chat
     return views.count()
 
