@@ -9,7 +9,7 @@ the marked table row change and come back, in every fault lab press "Save as
 capture" and read where it saved, and save a screenshot to
 ``test-artifacts/``. Then the widgets' text contrast is measured in
 JupyterLab's light and dark themes (WCAG AA: 4.5:1 for text). All lessons
-together stay under five minutes.
+together stay under eight minutes.
 
 Skipped (with the reason) when Chromium is not installed; ``.ci/run``
 installs Debian's ``chromium`` so that CI really runs it.
@@ -37,7 +37,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--disable-dev-shm-usage"]
-BUDGET_S = 300            # every lesson together
+BUDGET_S = 480            # every lesson together (lesson 6 runs its checkers over real sockets)
 STARTED = time.monotonic()
 
 pytestmark = [
@@ -167,9 +167,9 @@ def check_stopped_live_views(page) -> int:
     for k in range(views.count()):
         view = views.nth(k)
         view.scroll_into_view_if_needed()
-        status = view.locator(".rtw-live-status").first.inner_text()
+        status = view.locator(".rtw-live-status").first.text_content() or ""
         assert "ended: cancelled" in status, status
-        chat = view.locator(".draw").first.inner_text()
+        chat = view.locator(".draw").first.text_content() or ""
         assert "cancelled" in chat and chat.strip(), chat
     return views.count()
 
@@ -255,7 +255,7 @@ def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson
     finally:
         shut_down(page)
         page.close()
-    assert time.monotonic() - STARTED < BUDGET_S, "the lessons took over five minutes"
+    assert time.monotonic() - STARTED < BUDGET_S, "the lessons took over eight minutes"
 
 
 # WCAG 2 relative luminance and contrast ratio, in the page, for every visible piece of

@@ -17,10 +17,10 @@ from pending import PENDING_WIRES
 from lesson_lib.captures import corpus, load, reference_corpus
 from lesson_lib.draw import Drawer, draw
 from lesson_lib.turn import initial, reduce
+from lesson_lib.turn.adapters import ADAPTERS
 from lesson_lib.turn.run import turn_events
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini",
-         "aws-bedrock-converse", "aws-bedrock-invoke")
+WIRES = tuple(ADAPTERS)          # every wire the course reads: each has an adapter
 ALL = corpus() + reference_corpus()
 CAPTURES = [c for c in ALL if c.wire in WIRES]
 SKIPPED = [c for c in ALL if c.wire not in WIRES]

@@ -50,8 +50,8 @@ async function failed(url) {
   if (source) source.close();
   out.textContent = '';
   const response = await fetch(url);
-  out.textContent = 'HTTP ' + response.status + ' ' + response.statusText + '\n' +
-    await response.text() + '\n';
+  out.textContent = 'HTTP ' + response.status + ' ' + response.statusText + '\\n' +
+    await response.text() + '\\n';
 }
 document.querySelectorAll('a.play').forEach((a) => a.addEventListener('click', (e) => {
   e.preventDefault();

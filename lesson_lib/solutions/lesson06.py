@@ -13,6 +13,7 @@ from lesson_lib.turn.adapters import Counter
 from lesson_lib.turn.events import (
     BlockEnded,
     StepFinished,
+    ToolCallInvalid,
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnFinished,
@@ -154,6 +155,10 @@ async def live_turn_with_stop(url: str, wire: str, request: dict, tools: dict,
         if block.open:
             state = reduce(state, BlockEnded(seq(), block=block.id, complete=False,
                                              synthesised=True, reason="cancelled"))
+        if block.kind == "tool_call" and block.call_state == "forming":
+            state = reduce(state, ToolCallInvalid(seq(), block=block.id, name=block.name,
+                                                  call_id=block.call_id, state="cut",
+                                                  raw=block.raw_input or ""))
     if not any(e.kind == "step_finished" for e in state.events):
         state = reduce(state, StepFinished(seq(), step=1, ended="cancelled"))
     return reduce(state, TurnFinished(seq(), outcome="cancelled"))
