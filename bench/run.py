@@ -5,7 +5,8 @@ prints its table). The rows of one run are written to
 ``bench/results.json`` so that notebooks can quote the committed figures
 instead of timing anything in a cell.
 
-    python bench/run.py [--quick] [--only sse,accumulate,partial_json,scaling,turn,draw,live]
+    python bench/run.py [--quick] [--only sse,eventstream,accumulate,partial_json,scaling,turn,
+                             draw,live]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ("sse", "accumulate", "partial_json", "scaling", "turn", "draw", "live")
+BENCHES = ("sse", "eventstream", "accumulate", "partial_json", "scaling", "turn", "draw", "live")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,8 +82,21 @@ def _chat(ev: WireEvent) -> Iterable[Delta]:
                 yield Delta(ev.index, ev.t, d[key])
 
 
+def _converse(ev: WireEvent) -> Iterable[Delta]:
+    p = ev.payload
+    if ev.type == "contentBlockStart" and "toolUse" in (p.get("start") or {}):
+        yield Delta(ev.index, ev.t, "", True)
+    elif ev.type == "contentBlockDelta":
+        d = p.get("delta") or {}
+        text = (d.get("text") or (d.get("toolUse") or {}).get("input")
+                or (d.get("reasoningContent") or {}).get("text") or "")
+        if isinstance(text, str):
+            yield Delta(ev.index, ev.t, text)
+
+
 _READERS: dict[str, Callable[[WireEvent], Iterable[Delta]]] = {
-    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat}
+    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
+    "aws-bedrock-converse": _converse, "aws-bedrock-invoke": _anthropic}
 
 
 def deltas(events: list[WireEvent], wire: str) -> list[Delta]:

@@ -2,11 +2,13 @@
 
 A capture is two files side by side:
 
-- ``NAME.sse``: the response body, byte for byte (for an HTTP error before
-  any event, the JSON error body);
+- ``NAME.sse`` (or ``NAME.eventstream``, AWS Bedrock's binary frames): the
+  response body, byte for byte (for an HTTP error before any event, the JSON
+  error body);
 - ``NAME.json``: the sidecar, with these keys::
 
-    wire          "anthropic-messages" | "openai-responses" | "openai-chat" | "google-gemini"
+    wire          "anthropic-messages" | "openai-responses" | "openai-chat" |
+                  "google-gemini" | "aws-bedrock-converse" | "aws-bedrock-invoke"
     demonstrates  one line: what this capture shows
     request       what produced it: model, messages / input, tools, parameters
     response      {"status": 200, "headers": {...}}  (request id; never secrets)
@@ -20,7 +22,9 @@ A capture is two files side by side:
 A bare ``.sse`` file with no sidecar also loads: the wire is detected from
 the decoded events' own structure (their ``event:`` names, their payloads'
 ``type`` / ``object``), never from text a model may have written, and the
-whole body is one chunk with no timing.
+whole body is one chunk with no timing. A body that starts with a binary
+frame whose prelude CRC holds is read as Bedrock's event stream, its wire
+told from the frames' ``:event-type`` headers.
 
 Loading refuses what it cannot trust to read: a sidecar field of the wrong
 shape (named in the error), something that is not a regular file (a FIFO
@@ -34,17 +38,24 @@ import difflib
 import json
 import os
 import stat
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from . import eventstream
+from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
 from .diagnostics import Diagnostic
 from .sse import ServerSentEvent, SSEDecoder
 from .wire_events import GEMINI_RECORD, payload_type
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini")
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
+# The wires whose body is binary frames (`lesson_lib.eventstream`), not SSE.
+EVENTSTREAM_WIRES = frozenset({CONVERSE, INVOKE})
+# A body's file: SSE text, or Bedrock's binary frames.
+BODY_SUFFIXES = (".sse", ".eventstream")
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
@@ -122,15 +133,32 @@ class Capture:
             yield self.body[start:end], t
             start = end
 
+    @property
+    def framing(self) -> str:
+        """``eventstream`` for Bedrock's binary frames, else ``sse``."""
+        if self.wire in EVENTSTREAM_WIRES or (self.wire is None and is_eventstream(self.body)):
+            return "eventstream"
+        return "sse"
+
     def decode(self, chunk_size: int | None = None
                ) -> tuple[list[ServerSentEvent], list[Diagnostic]]:
-        """Run the SSE decoder over the body; events and end-of-stream diagnostics."""
-        decoder = SSEDecoder()
+        """Run the body's decoder (SSE, or event-stream frames read as events:
+        `bedrock_frames.FrameEventDecoder`); events and framing diagnostics."""
+        decoder = FrameEventDecoder() if self.framing == "eventstream" else SSEDecoder()
         events: list[ServerSentEvent] = []
         for chunk, t in self.chunks(chunk_size):
             events.extend(decoder.feed(chunk, t))
         events.extend(decoder.finish())
         return events, decoder.diagnostics
+
+    def frames(self, chunk_size: int | None = None
+               ) -> tuple[list[eventstream.Frame], list[Diagnostic]]:
+        """The body's binary frames and the decoder's diagnostics (an event-stream body)."""
+        decoder = eventstream.EventStreamDecoder()
+        frames: list[eventstream.Frame] = []
+        for chunk, t in self.chunks(chunk_size):
+            frames.extend(decoder.feed(chunk, t))
+        return frames + decoder.finish(), decoder.diagnostics
 
     @cached_property
     def events(self) -> list[ServerSentEvent]:
@@ -151,7 +179,7 @@ class Capture:
     def text_diagnostics(self) -> list[Diagnostic]:
         """A `not_text` warning where the body is not valid UTF-8 (the reader shows
         U+FFFD there; the bytes stay as they are in `body`)."""
-        return not_text(self.body) if self.status < 300 else []
+        return not_text(self.body) if self.status < 300 and self.framing == "sse" else []
 
     @property
     def text(self) -> str:
@@ -183,6 +211,13 @@ def not_text(body: bytes) -> list[Diagnostic]:
         severity="warning", offset=first, extra={"invalid_sequences": runs})]
 
 
+def is_eventstream(body: bytes) -> bool:
+    """Whether `body` starts with a binary event-stream frame (a prelude whose CRC holds)."""
+    if len(body) < eventstream.PRELUDE_LENGTH:
+        return False
+    return zlib.crc32(body[:8]) == int.from_bytes(body[8:12], "big")
+
+
 def detect_wire(body: bytes) -> str | None:
     """Tell the wire from the decoded events: their names, their payloads' type/object.
 
@@ -192,8 +227,13 @@ def detect_wire(body: bytes) -> str | None:
     ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel, a payload
     shaped like Gemini's ``GenerateContentResponse`` (``candidates``,
     ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``). What
-    is inside strings (model output) is never looked at.
+    is inside strings (model output) is never looked at. An event-stream body's
+    wire is its first event frame's: ``chunk`` frames are Invoke's, Converse's
+    event names are Converse's.
     """
+    if is_eventstream(body):
+        frames = eventstream.EventStreamDecoder().feed(body)
+        return next((w for w in map(wire_of_frame, frames) if w is not None), None)
     decoder = SSEDecoder()
     for event in decoder.feed(body) + decoder.finish():
         wire = _wire_of(event)
@@ -238,8 +278,9 @@ def load(source: str | os.PathLike, *, search_reference: bool = True,
     cannot be read: see the module docstring.
     """
     path = _resolve(str(source), search_reference)
-    if path.suffix == ".json" and path.with_suffix(".sse").exists():
-        path = path.with_suffix(".sse")
+    if path.suffix == ".json":
+        path = next((path.with_suffix(s) for s in BODY_SUFFIXES
+                     if path.with_suffix(s).exists()), path)
     body = read_body(path, max_bytes)
     sidecar_path = path.with_suffix(".json")
     sidecar: dict[str, Any] = {}
@@ -329,10 +370,11 @@ def _resolve(source: str, search_reference: bool) -> Path:
         roots.append(reference_dir())
     matches: list[Path] = []
     for root in roots:
-        if (root / f"{source}.sse").exists():
-            return root / f"{source}.sse"
+        for suffix in BODY_SUFFIXES:
+            if (root / f"{source}{suffix}").exists():
+                return root / f"{source}{suffix}"
         if root.exists():
-            matches += sorted(root.glob(f"*/{source}.sse"))
+            matches += sorted(p for s in BODY_SUFFIXES for p in root.glob(f"*/{source}{s}"))
         if matches:
             break
     if len(matches) == 1:
@@ -348,8 +390,8 @@ def _suggest(source: str, roots: list[Path]) -> str:
     names: set[str] = set()
     for root in roots:
         if root.exists():
-            for sse in root.glob("*/*.sse"):
-                names.update((sse.stem, f"{sse.parent.name}/{sse.stem}"))
+            for body in bodies(root):
+                names.update((body.stem, f"{body.parent.name}/{body.stem}"))
     close = difflib.get_close_matches(source, sorted(names), n=3, cutoff=0.6)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
@@ -357,7 +399,12 @@ def _suggest(source: str, roots: list[Path]) -> str:
 def corpus(root: Path | None = None) -> list[Capture]:
     """Every capture in the project's `captures/` (or `root`), sorted by key."""
     root = root or CAPTURES_DIR
-    return [load(p) for p in sorted(root.glob("*/*.sse"))]
+    return [load(p) for p in bodies(root)]
+
+
+def bodies(root: Path) -> list[Path]:
+    """The body files (``.sse``, ``.eventstream``) one folder down from `root`, sorted."""
+    return sorted(p for suffix in BODY_SUFFIXES for p in root.glob(f"*/*{suffix}"))
 
 
 # The reference folders and the wire each one's recordings speak: the folder says it,
@@ -376,7 +423,7 @@ def reference_corpus() -> list[Capture]:
     if not root.exists():
         return []
     caps = []
-    for p in sorted(root.glob("*/*.sse")):
+    for p in bodies(root):
         cap = load(p)
         wire = REFERENCE_FOLDERS.get(p.parent.name)
         if wire is not None and cap.wire != wire:

@@ -165,7 +165,10 @@ def open_capture(source: str, max_bytes: int = captures_mod.MAX_BYTES) -> Captur
     if not cap.body:
         raise CaptureError(f"{label}: empty file, nothing to decode")
     if cap.status < 300:
-        if _looks_binary(cap.body):
+        if cap.framing == "eventstream" and not cap.events and not cap.sse_diagnostics:
+            raise CaptureError(f"{label}: an event stream of binary frames with no frame "
+                               f"in its {len(cap.body)} bytes")
+        if cap.framing == "sse" and _looks_binary(cap.body):
             raise CaptureError(f"{label}: not text (binary data), so not an event stream")
         if not cap.events:
             raise CaptureError(f"{label}: not an event stream (no event could be dispatched "
@@ -251,6 +254,8 @@ def _cmd_events(args: argparse.Namespace) -> int:
             t = f"{e.t:>8.1f}ms" if e.t is not None else "        -"
             name = e.event if e.event is not None else "(message)"
             print(f"{i:>4} {t} {e.start:>7}-{e.end:<7} {name:<40} {_preview(e.data)}")
+            if cap.framing == "eventstream":    # a binary frame: its headers too
+                print(f"{'':>24}{_frame_headers(e)}")
         if cap.status >= 300:
             print(f"HTTP {cap.status}: {_preview(cap.text, 160)}")
     _report(label, ending.diagnostics + _text_and_wire(cap))
@@ -318,8 +323,9 @@ def _cmd_turn(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     caps = captures_mod.corpus()
     width = max((len(c.key) for c in caps), default=10)
+    wire_width = max((len(c.wire or "") for c in caps), default=18)
     for cap in caps:
-        print(f"{cap.key:<{width}}  {cap.wire:<18}  {cap.demonstrates}")
+        print(f"{cap.key:<{width}}  {cap.wire:<{wire_width}}  {cap.demonstrates}")
     return OK
 
 
@@ -344,6 +350,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if not report.well_formed:
             worst = CANNOT_START
     return worst
+
+
+def _frame_headers(event: Any) -> str:
+    """A frame's headers on one line: ``name=value`` (type), in the frame's order."""
+    from .wires.bedrock import header_text
+    return "  ".join(f"{h.name}={header_text(h.value)} ({h.type})"
+                     for h in getattr(event, "headers", ()))
 
 
 def _preview(text: str, limit: int = 72) -> str:

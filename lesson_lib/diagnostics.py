@@ -23,6 +23,10 @@ class Diagnostic:
 
     - SSE decoding: ``undispatched_bytes`` (an event never finished),
       ``not_text`` (the body is not UTF-8 text).
+    - Event-stream decoding (Bedrock's binary frames): ``bad_prelude_crc``,
+      ``bad_message_crc``, ``bad_length``, ``bad_header``, ``duplicate_header``
+      (a frame that cannot be read: decoding stops there), ``truncated_frame``
+      (the stream ended inside a frame), ``unknown_message_type``.
     - Wire events: ``unparseable_json``, ``unknown_event``, ``unknown_delta``,
       ``unknown_block``, ``in_band_error``, ``http_error``.
     - Accumulators: ``event_before_start``, ``duplicate_start``,

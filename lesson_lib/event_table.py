@@ -67,11 +67,11 @@ pd.set_option("styler.format.escape", "html")
 TEXT_DELTAS = frozenset({"text_delta", "output_text", "content", "text"})
 TOOL_ARGUMENT_DELTAS = frozenset({
     "input_json_delta", "function_call_arguments", "tool_calls", "tool_call_name",
-    "custom_tool_call_input", "mcp_call_arguments", "functionCall", "partialArgs",
+    "custom_tool_call_input", "mcp_call_arguments", "toolUse", "functionCall", "partialArgs",
 })
 REASONING_DELTAS = frozenset({
     "thinking_delta", "signature_delta", "reasoning_summary_text", "reasoning_text",
-    "reasoning_content", "thought",
+    "reasoning_content", "reasoningContent", "thought",
 })
 # Chat's delta_type values that carry no output of their own
 _BOOKKEEPING_DELTAS = frozenset({"role", "finish", "usage"})
@@ -253,6 +253,31 @@ def _chat_delta(delta: dict, call: dict, finish: Any, has_choices: bool,
     return None, ""
 
 
+def _read_converse(p: dict, row: dict, vocab: ModuleType) -> None:
+    """ConverseStream: the slot is ``contentBlockIndex``, a delta is named by its field."""
+    kind = row["type"]
+    row["index"] = _int(p.get("contentBlockIndex"))
+    if kind == "contentBlockDelta":
+        fields = [k for k in _dict(p.get("delta")) if k != "p"]
+        row["delta_type"] = fields[0] if len(fields) == 1 else None
+        if row["delta_type"] not in vocab.DELTA_TYPES:
+            row["unknown"] = True
+        value = _dict(p.get("delta")).get(row["delta_type"])
+        if isinstance(value, dict):
+            value = next((v for v in value.values() if isinstance(v, str)), "")
+        row["preview"] = preview_text(value if isinstance(value, str) else "")
+    elif kind == "contentBlockStart":
+        start = _dict(p.get("start"))
+        row["preview"] = preview_text(" ".join(
+            f"{k} {_dict(v).get('name') or ''}".strip() for k, v in start.items()))
+    elif kind == "messageStop":
+        row["preview"] = preview_text(f"stopReason={p.get('stopReason')}")
+    elif kind == "metadata":
+        row["output_tokens"] = _int(_dict(p.get("usage")).get("outputTokens"))
+    elif row["error"]:
+        row["preview"] = preview_text(_error_text(vocab, kind, p))
+
+
 def _read_gemini(p: dict, row: dict, vocab: ModuleType) -> None:
     if row["type"] == "error":
         row["preview"] = preview_text(_error_text(vocab, row["type"], p))
@@ -288,7 +313,8 @@ def _read_gemini(p: dict, row: dict, vocab: ModuleType) -> None:
 
 
 _READERS = {"anthropic-messages": _read_anthropic, "openai-responses": _read_responses,
-            "openai-chat": _read_chat, "google-gemini": _read_gemini}
+            "openai-chat": _read_chat, "google-gemini": _read_gemini,
+            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic}
 
 
 def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:

@@ -85,7 +85,11 @@ ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
                               "type": "server_error", "param": None, "code": None}},
     "google-gemini": {"error": {"code": 503, "message": "The model is overloaded. Please try "
                                                         "again later.", "status": "UNAVAILABLE"}},
+    # Bedrock: the payload of an exception frame (`BEDROCK_EXCEPTION` names it).
+    "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
+    "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
 }
+BEDROCK_EXCEPTION = "serviceUnavailableException"
 # Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
 _UNNAMED = frozenset({"openai-chat", "google-gemini"})
 
@@ -159,6 +163,12 @@ def inject_error(capture: Capture, after_event: int,
             numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
             if numbers:
                 payload["sequence_number"] = max(numbers) + 1
+    if capture.framing == "eventstream":     # Bedrock: an exception frame
+        block = wires.bedrock.exception_frame(BEDROCK_EXCEPTION, payload)
+        return _splice(capture, ev.sse.end, len(capture.body), block, kind="inject_error",
+                       at=after_event,
+                       what=f"an exception frame after event {after_event}, then the stream "
+                            "ends")
     nl = _newline(capture.body, ev)
     data = json.dumps(payload, ensure_ascii=False,
                       separators=(", ", ": ") if wire in _UNNAMED else (",", ":"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder
 from .diagnostics import Diagnostic
 from .sse import SSEDecoder
 
@@ -32,8 +33,10 @@ class Decoder(Protocol):
     def finish(self) -> Sequence[Any]: ...
 
 
-# The wires whose framing is not SSE, each with the class (or factory) of its decoder.
-FRAMINGS: dict[str, Callable[[], Decoder]] = {}
+# The wires whose framing is not SSE, each with the class (or factory) of its decoder:
+# Bedrock's two APIs frame their events in binary (`lesson_lib.eventstream`).
+FRAMINGS: dict[str, Callable[[], Decoder]] = {CONVERSE: FrameEventDecoder,
+                                              INVOKE: FrameEventDecoder}
 
 
 def decoder_for(wire: str | None) -> Decoder:

@@ -203,6 +203,19 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
             client = client or gemini_client(capture, chunk_size)
             stream = client.models.generate_content_stream(**kwargs)
             _collect(stream, capture.wire, out, texts, keep_events, on_event)
+        elif capture.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
+            # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
+            from .bedrock_replay import boto3_events, text_of_event
+            for event in boto3_events(capture, chunk_size, client):
+                out.event_count += 1
+                if keep_events:
+                    out.events.append(event)
+                if on_event is not None:
+                    try:
+                        on_event(event)
+                    except Exception as exc:
+                        raise _OnEventFailed() from exc
+                texts.append(text_of_event(event))
         else:
             raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
     except _OnEventFailed:

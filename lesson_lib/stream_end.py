@@ -166,7 +166,9 @@ def _missing_terminal(wire: str | None) -> str:
     wanted = {"anthropic-messages": "message_stop",
               "openai-responses": "response.completed / response.incomplete",
               "openai-chat": "[DONE] after every choice's finish_reason",
-              "google-gemini": "a last record with a finishReason"}.get(wire or "", "?")
+              "google-gemini": "a last record with a finishReason",
+              "aws-bedrock-converse": "messageStop",
+              "aws-bedrock-invoke": "message_stop"}.get(wire or "", "?")
     return f"no terminal event ({wanted}): the stream was cut"
 
 

@@ -21,7 +21,6 @@ ISSUE_19 = "issue 19 (a new wire is one adapter)"
 ISSUE_21 = "issue 21 (every event the SDKs know, and the ones they don't)"
 
 PENDING_WIRES = {
-    "aws-bedrock": f"{ISSUE_19}: the course does not read Bedrock's binary event stream yet",
 }
 
 _ALL = ("*",)

@@ -402,6 +402,31 @@ def _check_interleaved(capture, ours, sdk):
     return sdk   # the SDK's final object is right; only its events are early
 
 
+def _check_boto3(capture, ours, sdk):
+    """boto3 assembles nothing: ours is checked against boto3's own events (their text),
+    and on Invoke against the anthropic SDK's `accumulate_event` over those events (what
+    its Bedrock client assembles from the same Anthropic events)."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    from lesson_lib.bedrock_replay import as_payload, run_boto3, text_of_event
+    events = run_boto3(capture).events
+    text = "".join(text_of_event(e) for e in events)
+    if capture.wire == "aws-bedrock-converse":
+        blocks = ours.final["output"]["message"]["content"]
+        said = [b.get("text") or (b.get("citationsContent") or {}).get("content", [{}])[0]
+                .get("text", "") for b in blocks]
+        assert "".join(t for t in said if isinstance(t, str)) == text
+        return None
+    assert "".join(b.get("text", "") for b in ours.final["content"]
+                   if b.get("type") == "text") == text
+    snapshot, bufs = None, {}
+    for event in events:
+        snapshot = accumulate_event(event=as_payload(event)[1], current_snapshot=snapshot,
+                                    json_bufs=bufs)
+    return None if snapshot is None else snapshot.model_dump(mode="json", by_alias=True,
+                                                             warnings=False)
+
+
 def _check_gemini_assembly(capture: Capture, ours: Any, sdk: dict | None) -> None:
     from test_gemini_accumulate import check_against_the_sdks_objects
     check_against_the_sdks_objects(capture, ours)
@@ -409,6 +434,13 @@ def _check_gemini_assembly(capture: Capture, ours: Any, sdk: dict | None) -> Non
 
 
 GAPS = [
+    Gap("bedrock-no-sdk-object",
+        "boto3's converse_stream / invoke_model_with_response_stream yield the events as "
+        "dicts and assemble no final object. Ours is checked against the text of boto3's "
+        "own events, and on Invoke compared with the Message the anthropic SDK's "
+        "accumulate_event builds from boto3's events.",
+        "*", lambda c, o: c.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"),
+        _check_boto3),
     Gap("anthropic-usage-fields",
         "The SDK copies a fixed list of usage fields from message_delta; newer ones such as "
         "`iterations` are dropped. Ours keeps every field the last message_delta sent.",

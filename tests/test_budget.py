@@ -44,7 +44,8 @@ def test_the_token_and_time_budgets_stop_at_the_first_crossing_delta(cap):
 
 def test_every_wire_is_covered():
     assert {c.wire for c in STREAMS if len(_run(c)) >= 3} == {
-        "anthropic-messages", "openai-responses", "openai-chat"}
+        "anthropic-messages", "openai-responses", "openai-chat", "aws-bedrock-converse",
+        "aws-bedrock-invoke"}
 
 
 @pytest.mark.parametrize("key,second_call", [

@@ -83,7 +83,8 @@ def test_the_project_corpus_and_the_reference_are_both_covered():
     if not REFERENCE:
         pytest.skip("reference captures not present")
     wires = {c.wire for c in REFERENCE} - set(PENDING_WIRES)
-    assert wires == {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini"}
+    assert wires == {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini",
+                     "aws-bedrock-converse"}
 
 
 def test_a_failed_request_gives_an_empty_table_with_the_columns():

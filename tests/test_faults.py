@@ -285,7 +285,12 @@ def _cut_property(cap: Capture, offset: int) -> None:
     original = accumulate(cap)
     terminal_end = _terminal_end(cap)
     if offset >= len(cap.body) or (terminal_end is not None and offset >= terminal_end):
-        assert result.complete == original.complete
+        if cap.framing == "eventstream" and offset not in {e.end for e in cap.events}:
+            # Bedrock: a frame cut short after messageStop (the metadata frame lost
+            # part way) is a cut, as both turn routes say
+            assert not result.complete and "truncated_frame" in _codes(result)
+        else:
+            assert result.complete == original.complete
     else:
         assert not result.complete
         assert _codes(result) & (CUT_CODES | {"in_band_error"}), _codes(result)
@@ -324,6 +329,17 @@ def _corrupt_property(cap: Capture, i: int) -> None:
     broken = faults.corrupt_json(cap, i)
     result = accumulate(broken)
     original = accumulate(cap)
+    if cap.framing == "eventstream":
+        # A binary frame's CRC catches the damage before any JSON is read (the last
+        # frame, one byte short, is cut): the decoder stops at that frame, and every
+        # event before it is kept as it was.
+        (diag,) = broken.sse_diagnostics
+        assert diag.code in ("bad_message_crc", "truncated_frame")
+        assert diag.offset == cap.events[i].start
+        assert [(e.event, e.data) for e in broken.events] == [
+            (e.event, e.data) for e in cap.events[:i]]
+        assert not result.complete
+        return
     assert "unparseable_json" in _codes(result)
     damaged = parse_all(cap.events)[i].type
     if damaged in TERMINALS[cap.wire]:

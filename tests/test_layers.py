@@ -49,8 +49,11 @@ STATION_OF = {
     "record": "capture",
     "redact": "capture",      # record keeps no key on disk
     "replay": "capture",
+    "bedrock_replay": "capture",      # boto3 in front of a Bedrock capture, offline
     "sse": "sse",
     "framing": "sse",
+    "eventstream": "sse",             # Bedrock's binary frames
+    "bedrock_frames": "sse",          # ... read as events
     "wire_events": "wires",
     "wires": "wires",
     "stream_end": "wires",            # how a stream ended: its wire's terminal and errors
@@ -92,6 +95,8 @@ KNOWN_UPSTREAM = {
     ("captures", "sse"): "`Capture.events` decodes the body with the recorded chunk timing, "
                          "so every lesson can start from a capture (issue 17 moves decoding "
                          "into sight: lesson 1 names `sse`)",
+    ("captures", "eventstream"): "the same, for Bedrock's binary frames",
+    ("captures", "bedrock_frames"): "the same, for Bedrock's binary frames read as events",
     ("captures", "wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
                                  "named once in `wire_events`",
     ("record", "stream_end"): "`record` reports whether the recorded stream ended properly "

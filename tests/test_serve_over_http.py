@@ -22,6 +22,7 @@ from serve_helpers import gapped, read_ends, timed_reads
 
 from lesson_lib import replay
 from lesson_lib.accumulate import accumulate
+from lesson_lib.bedrock_replay import served_client
 from lesson_lib.captures import corpus, load
 from lesson_lib.serve import serving
 from lesson_lib.serve.matching import PATHS
@@ -57,6 +58,8 @@ def process_server():
 
 def client_for(base: str, cap, **query):
     headers = {"capture": cap.key}
+    if cap.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
+        return served_client(base, cap.key, **query)     # boto3, endpoint_url at the server
     if cap.wire == "google-gemini":
         from google import genai
         from google.genai import types

@@ -56,6 +56,12 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
     if wire == "google-gemini":
         from .gemini import GeminiAccumulator
         return GeminiAccumulator()
+    if wire == "aws-bedrock-converse":
+        from .bedrock import ConverseAccumulator
+        return ConverseAccumulator()
+    if wire == "aws-bedrock-invoke":
+        from .bedrock import InvokeAccumulator
+        return InvokeAccumulator()
     raise ValueError(f"no accumulator for wire {wire!r}")
 
 

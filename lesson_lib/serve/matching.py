@@ -19,16 +19,20 @@ from typing import Any
 from ..captures import Capture
 
 # The provider path each wire is served at (Gemini's names the API version and the
-# model: google-genai says ``v1beta`` or ``v1``).
+# model: google-genai says ``v1beta`` or ``v1``; Bedrock's name the model).
 PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
          "openai-chat": "/v1/chat/completions",
-         "google-gemini": "/{version}/models/{model}:streamGenerateContent"}
+         "google-gemini": "/{version}/models/{model}:streamGenerateContent",
+         "aws-bedrock-converse": "/model/{modelId}/converse-stream",
+         "aws-bedrock-invoke": "/model/{modelId}/invoke-with-response-stream"}
 # Wires whose path itself asks for a stream (no ``stream`` field in the body).
-STREAMING_PATHS = frozenset({"google-gemini"})
+STREAMING_PATHS = frozenset({"google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke"})
 
 _CONVERSATION = {"anthropic-messages": ("system", "messages"),
                  "openai-responses": ("instructions", "input"),
-                 "openai-chat": ("messages",), "google-gemini": ("contents",)}
+                 "openai-chat": ("messages",), "google-gemini": ("contents",),
+                 "aws-bedrock-converse": ("system", "messages"),
+                 "aws-bedrock-invoke": ("system", "messages")}
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
 
 
@@ -70,6 +74,7 @@ def by_name(corpus: Sequence[Capture], wire: str | None, name: str) -> Capture |
 def by_content(corpus: Sequence[Capture], wire: str, request: dict[str, Any]) -> Capture | Miss:
     """The one capture of `wire` whose recorded request matches `request`."""
     same_wire = [c for c in corpus if c.wire == wire]
+    request = _body(wire, request)
     wanted = conversation(wire, request)
     hits = [c for c in same_wire if conversation(wire, _recorded(c)) == wanted]
     for narrow in (_tool_names, _model):
@@ -110,7 +115,15 @@ def _normal(value: Any) -> Any:
 
 
 def _recorded(cap: Capture) -> dict[str, Any]:
-    return cap.request if isinstance(cap.request, dict) else {}
+    return _body(cap.wire or "", cap.request if isinstance(cap.request, dict) else {})
+
+
+def _body(wire: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The request as its API's body: a recorded Invoke request nests the model's own body
+    under ``body`` (its model id goes in the path)."""
+    if wire == "aws-bedrock-invoke" and isinstance(request.get("body"), dict):
+        return request["body"]
+    return request
 
 
 def _tool_names(request: dict[str, Any]) -> list[str]:

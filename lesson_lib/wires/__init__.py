@@ -1,8 +1,9 @@
 """One home per wire: what is true of Anthropic Messages, OpenAI Responses, OpenAI Chat
-and Google Gemini.
+and Google Gemini, and of AWS Bedrock's two streaming APIs.
 
-Each wire's module (`anthropic`, `responses`, `chat`, `gemini`) holds, as data and
-small pure functions:
+Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_converse`,
+`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
+data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;
@@ -43,7 +44,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import anthropic, chat, gemini, responses
+from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini, responses
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -55,14 +56,14 @@ from .common import (
     retryable_status,
 )
 
-WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini)}
+WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini,
+                                                    bedrock_converse, bedrock_invoke)}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
 __all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
-           "WireError", "anthropic", "chat", "error_body", "for_wire", "gemini", "read_error",
-           "responses",
-           "retryable_status"]
+           "WireError", "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat",
+           "error_body", "for_wire", "gemini", "read_error", "responses", "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus", "gemini_corpus")
+BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus", "gemini_corpus",
+            "bedrock_corpus")
 
 
 def build_all(root: Path) -> list[Path]:

@@ -15,14 +15,16 @@ from typing import Any
 
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
+from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
 from .responses import ResponsesAdapter
 
-__all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "Counter",
-           "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "ResponsesAdapter", "WireAdapter",
-           "adapter_for", "dialect_for", "dialect_of", "named_dialect"]
+__all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
+           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "InvokeAdapter",
+           "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
+           "named_dialect"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "openai-responses": ResponsesAdapter,
     "openai-chat": ChatAdapter,
     "google-gemini": GeminiAdapter,
+    "aws-bedrock-converse": ConverseAdapter,
+    "aws-bedrock-invoke": InvokeAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),

@@ -20,6 +20,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
+from ...eventstream import FRAMING_ERRORS
 from ...tool_calls import partial_value
 from ..events import (
     BlockDelta,
@@ -45,7 +46,8 @@ from ..events import (
 from ..outcome import step_ending
 
 # Diagnostic codes that make a step fail, and with which scope.
-PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text"})
+PARSE_CODES = frozenset({"unparseable_json", "malformed_event", "not_text",
+                        "unknown_message_type"}) | FRAMING_ERRORS
 PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_start",
                             "duplicate_stop", "delta_after_stop", "delta_after_finish",
                             "delta_mismatch", "event_after_terminal", "sequence_duplicate",
@@ -54,7 +56,7 @@ PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_sta
 # Codes that say the stream was cut. Before the wire's terminal they make the step
 # `truncated`; after it (the wire said it was done) the stream broke its protocol.
 CUT_CODES = frozenset({"no_terminal", "block_never_stopped", "cut_tool_input",
-                       "undispatched_bytes"})
+                       "undispatched_bytes", "truncated_frame"})   # a binary frame cut short
 # Reported by their own change (InBandError) or by the block's own end.
 _SAID_ELSEWHERE = frozenset({"in_band_error"})
 

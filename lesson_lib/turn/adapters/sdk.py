@@ -350,6 +350,11 @@ class _ChatSDK(_Translator):
         return out
 
 
+def _boto_events(wire: str) -> Any:
+    from .bedrock import BotoEvents
+    return lambda: BotoEvents(wire)
+
+
 def _texts(delta: Any) -> list[tuple[str, str, str]]:
     """A delta's text fragments as (field, channel, text), in the order the wire route
     reads them: ``reasoning_content`` (or ``reasoning``), then ``content`` (a string, or Mistral's typed
@@ -377,7 +382,9 @@ def _texts(delta: Any) -> list[tuple[str, str, str]]:
 
 
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
-                "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator}
+                "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator,
+                "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
+                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
 
 
 class SDKAdapter:
@@ -428,6 +435,10 @@ class SDKAdapter:
         out: list[TurnEvent] = []
         if error is not None and _is_connection_error(error):
             out = self.adapter.transport_error(f"the connection failed: {error}")
+        elif error is not None and _exception_frame(error) is not None:
+            code, message = _exception_frame(error)   # type: ignore[misc]
+            changes.append(ch.InBandError(None, f"{code}: {message}",
+                                          {"type": code, "message": message}, code))
         elif error is not None and (hasattr(error, "body") or status is not None):
             # The API's own error, in the stream (Chat: even after every finish reason).
             message = info.get("message") if isinstance(info, dict) else None
@@ -446,6 +457,16 @@ class SDKAdapter:
             isinstance(c, ch.InBandError) for c in changes)
         changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
         return out + self.adapter.feed(changes)
+
+
+def _exception_frame(error: BaseException) -> tuple[str, str] | None:
+    """(code, message) of botocore's ``EventStreamError``: boto3 raises it at a Bedrock
+    exception frame, an in-band error. Known by name and shape: the core imports no SDK."""
+    response = getattr(error, "response", None)
+    if type(error).__name__ != "EventStreamError" or not isinstance(response, dict):
+        return None
+    err = response.get("Error") or {}
+    return str(err.get("Code") or "error"), str(err.get("Message") or error)
 
 
 def _is_connection_error(error: BaseException) -> bool:

@@ -1,0 +1,99 @@
+"""The Bedrock adapters: ConverseStream's blocks, and InvokeModel's Anthropic events.
+
+ConverseStream slots are named by the content block they become
+(``text``, ``reasoningContent``, ``toolUse``, ``toolResult``): a ``toolUse``
+whose start says ``type: server_tool_use`` is a call the provider runs
+itself, a ``toolResult`` is its result. The finish reason is ``messageStop``'s
+``stopReason``; the usage arrives in ``metadata``, after the stop.
+
+InvokeModelWithResponseStream streams Anthropic's own events, so its adapter
+is the Anthropic one under Bedrock's wire name (its exception frames come
+in as the accumulator's in-band errors, with Bedrock's retry rule).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ... import wires
+from ...accumulate import accumulator_for
+from ...accumulate import changes as ch
+from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
+from ...eventstream import FRAMING_ERRORS
+from ...wire_events import WireEvent
+from ...wires.bedrock import FrameEvent
+from ..events import Finish
+from .anthropic import AnthropicAdapter
+from .base import WireAdapter
+
+_CUT_OR_BROKEN = FRAMING_ERRORS | {"truncated_frame"}
+
+
+class ConverseAdapter(WireAdapter):
+    """Turn events from the ConverseStream accumulator's changes."""
+
+    wire = wires.bedrock_converse.WIRE
+
+    def classify(self, opened: ch.SlotOpened):
+        """By the block: a server tool's call and result are server-side."""
+        kind = opened.slot_kind
+        start = opened.data if isinstance(opened.data, dict) else {}
+        if kind == TOOL_USE:
+            return "tool_call", start.get("type") == "server_tool_use", "text"
+        if kind == TOOL_RESULT:
+            return "tool_result", True, "other"
+        if kind == REASONING:
+            return "reasoning", False, "reasoning"
+        return super().classify(opened)
+
+    def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
+        """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
+        the step a cut one, not one that ended properly."""
+        changes = list(changes or ())
+        if any(isinstance(c, ch.Noted) and c.diagnostic.code in _CUT_OR_BROKEN
+               for c in changes):
+            self.terminal = None
+        return super().feed(changes, t=t, at=at)
+
+    def finish(self) -> Finish:
+        """From ``messageStop``'s ``stopReason``."""
+        raw = self.response.get("stopReason")
+        return Finish(wires.bedrock_converse.finish_reason(raw) or "other", raw)
+
+
+class InvokeAdapter(AnthropicAdapter):
+    """Turn events from an InvokeModelWithResponseStream stream: the Anthropic adapter."""
+
+    wire = wires.bedrock_invoke.WIRE
+
+
+class BotoEvents:
+    """boto3's events for the SDK route: plain dicts (``{"contentBlockDelta": {...}}``,
+    an Invoke ``{"chunk": {"bytes": b"..."}}``), read by the wire's own accumulator, whose
+    changes go to the wire's adapter. boto3 has already dropped the padding and any field
+    its service model does not list, and it raises at an exception frame (`SDKAdapter.end`
+    reads that error)."""
+
+    def __init__(self, wire: str) -> None:
+        self.accumulator = accumulator_for(wire)
+        self.count = 0
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the wire's terminal event came through."""
+        return bool(getattr(self.accumulator, "stopped", False))
+
+    def changes(self, event: Any) -> list:
+        """What one boto3 event changed."""
+        from ...bedrock_replay import as_payload
+        kind, payload = as_payload(event)
+        data = json.dumps(payload, ensure_ascii=False)
+        wire_event = WireEvent(self.count, FrameEvent(kind, data), kind, payload)
+        self.count += 1
+        return self.accumulator.feed(wire_event)
+
+    def close_all(self) -> list:
+        """The end of boto3's iteration: what the accumulator's `finish` closes (the
+        step's end is the SDK adapter's)."""
+        return [c for c in self.accumulator.finish() if not isinstance(c, ch.StreamEnded)]

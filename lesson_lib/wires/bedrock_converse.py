@@ -1,0 +1,86 @@
+"""AWS Bedrock ConverseStream: Bedrock's own vocabulary, over binary frames.
+
+Blocks sit in slots addressed by ``contentBlockIndex``. Only tool blocks
+announce themselves (``contentBlockStart`` with ``start.toolUse`` or
+``start.toolResult``); a text or reasoning block simply begins with its first
+``contentBlockDelta``. ``messageStop`` carries the stop reason and ends the
+stream properly; ``metadata`` (usage, ``metrics.latencyMs``) comes *after*
+it. Every payload carries a random-length ``p`` field (padding against
+length side channels), which means nothing. An exception frame
+(``throttlingException``...) is an in-band failure after HTTP 200.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
+from .common import Finish, Sheet, WireError, count, unified
+from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+
+WIRE = CONVERSE
+
+# -- the event vocabulary --------------------------------------------------------------
+EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS
+# A delta is named by the one field it fills (besides nothing else but padding).
+DELTA_TYPES = frozenset({"text", "toolUse", "toolResult", "reasoningContent", "citation",
+                         "image"})
+BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
+PADDING = "p"     # the padding field every payload carries
+
+# -- the ending ------------------------------------------------------------------------
+TERMINALS = frozenset({"messageStop"})   # the stream ended properly (metadata may follow)
+FAILURES = EXCEPTIONS                    # exception frames
+
+# -- stop reasons ----------------------------------------------------------------------
+FINISH_REASONS: dict[str, Finish] = {
+    "end_turn": "stop", "stop_sequence": "stop",
+    "max_tokens": "length", "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "guardrail_intervened": "content_filter", "content_filtered": "content_filter",
+}
+
+
+def finish_reason(stop_reason: Any) -> Finish | None:
+    """A ``stopReason`` in the unified vocabulary (None while there is none)."""
+    return unified(FINISH_REASONS, stop_reason)
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
+    """A ``usage`` object's counts in the unified names: the input counts cache reads and
+    writes, which Bedrock reports apart from ``inputTokens``."""
+    read, write = count(usage, "cacheReadInputTokens"), count(usage, "cacheWriteInputTokens")
+    return {"input": count(usage, "inputTokens") + read + write,
+            "output": count(usage, "outputTokens"), "cache_read": read, "cache_write": write,
+            "reasoning": 0}
+
+
+# -- errors ----------------------------------------------------------------------------
+RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
+retryable_error, retryable = RETRY.error, RETRY.reported
+
+
+def read_error(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an exception frame reports, else None."""
+    return read_exception(event_type, payload)
+
+
+SHEET = Sheet(
+    wire=WIRE,
+    events=(
+        ("messageStart", "the message begins: its role"),
+        ("contentBlockStart", "opens slot `contentBlockIndex`, for tool blocks only "
+                              "(toolUse: name, toolUseId)"),
+        ("contentBlockDelta", "a fragment for slot `contentBlockIndex`: text, toolUse.input, "
+                              "reasoningContent (text, signature), citation; a text block "
+                              "starts here"),
+        ("contentBlockStop", "closes slot `contentBlockIndex`"),
+        ("messageStop", "stopReason: the end"),
+        ("metadata", "usage and metrics.latencyMs, after the end"),
+    ),
+    addressing=(("contentBlockIndex", "the block's slot in `output.message.content`"),),
+    tool_arguments="contentBlockDelta `delta.toolUse.input` strings, into a toolUse slot",
+    terminal="messageStop (then metadata)",
+    in_band_error="an exception frame: `:message-type: exception`, "
+                  '`:exception-type` (throttlingException, ...), {"message"}',
+)

@@ -1,0 +1,65 @@
+"""AWS Bedrock InvokeModelWithResponseStream on Anthropic models: Anthropic's own events,
+each inside a binary frame.
+
+Every ``chunk`` frame's payload ``{"bytes": "<base64>"}`` decodes to one
+Anthropic Messages event (``message_start``, ``content_block_delta``...), so
+everything after the framing is the Anthropic wire's: its blocks, its stop
+reasons, its usage, ``message_stop`` as the terminal. What Bedrock adds is
+its exception frames (``throttlingException``...), in-band failures after
+HTTP 200 that end the stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import anthropic
+from .bedrock import EXCEPTIONS, INVOKE, RETRY, read_exception
+from .common import Finish, RetryRule, Sheet, WireError
+from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+
+WIRE = INVOKE
+
+# Anthropic's events, Bedrock's exceptions, and ``chunk``: the frame's own event type, which
+# a chunk keeps when its ``bytes`` cannot be read as an Anthropic event.
+EVENT_TYPES = anthropic.EVENT_TYPES | EXCEPTIONS | {"chunk"}
+DELTA_TYPES = anthropic.DELTA_TYPES
+BLOCK_EVENTS = anthropic.BLOCK_EVENTS
+KNOWN_BLOCKS = anthropic.KNOWN_BLOCKS
+
+TERMINALS = anthropic.TERMINALS
+FAILURES = anthropic.FAILURES | EXCEPTIONS
+
+FINISH_REASONS = anthropic.FINISH_REASONS
+usage_counts = anthropic.usage_counts
+
+
+def finish_reason(stop_reason: Any) -> Finish | None:
+    """A ``stop_reason`` in the unified vocabulary, as on the Anthropic wire."""
+    return anthropic.finish_reason(stop_reason)
+
+
+# Bedrock's exceptions by name, and Anthropic's own error types, should one come inside a chunk.
+RETRY = RetryRule(retryable=RETRY.retryable | anthropic.RETRY.retryable,
+                  final=RETRY.final | anthropic.RETRY.final, by="type")
+RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
+retryable_error, retryable = RETRY.error, RETRY.reported
+
+
+def read_error(event_type: str | None, payload: Any) -> WireError | None:
+    """The error an exception frame (or an Anthropic ``error`` event) reports, else None."""
+    return read_exception(event_type, payload) or anthropic.read_error(event_type, payload)
+
+
+SHEET = Sheet(
+    wire=WIRE,
+    events=(
+        ("chunk", 'every frame: its payload {"bytes": base64} is one Anthropic event'),
+        *anthropic.SHEET.events,
+    ),
+    addressing=anthropic.SHEET.addressing,
+    tool_arguments=anthropic.SHEET.tool_arguments,
+    terminal="message_stop (inside a chunk)",
+    in_band_error="an exception frame: `:message-type: exception`, "
+                  '`:exception-type` (throttlingException, ...), {"message"}',
+)
