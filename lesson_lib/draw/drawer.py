@@ -54,8 +54,8 @@ class Drawer:
         self.stalled_after_ms = stalled_after_ms
         self._reset(None)
 
-    def _reset(self, logs: Any) -> None:
-        self._logs = logs
+    def _reset(self, turn: object) -> None:
+        self._turn = turn
         self.count = 0
         self.items: list[Any] = []
         self.blocks: dict[str, Any] = {}
@@ -75,10 +75,9 @@ class Drawer:
 
     def draw(self, state: TurnState, *, now_ms: float | None = None) -> Drawing:
         """The drawing of `state` (at `now_ms` on the events' clock, for the stall)."""
-        logs = state._logs       # the shared log: reading new events costs only them
-        if logs is not self._logs or state.count < self.count:
-            self._reset(logs)
-        for event in logs.events[self.count:state.count]:
+        if state.turn is not self._turn or state.count < self.count:
+            self._reset(state.turn)
+        for event in state.events_since(self.count):   # reading new events costs only them
             self.apply(event)
         self.count = state.count
         segments: list[Segment] = []
@@ -243,9 +242,9 @@ def draw(state: TurnState, *, now_ms: float | None = None,
     turn completed (default none: no image is ever fetched).
     """
     origins = normal_origins(image_origins)
-    drawer = _DRAWERS.get(state._logs)
+    drawer = _DRAWERS.get(state.turn)
     if drawer is None or drawer.origins != origins:
         drawer = Drawer(image_origins=origins)
-        _DRAWERS[state._logs] = drawer
+        _DRAWERS[state.turn] = drawer
     drawer.stalled_after_ms = stalled_after_ms
     return drawer.draw(state, now_ms=now_ms)

@@ -198,6 +198,17 @@ class TurnState:
         return self._logs.events[:self.count]
 
     @property
+    def turn(self) -> object:
+        """What identifies the turn this state is a point of: every state of one turn
+        (`at`, or the next `reduce`) shares it, so a reader can tell a new turn apart."""
+        return self._logs
+
+    def events_since(self, index: int) -> list[TurnEvent]:
+        """The events after the first `index`, up to this state: what a reader that
+        already saw `index` of them has not seen yet (costs only those events)."""
+        return self._logs.events[index:self.count]
+
+    @property
     def started(self) -> bool:
         """Whether any event was reduced."""
         return self.count > 0
