@@ -30,11 +30,10 @@ import httpx
 from ..budget import token_estimate
 from ..turn import TurnStream
 from ..turn.adapters import Counter
+from ..turn.closing import closing_events
 from ..turn.events import (
-    BlockEnded,
     ErrorReported,
     StepFinished,
-    ToolCallInvalid,
     TurnEvent,
     TurnFinished,
     TurnStarted,
@@ -283,17 +282,8 @@ class LiveTurn:
         """Keep what arrived, close what is open, interrupt what runs."""
         self._commit(attempt)
         t = self._now()
-        closing: list[TurnEvent] = []
-        for block in self.state.blocks:
-            if block.open:
-                closing.append(BlockEnded(self.seq(), block=block.id, complete=False,
-                                          synthesised=True, reason="cancelled", t=t))
-                if block.kind == "tool_call" and block.call_state != "complete":
-                    closing.append(ToolCallInvalid(self.seq(), block=block.id,
-                                                   name=block.name, call_id=block.call_id,
-                                                   state="cut", raw=block.raw_input or "",
-                                                   error=f"the turn stopped: {self._stop}",
-                                                   t=t))
+        closing = closing_events(self.state, f"the turn stopped: {self._stop}", t=t,
+                                 seq=self.seq)
         self._emit(closing)
         self._emit(await runner.interrupt(t, f"the turn stopped: {self._stop}"))
         if not any(e.kind == "step_finished" and e.step == step for e in attempt.events):

@@ -36,11 +36,10 @@ from typing import Any
 
 from ..captures import Capture
 from .adapters import Counter
+from .closing import closing_events
 from .events import (
-    BlockEnded,
     ErrorReported,
     StepFinished,
-    ToolCallInvalid,
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnEvent,
@@ -153,15 +152,8 @@ class _Turn:
     async def cancel(self, t: float, step: int) -> None:
         """Close what is open, interrupt what runs, start nothing new."""
         self.cancelled = True
-        for block in self.state.blocks:
-            if block.open:
-                self.emit(BlockEnded(0, block=block.id, complete=False, synthesised=True,
-                                     reason="cancelled"), t)
-                if block.kind == "tool_call":
-                    self.emit(ToolCallInvalid(0, block=block.id, name=block.name,
-                                              call_id=block.call_id, state="cut",
-                                              raw=block.raw_input or "",
-                                              error="the turn was cancelled"), t)
+        for event in closing_events(self.state, "the turn was cancelled"):
+            self.emit(event, t)
         await self.finish_until(t)
         while self.pending:
             _, _, task, info = heapq.heappop(self.pending)
