@@ -39,7 +39,7 @@ def payloads(capture, event_type: str):
 
 
 def test_every_wire_module_offers_the_same_facts():
-    names = ("WIRE", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES", "RETRY",
+    names = ("WIRE", "PATH", "PATH_STREAMS", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES", "RETRY",
              "RETRYABLE_ERRORS",
              "FINAL_ERRORS", "SHEET", "finish_reason", "read_error", "retryable_error",
              "retryable", "retryable_status")

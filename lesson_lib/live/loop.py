@@ -41,13 +41,15 @@ from ..turn.events import (
 from ..turn.next_request import next_request
 from ..turn.outcome import outcome_of_step
 from ..turn.reduce import TurnState, initial, reduce
+from ..wires import WIRES
 from .attempts import Attempt, RetryPolicy, retry_wait
 from .timings import Timings, timings_of
 from .tools import LiveTool, ToolRunner
 
-# Where each wire's provider listens, under the base URL (the SDKs' own paths).
-PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
-         "openai-chat": "/v1/chat/completions"}
+# Where each wire's provider listens, under the base URL (the SDKs' own paths), for
+# the wires a live turn drives: those whose body asks for the stream (the others' paths
+# name a model and a version the request body does not hold).
+PATHS = {name: module.PATH for name, module in WIRES.items() if not module.PATH_STREAMS}
 
 OnUpdate = Callable[[TurnState], None]
 

@@ -17,16 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..captures import Capture
+from ..wires import WIRES
 
-# The provider path each wire is served at (Gemini's names the API version and the
-# model: google-genai says ``v1beta`` or ``v1``; Bedrock's name the model).
-PATHS = {"anthropic-messages": "/v1/messages", "openai-responses": "/v1/responses",
-         "openai-chat": "/v1/chat/completions",
-         "google-gemini": "/{version}/models/{model}:streamGenerateContent",
-         "aws-bedrock-converse": "/model/{modelId}/converse-stream",
-         "aws-bedrock-invoke": "/model/{modelId}/invoke-with-response-stream"}
-# Wires whose path itself asks for a stream (no ``stream`` field in the body).
-STREAMING_PATHS = frozenset({"google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke"})
+# The provider path each wire is served at, and the wires whose path itself asks for
+# a stream (no ``stream`` field in the body): each wire's module says.
+PATHS = {name: module.PATH for name, module in WIRES.items()}
+STREAMING_PATHS = frozenset(name for name, module in WIRES.items() if module.PATH_STREAMS)
 
 _CONVERSATION = {"anthropic-messages": ("system", "messages"),
                  "openai-responses": ("instructions", "input"),

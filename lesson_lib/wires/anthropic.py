@@ -23,6 +23,10 @@ from .common import (
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "anthropic-messages"
+# Where the provider listens, under its base URL (the SDK's own path); the body's
+# ``stream: true`` asks for a stream.
+PATH = "/v1/messages"
+PATH_STREAMS = False
 
 # -- the event vocabulary (the pinned SDK's stream event and delta types; tests keep
 #    these sets supersets of the SDK's) -----------------------------------------------

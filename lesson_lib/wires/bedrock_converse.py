@@ -19,6 +19,9 @@ from .common import Finish, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = CONVERSE
+# Where the provider listens: the path names the model and itself asks for a stream.
+PATH = "/model/{modelId}/converse-stream"
+PATH_STREAMS = True
 
 # -- the event vocabulary --------------------------------------------------------------
 EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS

@@ -19,6 +19,9 @@ from .common import Finish, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = INVOKE
+# Where the provider listens: the path names the model and itself asks for a stream.
+PATH = "/model/{modelId}/invoke-with-response-stream"
+PATH_STREAMS = True
 
 # Anthropic's events, Bedrock's exceptions, and ``chunk``: the frame's own event type, which
 # a chunk keeps when its ``bytes`` cannot be read as an Anthropic event.

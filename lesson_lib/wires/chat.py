@@ -31,6 +31,10 @@ from .common import (
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "openai-chat"
+# Where the provider listens, under its base URL (the SDK's own path); the body's
+# ``stream: true`` asks for a stream.
+PATH = "/v1/chat/completions"
+PATH_STREAMS = False
 
 # -- the event vocabulary --------------------------------------------------------------
 EVENT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})

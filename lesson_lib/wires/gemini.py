@@ -36,6 +36,10 @@ from .common import Finish, RetryRule, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "google-gemini"
+# Where the provider listens: the path names the API version (google-genai says
+# ``v1beta`` or ``v1``) and the model, and itself asks for a stream (with ``?alt=sse``).
+PATH = "/{version}/models/{model}:streamGenerateContent"
+PATH_STREAMS = True
 
 # -- the event vocabulary: one record type (named after its schema) and the error ------
 RECORD = GEMINI_RECORD

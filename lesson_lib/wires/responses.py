@@ -30,6 +30,10 @@ from .common import (
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = "openai-responses"
+# Where the provider listens, under its base URL (the SDK's own path); the body's
+# ``stream: true`` asks for a stream.
+PATH = "/v1/responses"
+PATH_STREAMS = False
 
 # -- the event vocabulary (the pinned openai SDK's ``ResponseStreamEvent`` union; tests
 #    keep this set a superset of it) -------------------------------------------------
