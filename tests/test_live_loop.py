@@ -80,6 +80,18 @@ def test_a_stall_is_abandoned_retried_and_fails(url):
     assert [a.errors[0].code for a in result.attempts] == ["stall", "stall"]
 
 
+def test_a_stall_fails_the_same_on_one_attempt_as_after_retries(url):
+    # The outcome says what happened, not how many attempts the policy allowed.
+    wire = "anthropic-messages"
+    result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
+                          params={"fault": "stall:2000"}, retry=RetryPolicy(attempts=1),
+                          stall_s=0.3))
+    assert result.outcome == "failed"
+    [attempt] = result.attempts
+    assert attempt.errors[0].code == "stall" and attempt.errors[0].scope == "transport"
+    assert check(result.events) == []
+
+
 def test_a_429_waits_as_the_server_says_or_not_at_all(url):
     wire = "openai-responses"
     result = run(LiveTurn(url, wire, step1(wire).request, params={"capture":

@@ -112,6 +112,19 @@ def test_an_http_error_before_any_event_is_one_provider_error_and_the_step_s_end
     assert error.raw == json.loads(body) and events[-1].ended == "error"
 
 
+def test_a_transport_error_keeps_what_arrived_and_fails_the_step():
+    cap = load("anthropic-messages/hello")
+    stream = TurnStream(cap.wire, request=cap.request)
+    half = cap.body[: len(cap.body) // 2]
+    events = stream.feed(half) + stream.transport_error("the connection broke", code="stall")
+    error = next(e for e in events if e.kind == "error_reported")
+    assert (error.scope, error.code, error.retryable, error.phase) == (
+        "transport", "stall", True, "after_output")
+    assert events[-1].kind == "step_finished" and events[-1].ended == "error"
+    assert [e.fragment for e in events if e.kind == "block_delta"]   # what arrived is kept
+    assert stream.transport_error("again") == [] and stream.finish() == []
+
+
 def test_an_http_error_after_an_event_is_refused():
     cap = load("anthropic-messages/hello")
     stream = stream_for(cap)

@@ -98,7 +98,8 @@ class LiveTurn:
         self.attempts: list[Attempt] = []
         self.timings: list[Timings] = []
         self._stop: str | None = None
-        self._reader: asyncio.Task | None = None
+        # What the turn waits on now (a step's read, or its tools): what `cancel` stops.
+        self._waiting_on: asyncio.Future | None = None
         self._spent = 0
 
     # -- from outside ----------------------------------------------------------------
@@ -107,8 +108,8 @@ class LiveTurn:
         """Stop the turn: the read in progress and every running tool are cancelled."""
         if self._stop is None:
             self._stop = why
-        if self._reader is not None and not self._reader.done():
-            self._reader.cancel()
+        if self._waiting_on is not None and not self._waiting_on.done():
+            self._waiting_on.cancel()
 
     async def run(self) -> LiveResult:
         """Run the turn to its end (see the module)."""
@@ -166,16 +167,16 @@ class LiveTurn:
             self.attempts.append(attempt)
             stream = TurnStream(self.wire, request=request, step=step, seq=self.seq)
             committed = self.state
-            self._reader = asyncio.ensure_future(
+            self._waiting_on = asyncio.ensure_future(
                 self._read(client, request, stream, attempt, runner, committed, start))
             try:
-                headers = await self._reader
+                headers = await self._waiting_on
             except asyncio.CancelledError:
                 if self._stop is None:
                     raise
                 headers = None
             finally:
-                self._reader = None
+                self._waiting_on = None
             if self._stop is not None:
                 await self._close_cancelled(step, attempt, runner)
                 return None
@@ -262,22 +263,14 @@ class LiveTurn:
         except _Stopped:
             return None
         except TimeoutError:
-            push([self._transport(stream, attempt, "stall", (
-                f"no byte for {self.stall_s:g} s: the stream stalled; the read was "
-                "abandoned"))])
+            push(stream.transport_error(
+                f"no byte for {self.stall_s:g} s: the stream stalled; the read was abandoned",
+                code="stall", t=self._now()))
         except httpx.TransportError as exc:
-            push([self._transport(stream, attempt, "transport", (
-                f"the connection broke: {type(exc).__name__}: {exc}".rstrip(": ")))])
-        push(stream.finish())
+            push(stream.transport_error(
+                f"the connection broke: {type(exc).__name__}: {exc}".rstrip(": "),
+                t=self._now()))
         return None
-
-    def _transport(self, stream: TurnStream, attempt: Attempt, code: str,
-                   message: str) -> ErrorReported:
-        """The connection failed under the stream (not the provider's word): a retry can
-        cure it."""
-        return ErrorReported(self.seq(), step=attempt.step, scope="transport",
-                             phase="after_output" if attempt.output_seen else "before_output",
-                             retryable=True, message=message, code=code, t=self._now())
 
     async def _close_cancelled(self, step: int, attempt: Attempt,
                                runner: ToolRunner) -> None:
@@ -293,14 +286,14 @@ class LiveTurn:
 
     async def _wait_for_tools(self, runner: ToolRunner) -> None:
         waiter = asyncio.ensure_future(runner.wait_all())
-        self._reader = waiter
+        self._waiting_on = waiter
         try:
             await waiter
         except asyncio.CancelledError:
             if self._stop is None:
                 raise
         finally:
-            self._reader = None
+            self._waiting_on = None
         if self._stop is not None:
             self._emit(await runner.interrupt(self._now(), f"the turn stopped: {self._stop}"))
         else:

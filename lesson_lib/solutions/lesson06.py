@@ -64,13 +64,17 @@ async def live_turn(url: str, wire: str, request: dict, tools: dict,
                 if response.status_code >= 300:
                     events = stream.http_error(response.status_code, await response.aread())
                 else:
-                    events = []
                     chunks = response.aiter_raw()
                     while True:
                         try:
                             chunk = await asyncio.wait_for(anext(chunks), stall_s)
-                        except (StopAsyncIteration, TimeoutError):
-                            break                    # the end, or a stall: finish() says which
+                        except StopAsyncIteration:   # the end: finish() says how it ended
+                            events = stream.finish()
+                            break
+                        except TimeoutError:         # a stall: we abandon the read
+                            events = stream.transport_error(f"no byte for {stall_s} s",
+                                                            code="stall")
+                            break
                         ready = []
                         for event in stream.feed(chunk):
                             state = reduce(state, event)
@@ -81,7 +85,6 @@ async def live_turn(url: str, wire: str, request: dict, tools: dict,
                             running[call.block] = (call, task)
                             state = reduce(state, ToolExecutionStarted(
                                 seq(), block=call.block, call_id=call.call_id, name=call.name))
-                    events = stream.finish()
             for event in events:
                 state = reduce(state, event)
             for block, (call, task) in running.items():

@@ -8,7 +8,8 @@
 `TurnStream` holds one of each station for one step (one model call) and
 is driven the same way by a live connection, a replayed capture and a
 test: `feed` each chunk as it arrives, then `finish` once the body ended.
-A request that failed before any event is `http_error`. What comes out
+A request that failed before any event is `http_error`; a connection that
+broke, or that the client abandoned, is `transport_error`. What comes out
 never depends on where the chunks were cut (only `t`, the arrival time a
 chunk brings, is kept on the events it completed).
 
@@ -87,6 +88,23 @@ class TurnStream:
         adapter = self._adapter(None, start)
         return _joined(start) + adapter.http_error(status, diagnostic.message, data,
                                                    error_type=error_type)
+
+    def transport_error(self, message: str, *, code: str = "transport",
+                        t: float | None = None) -> list[TurnEvent]:
+        """The connection failed under the stream, or the client gave up on it (a
+        stall): what arrived is kept, one transport error (retryable: it is not the
+        provider's word) is reported, and the step ends as failed, however many
+        attempts came before. Use it instead of `finish` (after it, nothing is left to
+        say: it returns [])."""
+        if self._ended:
+            return []
+        self._ended = True
+        out = self._batches(self._decoder.finish())   # complete events still count
+        adapter = self._adapter(None, out)
+        out.append((None, adapter.transport_error(message, code=code, t=t)))
+        changes = self._accumulator.finish(list(self._decoder.diagnostics))
+        out.append((None, adapter.feed(changes, t=t)))
+        return _joined(out)
 
     # -- the same, one batch per wire event ------------------------------------------
 

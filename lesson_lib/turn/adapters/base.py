@@ -194,13 +194,15 @@ class WireAdapter:
                             usage=Usage(), ended="error"))
         return out
 
-    def transport_error(self, message: str, raw: Any = None) -> list[TurnEvent]:
+    def transport_error(self, message: str, raw: Any = None, *, code: str = "transport",
+                        t: float | None = None) -> list[TurnEvent]:
         """The connection failed under the stream (not the provider's word): a retry can
-        cure it. The step's end follows with the `StreamEnded` change."""
+        cure it. `code` names how (``transport``, ``stall``). The step's end follows with
+        the `StreamEnded` change."""
         self.errors += 1
         return [self._ev(ErrorReported, step=self.step, scope="transport",
                          phase="after_output" if self.output_seen else "before_output",
-                         retryable=True, message=message, code="transport", raw=raw)]
+                         retryable=True, message=message, code=code, raw=raw, t=t)]
 
     def new_block_id(self) -> str:
         """The next block id: step-qualified, so unique in the turn."""
