@@ -17,7 +17,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 $(LAB_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python lesson_lib/environment.py
+	$(BIN)/python lesson_lib/course/environment.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[lab]'
 	# No news pop-up in the corner the projector shows (written to this venv only).

@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 import importlib  # noqa: E402
 
-from .environment import setup  # noqa: E402
+from .course.environment import setup  # noqa: E402
 
 __all__ = ["setup", "__version__"]
 

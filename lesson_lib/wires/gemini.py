@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..wire_events import GEMINI_RECORD, WireEvent
 from .common import Finish, RetryRule, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .wire_events import GEMINI_RECORD, WireEvent
 
 WIRE = "google-gemini"
 
