@@ -1,4 +1,5 @@
-"""Lesson 2's accumulators: one per wire, each building the provider's final object.
+"""Lesson 2, station accumulate: one accumulator per wire, each building the provider's
+final object.
 
 >>> from lesson_lib.capture.captures import load
 >>> result = accumulate(load("anthropic-messages/hello"))
@@ -7,7 +8,10 @@
 
 `accumulate` runs a whole capture; `accumulator_for` gives the bare
 accumulator to feed event by event; `history.History` gives its state
-after any event index.
+after any event index. `checkpoints` keeps those copies cheap.
+
+`naive_handler` is the lesson's counter-example: the flat event type and
+pending-tools loop many first attempts arrive at, its flaws kept on purpose.
 """
 
 from __future__ import annotations

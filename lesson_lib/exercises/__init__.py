@@ -1,4 +1,4 @@
-"""Exercise checkers: grade a learner's function against captures, offline.
+"""Every lesson, side room exercises: grade a learner's function against captures, offline.
 
 Each lesson's checker module (``lesson_lib.exercises.lesson01`` ...) registers
 its exercises with `exercise` and grades with `grade`: the learner's function
