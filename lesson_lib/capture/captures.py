@@ -59,12 +59,12 @@ BODY_SUFFIXES = (".sse", ".eventstream")
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
-CAPTURES_DIR = Path(__file__).resolve().parent.parent / "captures"
+CAPTURES_DIR = Path(__file__).resolve().parents[2] / "captures"   # lesson_lib/capture/ -> the repo
 
 
 def reference_dir() -> Path:
     """Where the shared reference captures live (env REFERENCE_CAPTURES)."""
-    default = Path(__file__).resolve().parent.parent.parent / "shared" / "reference-captures"
+    default = Path(__file__).resolve().parents[3] / "shared" / "reference-captures"
     return Path(os.environ.get("REFERENCE_CAPTURES", default))
 
 

@@ -42,7 +42,7 @@ def course_root(start: Path | None = None) -> Path | None:
     ``environment.yml`` do) finds it from the package itself; otherwise the
     working directory and its parents are tried.
     """
-    candidates = [Path(__file__).resolve().parent.parent]
+    candidates = [Path(__file__).resolve().parents[2]]     # lesson_lib/course/ -> the repo
     here = (start or Path.cwd()).resolve()
     candidates += [here, *here.parents]
     for root in candidates:
