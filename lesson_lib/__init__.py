@@ -7,7 +7,7 @@ what is upstream of it (tests/test_layers.py). Notebook sections in brackets.
     0-6     capture/       a recorded response: bytes, chunk timing, the  00 §3,5; 01 §1; all
                            corpus, writer, record, replay (the official
                            SDKs offline), diagnostics
-    1       sse/           bytes to events: the SSE decoder, framing,     01 §2 (via capture/)
+    1       sse/           bytes to events: the SSE decoder, framing,     01 §2
                            Bedrock's binary frames
     1-2     wires/         one home per wire fact; wire events, how a     01 §2-5; 02 §1-2; 04 §1
                            stream ended, the event table
