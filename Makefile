@@ -17,7 +17,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 $(LAB_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python lesson_lib/environment.py
+	$(BIN)/python lesson_lib/course/environment.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[lab]'
 	# No news pop-up in the corner the projector shows (written to this venv only).
@@ -32,7 +32,7 @@ $(STAMP): $(LAB_STAMP)
 # notebooks/learner/ with any lesson it lacks, and where JupyterLab opens. The venv
 # is on the lab's PATH, so `lesson-lib serve` works in its terminals.
 lab: $(LAB_STAMP)
-	$(BIN)/python -c "from lesson_lib import learner; print(learner.seed())"
+	$(BIN)/python -c "from lesson_lib.course import learner; print(learner.seed())"
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab --notebook-dir=. \
 		--LabApp.default_url=/lab/tree/my-work \
 		$(ROOT_FLAG) $(LAB_ARGS)

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from lesson_lib.accumulate import accumulator_for
-from lesson_lib.captures import from_bytes
-from lesson_lib.wire_events import WireEvent, parse_all
+from lesson_lib.capture.captures import from_bytes
+from lesson_lib.wires.wire_events import WireEvent, parse_all
 
 WORDS = ["stream", " of", " tokens", ", one", " delta", " at", " a", " time.", "\n", " é✓"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 from botocore.eventstream import EventStreamBuffer
 
-from lesson_lib.eventstream import EventStreamDecoder, encode_frame
+from lesson_lib.sse.eventstream import EventStreamDecoder, encode_frame
 
 CHUNK = 1024
 HEADERS = {":event-type": "contentBlockDelta", ":content-type": "application/json",

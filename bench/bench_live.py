@@ -21,9 +21,9 @@ from pathlib import Path
 import httpx
 from bench_accumulate import anthropic_text
 
-from lesson_lib.capture_writer import write_capture
+from lesson_lib.capture.capture_writer import write_capture
+from lesson_lib.cli.serve import serving
 from lesson_lib.live import LiveTurn
-from lesson_lib.serve import serving
 
 CHUNK = 1024
 REQUEST = {"model": "claude-bench", "max_tokens": 64000,

@@ -37,9 +37,9 @@ import tracemalloc
 from collections.abc import Callable
 
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import from_bytes
+from lesson_lib.capture.captures import from_bytes
+from lesson_lib.cli.validate import validate
 from lesson_lib.tool_calls import ToolCall
-from lesson_lib.validate import validate
 
 SIZES = {"history": (100_000, 200_000), "history tool": (150_000, 300_000),
          "history records": (150_000, 300_000), "check": (10_000, 20_000),

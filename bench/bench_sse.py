@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from anthropic._streaming import SSEDecoder as AnthropicSSEDecoder
 from openai._streaming import SSEDecoder as OpenAISSEDecoder
 
-from lesson_lib.sse import SSEDecoder, decode
-from lesson_lib.wire_events import parse_all
+from lesson_lib.sse.decoder import SSEDecoder, decode
+from lesson_lib.wires.wire_events import parse_all
 
 CHUNK = 64
 

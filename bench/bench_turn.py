@@ -4,13 +4,13 @@ Each case builds one long stream in memory, at a size, twice it and four
 times it, and times the whole way from the same bytes to a final object:
 
 - ours: `lesson_lib.turn.run.turn_state` with ``route="auto"``: the bytes ->
-  `lesson_lib.sse` -> wire events -> the accumulator's changes -> the turn
+  `lesson_lib.sse.decoder` -> wire events -> the accumulator's changes -> the turn
   adapter -> `reduce`, ending in a `TurnState`, on every wire whose
   accumulator returns its changes; elsewhere the SDK route (the SDK's own
   events -> the SDK adapter -> `reduce`), which then costs the SDK's time and
   more. The ``route`` column says which one each row took;
 - the SDK: the bytes streamed through the official client over the offline
-  replay transport (`lesson_lib.replay`), ended by ``get_final_message()`` /
+  replay transport (`lesson_lib.capture.replay`), ended by ``get_final_message()`` /
   ``get_final_response()`` / ``get_final_completion()``, keeping nothing
   else. The client is made once, outside the timed region.
 
@@ -44,8 +44,8 @@ from typing import Any
 
 from bench_accumulate import WORDS, anthropic_text, chat_text, responses_text
 
-from lesson_lib.captures import Capture, from_bytes
-from lesson_lib.replay import anthropic_client, openai_client, request_kwargs
+from lesson_lib.capture.captures import Capture, from_bytes
+from lesson_lib.capture.replay import anthropic_client, openai_client, request_kwargs
 from lesson_lib.turn.run import route_for, turn_state
 
 CHUNK = 4096

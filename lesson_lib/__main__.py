@@ -1,7 +1,7 @@
-"""``python -m lesson_lib``: the command line (see lesson_lib.cli)."""
+"""``python -m lesson_lib``: the command line (see lesson_lib.cli.commands)."""
 
 import sys
 
-from .cli import main
+from .cli.commands import main
 
 sys.exit(main())

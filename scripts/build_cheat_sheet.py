@@ -1,4 +1,4 @@
-"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.cheat_sheet`).
+"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`).
 
     python scripts/build_cheat_sheet.py
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lesson_lib import cheat_sheet
+from lesson_lib.course import cheat_sheet
 
 ROOT = Path(__file__).resolve().parent.parent
 

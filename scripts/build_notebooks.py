@@ -5,7 +5,7 @@
 
 First the course map's time column (README.md, and the lesson table in
 notebook 00) is rewritten from the lessons' own ``**Time:**`` lines
-(`lesson_lib.course`), so the figures have one source. Then, for each notebook:
+(`lesson_lib.course.plan`), so the figures have one source. Then, for each notebook:
 
 1. Every markdown cell whose metadata has ``"solution": "module:function"``
    is regenerated from that function's source, inside ``<details>``: the
@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from lesson_lib import course
+from lesson_lib.course import plan as course
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

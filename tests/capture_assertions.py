@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from lesson_lib import captures, replay
-from lesson_lib.validate import sdk_claim_problems
-from lesson_lib.wire_events import WireEvent, parse_all
+from lesson_lib.capture import captures, replay
+from lesson_lib.cli.validate import sdk_claim_problems
+from lesson_lib.wires.wire_events import WireEvent, parse_all
 
 
 def build_corpus(corpus: ModuleType, root: Path, wire: str) -> dict[str, captures.Capture]:

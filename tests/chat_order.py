@@ -3,21 +3,21 @@
 Chat numbers no chunk, but a choice stops once (``finish_reason``) and a
 call is opened once (the fragment with its ``id``). `finish_twice` and
 `opened_twice` repeat one of those markers in a corpus capture
-(`lesson_lib.faults.duplicate`). No capture has a call whose arguments come
+(`lesson_lib.breaks.faults.duplicate`). No capture has a call whose arguments come
 in fragments at an index an earlier call used, so `reused_index` builds one
 (two calls at ``tool_calls`` index 0, each opened and then fed), and
 `fragment_before_opening` moves the second call's first fragment before its
-opening (`lesson_lib.faults.swap`).
+opening (`lesson_lib.breaks.faults.swap`).
 """
 
 from __future__ import annotations
 
 import json
 
-from lesson_lib import faults
-from lesson_lib.captures import Capture, from_bytes, load
-from lesson_lib.fault_visibility import visibility
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import faults
+from lesson_lib.breaks.visibility import visibility
+from lesson_lib.capture.captures import Capture, from_bytes, load
+from lesson_lib.wires.wire_events import parse_all
 
 WIRE = "openai-chat"
 TURN = "openai-chat/weather-turn-step1"     # two calls, then finish_reason tool_calls

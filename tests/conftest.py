@@ -20,7 +20,7 @@ def pytest_collection_modifyitems(items):
     (`tests/pending.py`)."""
     from pending import reason
 
-    from lesson_lib.captures import Capture
+    from lesson_lib.capture.captures import Capture
 
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(items):
 
 
 def _is_reference(capture) -> bool:
-    from lesson_lib.captures import reference_dir
+    from lesson_lib.capture.captures import reference_dir
 
     try:
         return capture.path is not None and capture.path.resolve().is_relative_to(

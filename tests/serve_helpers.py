@@ -6,8 +6,8 @@ import time
 
 import httpx2
 
-from lesson_lib.captures import Capture
-from lesson_lib.serve.matching import PATHS
+from lesson_lib.capture.captures import Capture
+from lesson_lib.cli.serve.matching import PATHS
 
 MIN_GAP_MS = 5.0   # smaller gaps may merge on the way (the network coalesces writes)
 

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.accumulate.anthropic import AnthropicAccumulator
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
-from lesson_lib.sse import ServerSentEvent
-from lesson_lib.wire_events import parse_all, parse_payload
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.wires.wire_events import parse_all, parse_payload
 
 WIRE = "anthropic-messages"
 

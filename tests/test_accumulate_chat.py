@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.changes import SlotClosed, ToolInputGrew
 from lesson_lib.accumulate.chat import ChatAccumulator
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
-from lesson_lib.sse import ServerSentEvent
-from lesson_lib.wire_events import parse_all, parse_payload
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.wires.wire_events import parse_all, parse_payload
 
 WIRE = "openai-chat"
 DONE = "[DONE]"
@@ -542,8 +542,8 @@ def test_no_done_and_a_body_that_ends_inside_an_event_is_cut():
 
 
 def test_the_missing_done_rule_is_the_same_for_the_stream_end_and_the_accumulator():
-    from lesson_lib.stream_end import how_it_ended
-    from lesson_lib.wire_events import parse_all
+    from lesson_lib.wires.stream_end import how_it_ended
+    from lesson_lib.wires.wire_events import parse_all
     cases = [(chunk(choice(content="a")), chunk(choice(finish="stop"))),
              (chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None)),
              (chunk(choice(content="a"), usage=None), chunk(choice(finish="stop"), usage=None),

@@ -2,7 +2,7 @@
 
 For every capture (the project's and the shared reference recordings), the
 SDK's streaming helper is driven offline from the capture's bytes
-(`lesson_lib.replay.run_sdk`) and its final object is compared with ours.
+(`lesson_lib.capture.replay.run_sdk`) and its final object is compared with ours.
 
 One normalisation rule, applied to both sides (`normalise`): values that
 are None are dropped (the SDK's models spell out every optional field as
@@ -32,9 +32,9 @@ import pytest
 
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.base import partial_value
-from lesson_lib.captures import Capture, corpus, reference_corpus, reference_dir
-from lesson_lib.replay import SDKOutcome, run_sdk
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import Capture, corpus, reference_corpus, reference_dir
+from lesson_lib.capture.replay import SDKOutcome, run_sdk
+from lesson_lib.wires.wire_events import parse_all
 
 RESPONSES_READY = importlib.util.find_spec("lesson_lib.accumulate.responses") is not None
 SDK_ONLY = frozenset({"parsed", "parsed_arguments", "parsed_output"})
@@ -408,7 +408,7 @@ def _check_boto3(capture, ours, sdk):
     its Bedrock client assembles from the same Anthropic events)."""
     from anthropic.lib.streaming._messages import accumulate_event
 
-    from lesson_lib.bedrock_replay import as_payload, run_boto3, text_of_event
+    from lesson_lib.capture.bedrock_replay import as_payload, run_boto3, text_of_event
     events = run_boto3(capture).events
     text = "".join(text_of_event(e) for e in events)
     if capture.wire == "aws-bedrock-converse":

@@ -9,8 +9,8 @@ import pytest
 from lesson_lib.accumulate import accumulator_for
 from lesson_lib.accumulate import changes as ch
 from lesson_lib.accumulate.fold import Fold
-from lesson_lib.captures import corpus, reference_corpus
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import corpus, reference_corpus
+from lesson_lib.wires.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 CAPTURES = [c for c in corpus() + reference_corpus() if c.wire in WIRES and c.status < 300]

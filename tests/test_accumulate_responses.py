@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from lesson_lib.accumulate.responses import ResponsesAccumulator
 from lesson_lib.accumulate.responses.objects import differences
-from lesson_lib.captures import Capture, corpus, reference_corpus, reference_dir
-from lesson_lib.replay import run_sdk
-from lesson_lib.sse import ServerSentEvent
-from lesson_lib.wire_events import WireEvent, parse_all, parse_payload
+from lesson_lib.capture.captures import Capture, corpus, reference_corpus, reference_dir
+from lesson_lib.capture.replay import run_sdk
+from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.wires.wire_events import WireEvent, parse_all, parse_payload
 
 WIRE = "openai-responses"
 

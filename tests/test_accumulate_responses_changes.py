@@ -12,8 +12,8 @@ import json
 from lesson_lib.accumulate import changes as ch
 from lesson_lib.accumulate.responses import ResponsesAccumulator
 from lesson_lib.accumulate.responses.shown import ShownSlots
-from lesson_lib.captures import from_bytes, load
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import from_bytes, load
+from lesson_lib.wires.wire_events import parse_all
 
 
 def _changes(capture):

@@ -10,13 +10,14 @@ import json
 import pytest
 from botocore.eventstream import EventStreamBuffer
 
-from lesson_lib import captures, wires
+from lesson_lib import wires
 from lesson_lib.accumulate import accumulate, accumulator_for
-from lesson_lib.cli import main
-from lesson_lib.eventstream import Header, decode, encode_frame
+from lesson_lib.capture import captures
+from lesson_lib.cli.commands import main
+from lesson_lib.sse.eventstream import Header, decode, encode_frame
 from lesson_lib.turn.run import turn_state
-from lesson_lib.wire_events import parse_all
 from lesson_lib.wires.bedrock import CONVERSE, INVOKE, frame_event
+from lesson_lib.wires.wire_events import parse_all
 
 BEDROCK = (CONVERSE, INVOKE)
 OURS = [c for c in captures.corpus() if c.wire in BEDROCK]
@@ -345,7 +346,7 @@ def test_an_event_after_an_exception_is_noted():
 
 @pytest.mark.parametrize("cap", ALL, ids=key)
 def test_the_event_table_knows_every_bedrock_event_and_addresses_its_blocks(cap):
-    from lesson_lib.event_table import event_table
+    from lesson_lib.wires.event_table import event_table
     table = event_table(cap)
     assert not table["unknown"].any()
     deltas = table[table["type"].isin(["contentBlockDelta", "content_block_delta"])]

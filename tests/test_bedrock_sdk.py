@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib import captures
 from lesson_lib.accumulate import accumulate
-from lesson_lib.bedrock_replay import as_payload, run_boto3
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture import captures
+from lesson_lib.capture.bedrock_replay import as_payload, run_boto3
 from lesson_lib.wires.bedrock import CONVERSE, EXCEPTIONS, INVOKE
+from lesson_lib.wires.wire_events import parse_all
 
 ALL = [c for c in captures.corpus() + captures.reference_corpus()
        if c.wire in (CONVERSE, INVOKE)]
@@ -100,7 +100,7 @@ def test_both_routes_give_the_same_turn(cap):
 
 
 def test_check_reports_what_boto3_did(capsys):
-    from lesson_lib.cli import main
+    from lesson_lib.cli.commands import main
 
     cap = captures.load("aws-bedrock-invoke/invoke-throttling-exception")
     assert main(["check", str(cap.path)]) == 0

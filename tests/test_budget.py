@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from lesson_lib import budget
-from lesson_lib.captures import corpus, load
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import budget
+from lesson_lib.capture.captures import corpus, load
+from lesson_lib.wires.wire_events import parse_all
 
 STREAMS = [c for c in corpus() if c.status < 300 and len(c.events) > 4]
 

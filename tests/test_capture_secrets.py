@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from lesson_lib.captures import WIRES, corpus, reference_corpus
+from lesson_lib.capture.captures import WIRES, corpus, reference_corpus
 
 SECRET = re.compile(r"authorization|x-api-key|api-key|cookie|set-cookie|openai-organization"
                     r"|anthropic-.*-key", re.IGNORECASE)

@@ -21,9 +21,9 @@ from anthropic.types.shared.error_response import ErrorResponse
 from corpus import anthropic_corpus, anthropic_turn, weather_turn
 from corpus.anthropic_requests import MUSEUM_GUIDE
 from corpus.anthropic_writer import AnthropicWriter, tool_json
-from lesson_lib import captures, replay
-from lesson_lib.validate import sdk_claim_problems
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture import captures, replay
+from lesson_lib.cli.validate import sdk_claim_problems
+from lesson_lib.wires.wire_events import parse_all
 
 WIRE = "anthropic-messages"
 FOLDER = captures.CAPTURES_DIR / WIRE

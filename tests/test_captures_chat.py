@@ -30,8 +30,8 @@ from openai.types.chat import ChatCompletionChunk
 
 from corpus import chat_corpus
 from corpus import weather_turn as weather
-from lesson_lib import captures, replay
-from lesson_lib.wire_events import DONE
+from lesson_lib.capture import captures, replay
+from lesson_lib.wires.wire_events import DONE
 
 WIRE = "openai-chat"
 NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools-interleaved",

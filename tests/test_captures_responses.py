@@ -33,8 +33,8 @@ from pending import PENDING_FIELDS
 
 from corpus import responses_corpus
 from corpus import weather_turn as weather
-from lesson_lib import captures, replay
-from lesson_lib.validate import sdk_claim_problems
+from lesson_lib.capture import captures, replay
+from lesson_lib.cli.validate import sdk_claim_problems
 
 WIRE = "openai-responses"
 NAMES = {"text", "function-call", "parallel-function-calls", "reasoning-summary", "refusal",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from lesson_lib import cheat_sheet, wires
+from lesson_lib import wires
+from lesson_lib.course import cheat_sheet
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from test_environment_pins import environment_pins, pyproject_pins
 
-from lesson_lib import learner
+from lesson_lib.course import learner
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ("README.md", "INSTRUCTORS.md")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import captures
-from lesson_lib.cli import main
+from lesson_lib.capture import captures
+from lesson_lib.cli.commands import main
 
 REF = captures.reference_dir()
 needs_ref = pytest.mark.skipif(not REF.exists(), reason=f"reference captures absent at {REF}")
@@ -231,8 +231,8 @@ def test_final_on_an_in_band_error_exits_3_and_prints_what_arrived(capsys):
 
 
 def test_a_claimed_field_the_sdk_does_not_have_is_a_problem_not_a_null():
-    from lesson_lib import replay
-    from lesson_lib.validate import sdk_claim_problems
+    from lesson_lib.capture import replay
+    from lesson_lib.cli.validate import sdk_claim_problems
 
     cap = captures.load("anthropic-messages/hello")
     outcome = replay.run_sdk(cap)
@@ -242,7 +242,7 @@ def test_a_claimed_field_the_sdk_does_not_have_is_a_problem_not_a_null():
 
 
 def test_an_unknown_capture_name_suggests_the_nearest_ones():
-    from lesson_lib.captures import CaptureError, load
+    from lesson_lib.capture.captures import CaptureError, load
     with pytest.raises(CaptureError, match=r"helo: no such file or corpus capture; did you "
                                            r"mean hello\?"):
         load("helo", search_reference=False)

@@ -11,7 +11,7 @@ from pathlib import Path
 import chat_order
 import pytest
 
-from lesson_lib.cli import main
+from lesson_lib.cli.commands import main
 
 MS = ('{"type":"message_start","message":{"id":"m","type":"message","role":"assistant",'
       '"model":"x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}')
@@ -284,7 +284,7 @@ def test_the_text_of_a_delta_before_its_start_is_kept_in_its_diagnostic(tmp_path
     status, out, _ = run(capsys, "final", path, "--json")
     assert status == 3 and json.loads(out)["content"] == [{"type": "text", "text": "world"}]
     from lesson_lib.accumulate import accumulate
-    from lesson_lib.captures import from_bytes
+    from lesson_lib.capture.captures import from_bytes
     result = accumulate(from_bytes(stream(MS, d('"Hello "'), CBS, d('"world"'), *END),
                                    sidecar={"wire": "anthropic-messages"}))
     (orphan,) = [x for x in result.diagnostics if x.code == "unknown_slot"]
@@ -300,7 +300,7 @@ def test_a_tool_call_cut_by_a_length_stop_in_a_proper_stream_is_a_warning(capsys
 def test_final_never_exits_0_with_an_error_line_over_the_corpus(capsys):
     from pending import readable
 
-    from lesson_lib.captures import corpus, reference_corpus
+    from lesson_lib.capture.captures import corpus, reference_corpus
     for cap in corpus() + readable(reference_corpus()):
         status, _, err = run(capsys, "final", str(cap.path))
         assert status == 3 or ERROR_LINE not in err, (cap.key, err)
@@ -328,11 +328,11 @@ def test_a_broken_chat_order_exits_3_naming_it(tmp_path, capsys, code):
 def test_every_visible_swap_on_anthropic_and_chat_exits_3_and_keeps_the_text(capsys):
     from pending import readable
 
-    from lesson_lib import faults
     from lesson_lib.accumulate import accumulate
-    from lesson_lib.captures import corpus, reference_corpus
-    from lesson_lib.fault_visibility import visibility
-    from lesson_lib.wire_events import parse_all
+    from lesson_lib.breaks import faults
+    from lesson_lib.breaks.visibility import visibility
+    from lesson_lib.capture.captures import corpus, reference_corpus
+    from lesson_lib.wires.wire_events import parse_all
 
     tried = 0
     for cap in corpus() + readable(reference_corpus()):
@@ -375,7 +375,7 @@ AZURE_FIRST = ('{"choices":[],"created":0,"id":"","model":"","object":"",'
 
 
 def test_an_azure_first_chunk_alone_is_a_cut_chat_stream(tmp_path, capsys):
-    from lesson_lib.captures import detect_wire
+    from lesson_lib.capture.captures import detect_wire
     body = f"data: {AZURE_FIRST}\n\n".encode()
     assert detect_wire(body) == "openai-chat"
     path = write(tmp_path, body)

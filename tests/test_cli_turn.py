@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import Capture, load
-from lesson_lib.cli import main
-from lesson_lib.stream_end import how_it_ended
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import Capture, load
+from lesson_lib.cli.commands import main
 from lesson_lib.turn.run import route_for
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 

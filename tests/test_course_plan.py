@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import course
-from lesson_lib.captures import corpus
-from lesson_lib.event_table import TOOL_ARGUMENT_DELTAS, event_table
+from lesson_lib.capture.captures import corpus
+from lesson_lib.course import plan as course
+from lesson_lib.wires.event_table import TOOL_ARGUMENT_DELTAS, event_table
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

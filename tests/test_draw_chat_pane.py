@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from draw_checks import live_elements
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.turn import initial, reduce
 from lesson_lib.turn.run import turn_events
 from lesson_lib.views.chat_pane import ChatPane, ChatView

@@ -14,7 +14,7 @@ import pytest
 from draw_checks import live_elements
 from pending import PENDING_WIRES
 
-from lesson_lib.captures import corpus, load, reference_corpus
+from lesson_lib.capture.captures import corpus, load, reference_corpus
 from lesson_lib.draw import Drawer, draw
 from lesson_lib.turn import initial, reduce
 from lesson_lib.turn.adapters import ADAPTERS

@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from lesson_lib.environment import PINNED
+from lesson_lib.course.environment import PINNED
 
 ROOT = Path(__file__).resolve().parent.parent
 

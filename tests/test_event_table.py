@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from pending import PENDING_WIRES
 
-from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
-from lesson_lib.event_table import (
+from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus
+from lesson_lib.wires.event_table import (
     COLUMNS,
     INT_COLUMNS,
     TEXT_DELTAS,

@@ -14,8 +14,8 @@ from botocore.eventstream import EventStreamBuffer, ParserError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson_lib.captures import reference_dir
-from lesson_lib.eventstream import (
+from lesson_lib.capture.captures import reference_dir
+from lesson_lib.sse.eventstream import (
     FRAMING_ERRORS,
     MAX_PAYLOAD_LENGTH,
     EventStreamDecoder,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.views import fault_lab
 from lesson_lib.views.fault_lab import DEADLY, FAULTS, FaultLab, apply_fault, honesty
 

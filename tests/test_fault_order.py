@@ -19,11 +19,11 @@ import chat_order
 import pytest
 from pending import readable
 
-from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import Capture, corpus, load, reference_corpus
-from lesson_lib.fault_visibility import visibility
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import faults
+from lesson_lib.breaks.visibility import visibility
+from lesson_lib.capture.captures import Capture, corpus, load, reference_corpus
+from lesson_lib.wires.wire_events import parse_all
 
 CAPTURES = [c for c in corpus() + readable(reference_corpus()) if c.status < 300]  # tests/pending.py
 PER_CAPTURE = 3    # instances of one kind of breakage tried per capture, spread out

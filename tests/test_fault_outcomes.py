@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib import budget, faults
-from lesson_lib.captures import Capture, corpus
-from lesson_lib.stream_end import how_it_ended
+from lesson_lib.breaks import budget, faults
+from lesson_lib.capture.captures import Capture, corpus
 from lesson_lib.turn.run import turn_state
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 STREAMS = [c for c in corpus() if c.status < 300 and c.events]
 IDS = [c.key for c in STREAMS]

@@ -12,10 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson_lib import cli, fault_save, faults, learner
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import load
-from lesson_lib.json_text import dumps
+from lesson_lib.breaks import faults
+from lesson_lib.breaks import save as fault_save
+from lesson_lib.capture.captures import load
+from lesson_lib.capture.json_text import dumps
+from lesson_lib.cli import commands as cli
+from lesson_lib.course import learner
 from lesson_lib.turn.run import turn_state
 from lesson_lib.views.fault_lab import FaultLab, _content_event_at
 
@@ -230,7 +233,7 @@ def test_a_linked_wire_folder_is_never_followed(tmp_path):
 
 @pytest.mark.parametrize("wire", ["../../escape", "/etc", "", "nonsense", 5])
 def test_a_hand_made_capture_must_name_a_known_wire(tmp_path, wire):
-    from lesson_lib.captures import from_bytes
+    from lesson_lib.capture.captures import from_bytes
     source, faulted = cut_hello()
     sidecar = dict(faulted.sidecar, wire=wire)
     made = from_bytes(faulted.body, name="made", sidecar=sidecar)

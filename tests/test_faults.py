@@ -22,21 +22,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pending import readable
 
-from lesson_lib import cli, faults
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
-from lesson_lib.event_table import event_table
-from lesson_lib.stream_end import how_it_ended
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
+from lesson_lib.cli import commands as cli
 from lesson_lib.wires import WIRES
+from lesson_lib.wires.event_table import event_table
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 TERMINALS = {name: wire.TERMINALS for name, wire in WIRES.items()}
 
 # -- the captures the properties draw from -----------------------------------------
 
 # A resumed stream (background-resumed) starts mid-response: it is a fault's input only
-# once joined onto its first stream (lesson_lib.resume), so the pools leave it out.
+# once joined onto its first stream (lesson_lib.breaks.resume), so the pools leave it out.
 STREAMS = [c for c in corpus() if c.status < 300 and "starting_after" not in c.request]
 REFERENCE = [c for c in readable(reference_corpus()) if c.status < 300]   # tests/pending.py
 BY_KEY = {f"{pool}:{c.key}": c for pool, caps in (("corpus", STREAMS), ("reference", REFERENCE))

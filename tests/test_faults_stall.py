@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import corpus, load
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import corpus, load
 
 
 @pytest.mark.parametrize("cap", [c for c in corpus() if len(c.chunk_ends) > 2],

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.accumulate import changes as ch
 from lesson_lib.accumulate.path_arguments import PathArguments, PathError, parse_path
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.capture.replay import run_sdk
 from lesson_lib.partial_json import PartialJSON
-from lesson_lib.replay import run_sdk
 from lesson_lib.turn.adapters.gemini_sdk import sdk_record
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 WIRE = "google-gemini"
 RECORDINGS = [c for c in reference_corpus() if c.wire == WIRE]

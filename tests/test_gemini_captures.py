@@ -27,9 +27,9 @@ from google.genai import types
 from corpus import gemini_corpus
 from corpus import weather_turn as weather
 from corpus.gemini_stream import HELPER
-from lesson_lib import captures
 from lesson_lib.accumulate import accumulate
-from lesson_lib.wire_events import GEMINI_RECORD
+from lesson_lib.capture import captures
+from lesson_lib.wires.wire_events import GEMINI_RECORD
 
 WIRE = "google-gemini"
 NAMES = {"text-crlf", "thinking-signature", "parallel-calls", "streamed-partial-args",

@@ -12,14 +12,14 @@ import json
 
 import pytest
 
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
-from lesson_lib.replay import run_sdk
-from lesson_lib.stream_end import how_it_ended
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.capture.replay import run_sdk
 from lesson_lib.turn.adapters import ADAPTERS, GeminiAdapter
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import route_for, turn_events, turn_state
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 WIRE = "google-gemini"
 CAPTURES = [c for c in reference_corpus() + corpus() if c.wire == WIRE]

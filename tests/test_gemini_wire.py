@@ -14,9 +14,9 @@ import pytest
 
 from lesson_lib import wires
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import corpus, detect_wire, from_bytes, reference_corpus
-from lesson_lib.stream_end import how_it_ended
-from lesson_lib.wire_events import GEMINI_RECORD, parse_all
+from lesson_lib.capture.captures import corpus, detect_wire, from_bytes, reference_corpus
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import GEMINI_RECORD, parse_all
 
 G = wires.gemini
 RECORDINGS = [c for c in reference_corpus() if c.wire == G.WIRE]

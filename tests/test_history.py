@@ -10,11 +10,11 @@ import tracemalloc
 import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
+from lesson_lib.accumulate.checkpoints import checkpoint
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
-from lesson_lib.checkpoints import checkpoint
+from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.tool_calls import ToolCall
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 
 def _available(wire: str):
@@ -285,7 +285,7 @@ def _fresh_calls(capture, k: int, ended: bool = False) -> list:
                                   "openai-chat/parallel-tools-interleaved",
                                   "openai-responses/parallel-function-calls"])
 def test_snapshot_tool_calls_equal_a_fresh_accumulation(name):
-    from lesson_lib.captures import load
+    from lesson_lib.capture.captures import load
     capture = load(name, search_reference=False)
     history = History(capture, every=4)
     n = len(history)

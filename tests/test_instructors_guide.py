@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import course
+from lesson_lib.course import plan as course
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "INSTRUCTORS.md").read_text(encoding="utf-8")
@@ -80,7 +80,7 @@ WIRE_OF_CLIENT = {"anthropic.Anthropic": {"anthropic-messages"},
 
 
 def _corpus_by_key():
-    from lesson_lib.captures import corpus
+    from lesson_lib.capture.captures import corpus
 
     return {cap.key: cap for cap in corpus()}
 
@@ -90,7 +90,7 @@ def _wires_named(name: str) -> set[str]:
 
 
 def test_every_capture_the_guide_asks_for_exists_on_the_wire_it_is_asked_on():
-    from lesson_lib.serve.matching import PATHS
+    from lesson_lib.cli.serve.matching import PATHS
 
     wire_of_path = {path: wire for wire, path in PATHS.items()}
     in_urls = re.findall(r"(/v1/[\w/.]+)\?capture=([\w/.-]+)", GUIDE)
@@ -108,7 +108,7 @@ def test_every_capture_the_guide_asks_for_exists_on_the_wire_it_is_asked_on():
 
 
 def test_every_fault_the_guide_names_parses_and_applies():
-    from lesson_lib.serve import fault_spec
+    from lesson_lib.cli.serve import fault_spec
 
     specs = re.findall(r"fault=([\w:.-]+)", GUIDE)
     specs += re.findall(r"`((?:cut|drop|stall|error-after):\d+)`", GUIDE)
@@ -124,7 +124,7 @@ def test_every_fault_the_guide_names_parses_and_applies():
 
 
 def test_each_finished_looking_cut_leaves_the_whole_text_and_no_proper_end():
-    from lesson_lib import faults
+    from lesson_lib.breaks import faults
     from lesson_lib.turn.run import turn_state
 
     rows = re.findall(r"^\| [^|]+ \| `(/v1/[\w/.]+)` \| `([\w/.-]+)` \| `cut:(\d+)`", GUIDE,
@@ -139,7 +139,7 @@ def test_each_finished_looking_cut_leaves_the_whole_text_and_no_proper_end():
 
 
 def path_wires(path: str) -> set[str]:
-    from lesson_lib.serve.matching import PATHS
+    from lesson_lib.cli.serve.matching import PATHS
 
     return {wire for wire, p in PATHS.items() if p == path}
 

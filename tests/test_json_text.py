@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lesson_lib.json_text import dumps, printable
+from lesson_lib.capture.json_text import dumps, printable
 
 
 def test_ordinary_values_are_laid_out_as_json_dumps_does():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import learner
+from lesson_lib.course import learner
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -7,7 +7,7 @@ import pytest
 from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import exercises
-from lesson_lib.captures import CaptureError, load
+from lesson_lib.capture.captures import CaptureError, load
 from lesson_lib.exercises import lesson01 as checks
 from lesson_lib.solutions import lesson01 as solutions
 

@@ -9,8 +9,8 @@ import json
 from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import exercises
+from lesson_lib.accumulate.naive_handler import Executed, execute, naive_loop
 from lesson_lib.exercises import lesson02 as checks
-from lesson_lib.naive_handler import Executed, execute, naive_loop
 from lesson_lib.solutions import lesson02 as solutions
 
 pytestmark = FRESH_PROGRESS

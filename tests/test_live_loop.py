@@ -8,9 +8,9 @@ import asyncio
 import httpx
 import pytest
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
+from lesson_lib.cli.serve.background import serving
 from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
-from lesson_lib.serve.background import serving
 from lesson_lib.turn.order import check
 from lesson_lib.turn.run import turn_state
 

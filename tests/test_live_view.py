@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
+from lesson_lib.cli.serve.background import serving
 from lesson_lib.live import LiveTool, LiveTurn
-from lesson_lib.serve.background import serving
 from lesson_lib.views.live_view import LiveView
 
 

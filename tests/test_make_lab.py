@@ -116,9 +116,9 @@ def test_make_lab_installs_the_lab_extra_only_and_make_test_adds_the_test_tools(
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_refuses_a_python_the_course_does_not_support_before_installing():
     lab = dry_run("lab").splitlines()
-    check = lab.index("/fresh/.venv/bin/python lesson_lib/environment.py")
+    check = lab.index("/fresh/.venv/bin/python lesson_lib/course/environment.py")
     assert check < next(i for i, line in enumerate(lab) if "pip install" in line)
-    done = subprocess.run([sys.executable, "lesson_lib/environment.py"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "lesson_lib/course/environment.py"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "Python 3.11 to 3.13: supported\n"
 

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from lesson_lib.captures import from_bytes, load
-from lesson_lib.naive_handler import (
+from lesson_lib.accumulate.naive_handler import (
     Executed,
     StreamEvent,
     compare_with_slots,
@@ -19,8 +18,9 @@ from lesson_lib.naive_handler import (
     run_naive,
     slot_calls,
 )
-from lesson_lib.replay import run_sdk
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import from_bytes, load
+from lesson_lib.capture.replay import run_sdk
+from lesson_lib.wires.wire_events import parse_all
 
 
 def cap(key):

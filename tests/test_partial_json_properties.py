@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lesson_lib.captures import Capture, corpus, reference_corpus
+from lesson_lib.capture.captures import Capture, corpus, reference_corpus
 from lesson_lib.partial_json import NOTHING, Change, PartialJSON, PartialJSONError
 
 # -- checking one stream --------------------------------------------------------------

@@ -8,7 +8,7 @@ import re
 import pytest
 from matplotlib.figure import Figure
 
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
 from lesson_lib.views import (
     Player,
     RawBytesPane,

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from lesson_lib import exercises, learner
+from lesson_lib import exercises
+from lesson_lib.course import learner
 from lesson_lib.exercises import lesson01 as checks
 from lesson_lib.exercises import progress_file
 from lesson_lib.solutions import lesson01 as solutions

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib.environment import SUPPORTED_PYTHONS, python_check, python_supported
+from lesson_lib.course.environment import SUPPORTED_PYTHONS, python_check, python_supported
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,11 +15,11 @@ import sys
 import pytest
 from serve_helpers import gapped
 
-from lesson_lib import captures as captures_mod
-from lesson_lib import cli
-from lesson_lib.capture_writer import allowed_headers, header_allowed, scrub_request
-from lesson_lib.captures import load
-from lesson_lib.serve import serving
+from lesson_lib.capture import captures as captures_mod
+from lesson_lib.capture.capture_writer import allowed_headers, header_allowed, scrub_request
+from lesson_lib.capture.captures import load
+from lesson_lib.cli import commands as cli
+from lesson_lib.cli.serve import serving
 
 pytestmark = pytest.mark.timeout(300)
 

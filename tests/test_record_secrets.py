@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lesson_lib.captures import load
-from lesson_lib.record import record
-from lesson_lib.redact import KEY_SHAPE, check_no_key, redact_bytes
+from lesson_lib.capture.captures import load
+from lesson_lib.capture.record import record
+from lesson_lib.capture.redact import KEY_SHAPE, check_no_key, redact_bytes
 
 pytestmark = pytest.mark.timeout(120)
 

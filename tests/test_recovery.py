@@ -9,12 +9,12 @@ import math
 
 import pytest
 
-from lesson_lib import faults, recovery
-from lesson_lib.captures import load
+from lesson_lib.breaks import faults, recovery
+from lesson_lib.capture.captures import load
 from lesson_lib.turn.fake_tools import weather_tool
 from lesson_lib.turn.loop import run_turn
 from lesson_lib.turn.run import turn_state
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 AFTER_OUTPUT = ("anthropic-messages/overloaded-after-text", "openai-responses/error-then-failed",
                 "openai-chat/error-mid-stream")

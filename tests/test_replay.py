@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.captures import load
-from lesson_lib.replay import run_sdk
+from lesson_lib.capture.captures import load
+from lesson_lib.capture.replay import run_sdk
 
 NAMES = ["anthropic-messages/hello", "openai-responses/text", "openai-chat/text-usage"]
 

@@ -8,7 +8,7 @@ import weakref
 
 import pytest
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.views import (
     Player,
     SlotPane,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib import resume
 from lesson_lib.accumulate import accumulator_for
-from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import resume
+from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus
+from lesson_lib.wires.wire_events import parse_all
 
 NUMBERED = [c for c in corpus() + reference_corpus()
             if c.wire == "openai-responses" and c.status < 300

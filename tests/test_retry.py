@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson_lib import retry
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import load
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import retry
+from lesson_lib.capture.captures import load
+from lesson_lib.wires.wire_events import parse_all
 
 
 def _headers(key: str) -> dict[str, str]:

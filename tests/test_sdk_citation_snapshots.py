@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from lesson_lib.captures import load
-from lesson_lib.environment import PINNED
-from lesson_lib.replay import run_sdk
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import load
+from lesson_lib.capture.replay import run_sdk
+from lesson_lib.course.environment import PINNED
+from lesson_lib.wires.wire_events import parse_all
 
 
 def test_the_installed_anthropic_is_the_pinned_one():

@@ -8,9 +8,10 @@ import httpx2
 import openai
 import pytest
 
-from lesson_lib import replay, sdk_close
-from lesson_lib.captures import load
-from lesson_lib.serve import serving
+from lesson_lib.breaks import sdk_close
+from lesson_lib.capture import replay
+from lesson_lib.capture.captures import load
+from lesson_lib.cli.serve import serving
 
 pytestmark = pytest.mark.timeout(300)
 

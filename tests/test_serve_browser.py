@@ -2,7 +2,7 @@
 
 With `fetch()` and its `ReadableStream`, the bytes must be the capture's; with
 `EventSource`, the events the browser dispatched (type, data, last event id)
-must equal `lesson_lib.sse`'s for the same bytes, and after the end the
+must equal `lesson_lib.sse.decoder`'s for the same bytes, and after the end the
 reconnect gets 204, so `EventSource` closes. Skipped (with the reason) when
 Chromium is not installed; ``.ci/run`` installs Debian's ``chromium``.
 """
@@ -13,8 +13,8 @@ import shutil
 
 import pytest
 
-from lesson_lib.captures import load
-from lesson_lib.serve import serving
+from lesson_lib.capture.captures import load
+from lesson_lib.cli.serve import serving
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -99,7 +99,7 @@ def test_event_source_dispatches_what_lesson_lib_sse_decodes(page, key):
 
 
 def test_the_home_page_controls_play_a_capture_slowed_or_broken(page):
-    from lesson_lib import faults
+    from lesson_lib.breaks import faults
 
     cap = load("anthropic-messages/text-then-tool")
     page.select_option("#speed", "instant")

@@ -18,10 +18,10 @@ import httpx2
 import openai
 import pytest
 
-from lesson_lib import faults
-from lesson_lib.captures import load
-from lesson_lib.serve import fault_spec, serving
-from lesson_lib.serve.matching import PATHS
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import load
+from lesson_lib.cli.serve import fault_spec, serving
+from lesson_lib.cli.serve.matching import PATHS
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,9 +8,9 @@ import logging
 import pytest
 from starlette.testclient import TestClient
 
-from lesson_lib.serve import MAX_BODY, build_app, settings_for
-from lesson_lib.serve.background import StartError
-from lesson_lib.serve.page import index_html
+from lesson_lib.cli.serve import MAX_BODY, build_app, settings_for
+from lesson_lib.cli.serve.background import StartError
+from lesson_lib.cli.serve.page import index_html
 
 HELLO = {"model": "claude-sonnet-4-6", "max_tokens": 5, "stream": True,
          "messages": [{"role": "user", "content": "hi"}]}
@@ -48,7 +48,7 @@ def test_a_deeply_nested_body_is_400_without_a_traceback(client, caplog):
 
 @pytest.mark.parametrize("tools", [5, "x", {"a": 1}, True])
 def test_tools_that_are_not_a_list_are_400(tmp_path, tools):
-    from lesson_lib.captures import load
+    from lesson_lib.capture.captures import load
     cap = load("openai-chat/tool-call")
     folder = tmp_path / "openai-chat"
     folder.mkdir()
@@ -102,7 +102,7 @@ def test_an_unknown_path_is_404_saying_how_to_set_the_base_url(client, path, wir
 
 
 def test_the_page_fetches_an_http_error_captures_status_and_body(client):
-    from lesson_lib.captures import corpus
+    from lesson_lib.capture.captures import corpus
     page = index_html(corpus())
     assert 'data-status="429"' in page and "fetch(url)" in page and "response.status" in page
     response = client.get("/stream/anthropic-messages/http-429-rate-limited")

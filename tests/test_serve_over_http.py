@@ -20,12 +20,12 @@ import openai
 import pytest
 from serve_helpers import gapped, read_ends, timed_reads
 
-from lesson_lib import replay
 from lesson_lib.accumulate import accumulate
-from lesson_lib.bedrock_replay import served_client
-from lesson_lib.captures import corpus, load
-from lesson_lib.serve import serving
-from lesson_lib.serve.matching import PATHS
+from lesson_lib.capture import replay
+from lesson_lib.capture.bedrock_replay import served_client
+from lesson_lib.capture.captures import corpus, load
+from lesson_lib.cli.serve import serving
+from lesson_lib.cli.serve.matching import PATHS
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -291,7 +291,7 @@ def test_the_command_says_port_in_use():
 
 
 def test_the_home_page_offers_speed_and_fault_controls_that_the_stream_route_takes(server):
-    from lesson_lib.serve.fault_spec import KINDS
+    from lesson_lib.cli.serve.fault_spec import KINDS
 
     page = httpx2.get(f"{server}/").text
     assert '<select id="speed"' in page and '<select id="fault"' in page

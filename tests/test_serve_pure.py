@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson_lib.captures import corpus, load
-from lesson_lib.serve import fault_spec, matching, streaming
-from lesson_lib.serve.errors import error_body
+from lesson_lib.capture.captures import corpus, load
+from lesson_lib.cli.serve import fault_spec, matching, streaming
+from lesson_lib.cli.serve.errors import error_body
 
 CORPUS = corpus()
 

@@ -10,7 +10,7 @@ import pytest
 
 from lesson_lib.accumulate import labels
 from lesson_lib.accumulate.base import Slot
-from lesson_lib.captures import corpus, from_bytes, load
+from lesson_lib.capture.captures import corpus, from_bytes, load
 from lesson_lib.views import Player, TablePane
 from lesson_lib.views.slot_view import (
     FAMILY_STYLES,

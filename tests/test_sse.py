@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.sse import SSEDecoder, decode
+from lesson_lib.sse.decoder import SSEDecoder, decode
 
 
 def events(body: bytes, size: int | None = None):

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson_lib import captures
-from lesson_lib.sse import BOM, decode
+from lesson_lib.capture import captures
+from lesson_lib.sse.decoder import BOM, decode
 
 ALL = captures.corpus() + captures.reference_corpus()
 

@@ -12,10 +12,10 @@ import json
 from lesson_lib.accumulate import accumulate, accumulator_for, structured_output
 from lesson_lib.accumulate.chat import ChatAccumulator
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import Capture, from_bytes, load
+from lesson_lib.capture.captures import Capture, from_bytes, load
 from lesson_lib.partial_json import NOTHING
 from lesson_lib.views.tool_card import ToolCardPane, card_text, end_event, show_tool_calls
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 NAME = "openai-chat/structured-output"
 

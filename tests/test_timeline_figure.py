@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.views.timeline_plot import pause_label, timeline_figure, timeline_text
 
 CAPTURES = ("anthropic-messages/text-then-tool", "openai-chat/structured-output")

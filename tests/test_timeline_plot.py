@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from matplotlib.text import Text
 
-from lesson_lib.captures import from_bytes
+from lesson_lib.capture.captures import from_bytes
 from lesson_lib.views.timeline_plot import figure_png, timeline_figure
 
 BODY = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"m",'

@@ -18,10 +18,10 @@ import pytest
 from lesson_lib.accumulate import accumulator_for
 from lesson_lib.accumulate.base import partial_value
 from lesson_lib.accumulate.history import History
-from lesson_lib.captures import Capture, corpus, from_bytes, load, reference_corpus
+from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.partial_json import NOTHING
 from lesson_lib.tool_calls import ToolCall, open_path_of
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 ALL = [c for c in corpus() + reference_corpus() if c.status < 300 and c.wire]
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from lesson_lib.captures import corpus, from_bytes, load
+from lesson_lib.capture.captures import corpus, from_bytes, load
 from lesson_lib.tool_calls import ToolCall
 from lesson_lib.views import Player
 from lesson_lib.views.slot_view import slot_labeller

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib.captures import from_bytes, reference_dir
+from lesson_lib.capture.captures import from_bytes, reference_dir
 from lesson_lib.turn import adapters
 from lesson_lib.turn.adapters import DIALECTS, ChatAdapter, Dialect, adapter_for, dialect_of
 from lesson_lib.turn.events import Usage

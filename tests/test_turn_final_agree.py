@@ -2,7 +2,7 @@
 `completed` turn, and `completed` never comes with an ``error:`` line.
 
 Every capture of the corpus and the reference captures (on the wires the
-library reads) is broken by every fault of `lesson_lib.faults`, and by three
+library reads) is broken by every fault of `lesson_lib.breaks.faults`, and by three
 breaks the lab has no button for: bytes left after the terminal event, an
 event lost on the way, and a payload that is not a JSON object. Event faults
 are applied at a few evenly spaced events and cuts at a few evenly spaced
@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib import faults, wires
-from lesson_lib.captures import Capture, corpus, from_bytes, reference_corpus
-from lesson_lib.cli import main
-from lesson_lib.wire_events import parse_all
+from lesson_lib import wires
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import Capture, corpus, from_bytes, reference_corpus
+from lesson_lib.cli.commands import main
+from lesson_lib.wires.wire_events import parse_all
 
 CAPTURES = [c for c in corpus() + reference_corpus()
             if c.status < 300 and c.events and c.wire in wires.WIRES]

@@ -12,11 +12,11 @@ import json
 import pytest
 
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import Capture, from_bytes, load
-from lesson_lib.cli import main
+from lesson_lib.capture.captures import Capture, from_bytes, load
+from lesson_lib.cli.commands import main
 from lesson_lib.turn.run import turn_state
 from lesson_lib.turn.summary import turn_text
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all
 
 
 def run(capsys, tmp_path, cap: Capture, *argv: str) -> tuple[int, str, str]:

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, result_as_text, weather_tool
 from lesson_lib.turn.loop import run_turn
 from lesson_lib.turn.next_request import next_request

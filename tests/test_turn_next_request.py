@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.turn.next_request import next_request
 from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import turn_events

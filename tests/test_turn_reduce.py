@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson_lib.captures import corpus, load
+from lesson_lib.capture.captures import corpus, load
 from lesson_lib.turn.events import (
     BlockDelta,
     BlockEnded,
@@ -125,7 +125,7 @@ def test_any_index_of_the_final_state_is_the_prefix_reduced(key, where):
 
 
 def test_usage_counts_as_it_arrives_so_a_budget_can_be_checked_live():
-    from lesson_lib.captures import load
+    from lesson_lib.capture.captures import load
     from lesson_lib.turn.run import turn_events
 
     events = turn_events(load("anthropic-messages/weather-turn-step1"))

@@ -10,15 +10,15 @@ from __future__ import annotations
 import chat_order
 import pytest
 
-from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate import changes as ch
-from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
-from lesson_lib.stream_end import how_it_ended
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import route_for, turn_events, turn_state
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat")
 CAPTURES = [c for c in corpus() + reference_corpus() if c.wire in WIRES]

@@ -1,7 +1,7 @@
 """The SDK route on every capture: the official SDK's own stream events -> turn events.
 
 Each capture is replayed offline through its wire's streaming helper
-(`lesson_lib.replay`), and the SDK adapter says what the helper yielded in the
+(`lesson_lib.capture.replay`), and the SDK adapter says what the helper yielded in the
 turn's vocabulary. Held to independent oracles: the stream's end as lesson 1
 judges it (`stream_end.how_it_ended`), and the text and calls lesson 2's
 accumulators build from the bytes.
@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson_lib import faults
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import corpus, from_bytes, load, reference_corpus
-from lesson_lib.replay import run_sdk
-from lesson_lib.stream_end import how_it_ended
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus
+from lesson_lib.capture.replay import run_sdk
 from lesson_lib.turn.order import check
 from lesson_lib.turn.reduce import reduce_all
 from lesson_lib.turn.run import turn_events
-from lesson_lib.wire_events import parse_all
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 CAPTURES = [c for c in corpus() + reference_corpus()
             if c.wire in ("anthropic-messages", "openai-responses", "openai-chat")
@@ -374,7 +374,7 @@ def test_sdk_route_memory_is_linear_though_the_sdk_events_carry_the_text_so_far(
     # text so far: keeping them all would take memory quadratic in the stream.
     import tracemalloc
 
-    from lesson_lib.captures import from_bytes
+    from lesson_lib.capture.captures import from_bytes
     from lesson_lib.turn.run import step_events
 
     def peak(n: int) -> int:
@@ -398,7 +398,7 @@ def test_sdk_route_memory_is_linear_though_the_sdk_events_carry_the_text_so_far(
 def test_a_custom_tools_free_text_input_is_ready_at_its_done_on_both_routes():
     import json
 
-    from lesson_lib.captures import from_bytes
+    from lesson_lib.capture.captures import from_bytes
     seq = iter(range(100))
 
     def ev(p):

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lesson_lib import framing
-from lesson_lib.captures import corpus, from_bytes, load, reference_corpus, reference_dir
-from lesson_lib.sse import ServerSentEvent
+from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus, reference_dir
+from lesson_lib.sse import framing
+from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.turn.adapters import DeepSeekChatAdapter
 from lesson_lib.turn.order import check
 from lesson_lib.turn.run import step_events, stream_for

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from matplotlib.text import Text
 
-from lesson_lib.captures import load
+from lesson_lib.capture.captures import load
 from lesson_lib.turn.fake_tools import weather_tool
 from lesson_lib.turn.loop import LoopResult, ToolRun, run_turn
 from lesson_lib.turn.reduce import initial

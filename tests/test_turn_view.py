@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from lesson_lib import faults
-from lesson_lib.captures import corpus, from_bytes, load
+from lesson_lib.breaks import faults
+from lesson_lib.capture.captures import corpus, from_bytes, load
 from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, weather_tool
 from lesson_lib.turn.loop import run_turn
 from lesson_lib.turn.reduce import reduce_all

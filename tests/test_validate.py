@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-from lesson_lib import replay
-from lesson_lib.captures import from_bytes
-from lesson_lib.validate import validate
+from lesson_lib.capture import replay
+from lesson_lib.capture.captures import from_bytes
+from lesson_lib.cli.validate import validate
 
 
 def _text_capture(n: int, claims: dict | None = None):

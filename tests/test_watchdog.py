@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from lesson_lib import watchdog
-from lesson_lib.captures import corpus, from_bytes, load
-from lesson_lib.wire_events import parse_all
+from lesson_lib.breaks import watchdog
+from lesson_lib.capture.captures import corpus, from_bytes, load
+from lesson_lib.wires.wire_events import parse_all
 
 LIMITS = watchdog.corpus_thresholds()
 STREAMS = [c for c in corpus() if c.status < 300]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from lesson_lib.captures import load
-from lesson_lib.tools import weather
+from lesson_lib.capture.captures import load
+from lesson_lib.turn import weather
 
 
 def test_result_for_a_known_city_is_a_copy_of_its_fixed_result():

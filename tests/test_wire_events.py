@@ -8,10 +8,10 @@ import re
 import pytest
 
 from lesson_lib.accumulate import accumulate
-from lesson_lib.captures import from_bytes
-from lesson_lib.event_table import event_table
-from lesson_lib.sse import ServerSentEvent
-from lesson_lib.wire_events import MAX_DEPTH, nested_deeper_than, parse_payload
+from lesson_lib.capture.captures import from_bytes
+from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.wires.event_table import event_table
+from lesson_lib.wires.wire_events import MAX_DEPTH, nested_deeper_than, parse_payload
 
 WIRE = {"wire": "anthropic-messages"}
 MS = {"type": "message_start", "message": {

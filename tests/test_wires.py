@@ -11,10 +11,10 @@ import pytest
 
 from lesson_lib import wires
 from lesson_lib.accumulate import accumulate, http_error
-from lesson_lib.captures import corpus, from_bytes, reference_corpus
-from lesson_lib.event_table import event_table
-from lesson_lib.stream_end import how_it_ended
-from lesson_lib.wire_events import parse_all
+from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
+from lesson_lib.wires.event_table import event_table
+from lesson_lib.wires.stream_end import how_it_ended
+from lesson_lib.wires.wire_events import parse_all
 
 CAPTURES = corpus() + reference_corpus()
 STREAMS = [c for c in CAPTURES if c.status < 300 and c.wire in wires.WIRES]
@@ -187,7 +187,7 @@ def test_the_responses_derivation_agrees_with_the_accumulated_response(capture):
 
 
 def test_the_responses_derivation_on_named_captures():
-    from lesson_lib.captures import load
+    from lesson_lib.capture.captures import load
     f = wires.responses.finish_reason
     assert f(accumulate(load("openai-responses/function-call")).final) == "tool_calls"
     assert f(accumulate(load("openai-responses/incomplete")).final) == "length"

@@ -1,21 +1,25 @@
-"""Lesson 2's accumulators: one per wire, each building the provider's final object.
+"""Lesson 2, station accumulate: one accumulator per wire, each building the provider's
+final object.
 
->>> from lesson_lib.captures import load
+>>> from lesson_lib.capture.captures import load
 >>> result = accumulate(load("anthropic-messages/hello"))
 >>> result.final["content"][0]["text"][:6], result.complete
 ('Hello!', True)
 
 `accumulate` runs a whole capture; `accumulator_for` gives the bare
 accumulator to feed event by event; `history.History` gives its state
-after any event index.
+after any event index. `checkpoints` keeps those copies cheap.
+
+`naive_handler` is the lesson's counter-example: the flat event type and
+pending-tools loop many first attempts arrive at, its flaws kept on purpose.
 """
 
 from __future__ import annotations
 
-from ..captures import Capture
-from ..diagnostics import Diagnostic
-from ..stream_end import http_error as stream_http_error
-from ..wire_events import parse_all
+from ..capture.captures import Capture
+from ..capture.diagnostics import Diagnostic
+from ..wires.stream_end import http_error as stream_http_error
+from ..wires.wire_events import parse_all
 from .base import Accumulated, Accumulator, Fragments, Slot, parse_tool_input, partial_value
 
 __all__ = ["Accumulated", "Accumulator", "Fragments", "Slot", "accumulate",

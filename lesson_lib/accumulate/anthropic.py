@@ -43,11 +43,11 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
-from ..wire_events import WireEvent
 from ..wires.anthropic import KNOWN_BLOCKS, finish_reason
+from ..wires.wire_events import WireEvent
 from .base import Accumulator, Fragments, Slot, SlotState
 from .changes import (
     CitationAdded,

@@ -37,9 +37,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..diagnostics import Diagnostic, Severity
+from ..capture.diagnostics import Diagnostic, Severity
 from ..tool_calls import ToolCall, ToolCallView, partial_value
-from ..wire_events import WireEvent
+from ..wires.wire_events import WireEvent
 from .changes import Noted, SlotClosed, StreamEnded
 from .fragments import Fragments as Fragments  # where the accumulators import it from
 

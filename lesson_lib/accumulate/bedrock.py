@@ -48,13 +48,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..eventstream import FRAMING_ERRORS
+from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
+from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall
-from ..wire_events import WireEvent
 from ..wires import bedrock
 from ..wires.bedrock_converse import PADDING
+from ..wires.wire_events import WireEvent
 from .anthropic import AnthropicAccumulator
 from .base import Accumulator, Fragments, Slot, SlotState
 from .changes import (

@@ -46,10 +46,9 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
-from ..wire_events import WireEvent
 from ..wires.chat import (
     STREAM_ONLY_FIELDS,
     content_part_text,
@@ -60,6 +59,7 @@ from ..wires.chat import (
     opening_id,
     usage_promised,
 )
+from ..wires.wire_events import WireEvent
 from .base import Accumulator, Fragments, Slot
 from .changes import (
     InBandError,

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..captures import Capture
-from ..wire_events import DONE, WireEvent, parse_all
+from ..capture.captures import Capture
 from ..wires import anthropic, chat
+from ..wires.wire_events import DONE, WireEvent, parse_all
 from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, ToolInputGrew
 from .history import History
 

@@ -1,4 +1,4 @@
-"""Lesson 6, drawing the partial answer: what a person sees of a turn while it arrives.
+"""Lesson 6, station draw: the partial answer, as a person sees a turn while it arrives.
 
 Station: downstream of the reducer (lesson 4) and of what breaks (lesson 5),
 upstream of the views. ``draw(state) -> Drawing``: a pure function from a

@@ -1,4 +1,4 @@
-"""Exercise checkers: grade a learner's function against captures, offline.
+"""Every lesson, side room exercises: grade a learner's function against captures, offline.
 
 Each lesson's checker module (``lesson_lib.exercises.lesson01`` ...) registers
 its exercises with `exercise` and grades with `grade`: the learner's function
@@ -9,7 +9,7 @@ A function whose body still raises ``NotImplementedError`` counts as "not
 attempted yet"; `progress()` summarises a lesson's exercises, from a fresh
 kernel too: it imports the lesson's checker module itself, and in a learner's
 own folder (``my-work/``) it also reads the results kept in that folder's
-progress file (`lesson_lib.learner.PROGRESS_FILE`), so they outlive a kernel
+progress file (`lesson_lib.course.learner.PROGRESS_FILE`), so they outlive a kernel
 restart. Anywhere else (the source notebooks run by ``make notebooks`` and
 nbval, the tests) nothing is read or written, so outputs stay deterministic.
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .. import learner
-from ..captures import Capture, load
+from ..capture.captures import Capture, load
+from ..course import learner
 from . import progress_file
 from .compare import first_difference
 

@@ -22,9 +22,9 @@ from typing import Any
 from ..accumulate import accumulate
 from ..accumulate.history import History
 from ..accumulate.labels import labels_for
-from ..captures import Capture
-from ..naive_handler import interleave_tool_blocks, normalise, slot_calls
-from ..wire_events import DONE, parse_all
+from ..accumulate.naive_handler import interleave_tool_blocks, normalise, slot_calls
+from ..capture.captures import Capture
+from ..wires.wire_events import DONE, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 CONTENT = exercise("02", 1, "Accumulate Anthropic content blocks by index",

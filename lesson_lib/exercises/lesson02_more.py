@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..accumulate import accumulate
-from ..wire_events import DONE, parse_all
+from ..wires.wire_events import DONE, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 RESPONSES_TEXT = exercise("02", 4, "Message text per item on the Responses wire",

@@ -26,7 +26,7 @@ from typing import Any
 from ..accumulate import accumulator_for
 from ..partial_json import PartialJSON, PartialJSONError
 from ..tool_calls import ToolCall, ToolCallView
-from ..wire_events import parse_all
+from ..wires.wire_events import parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 SETTLED = exercise("03", 1, "Which keys are settled?",

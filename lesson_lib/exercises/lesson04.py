@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..captures import corpus
+from ..capture.captures import corpus
 from ..turn.fake_tools import FakeTool, ToolFailed, weather_tool
 from ..turn.loop import run_turn
 from ..turn.outcome import outcome_of_step
 from ..turn.reduce import reduce_all
 from ..turn.run import turn_events, turn_state
-from ..wire_events import parse_all
 from ..wires import anthropic, chat, responses
 from ..wires.responses import finish_from
+from ..wires.wire_events import parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 from .compare import first_difference
 
@@ -339,7 +339,7 @@ def _ended_without_done(cap: Any) -> bool:
     """A Chat body that ended properly without ``[DONE]`` (a warning): its end needs the
     missing-marker rule (the finish of every choice, the usage), which the simple end this
     exercise reads does not carry."""
-    from ..stream_end import how_it_ended
+    from ..wires.stream_end import how_it_ended
     ending = how_it_ended(cap.wire, parse_all(cap.events), cap.sse_diagnostics, cap.status)
     return any(d.code == "no_done_marker" for d in ending.diagnostics)
 

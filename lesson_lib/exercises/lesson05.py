@@ -3,7 +3,7 @@
 1. `check_retry_action`: an error classified by its phase: ``retry`` (before
    any output, transient), ``not_plain_retry`` (transient, but output already
    arrived) or ``no_retry`` (the request itself is wrong); graded against
-   `lesson_lib.retry.classify` on the corpus's failures and a few hand-made ones.
+   `lesson_lib.breaks.retry.classify` on the corpus's failures and a few hand-made ones.
 2. `check_cancel_at`: the budget check that names the delta at which the
    output-token estimate reaches the budget, on deltas from all three wires.
 3. `check_join_resumed`: a background-mode Responses stream joined to its
@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import budget, resume, retry
-from ..wire_events import WireEvent, parse_all
+from ..breaks import budget, resume, retry
+from ..wires.wire_events import WireEvent, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 RETRY = exercise("05", 1, "Retry, or not a plain retry?",
@@ -112,7 +112,7 @@ def delta_texts(key: str) -> list[str]:
 
 
 def expected_cancel(texts: list[str], max_tokens: int) -> int | None:
-    """The course's answer: `lesson_lib.budget.first_crossing` on the output-token budget."""
+    """The course's answer: `lesson_lib.breaks.budget.first_crossing` on the output-token budget."""
     run = [budget.Delta(event=i, t=None, text=t) for i, t in enumerate(texts)]
     found = budget.first_crossing(run, budget.Budget(output_tokens=max_tokens))
     return None if found is None else found.delta
@@ -167,7 +167,7 @@ def _events(items: list[dict]) -> list[WireEvent]:
 
 
 def expected_join(first: list[dict], resumed: list[dict]) -> list[dict]:
-    """The course's answer: `lesson_lib.resume.join`."""
+    """The course's answer: `lesson_lib.breaks.resume.join`."""
     return [e.payload for e in resume.join(_events(first), _events(resumed)).events]
 
 

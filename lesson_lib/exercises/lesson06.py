@@ -25,12 +25,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..cli.serve.background import serving
 from ..draw import MarkdownBlocks
 from ..live import LiveTool, LiveTurn, RetryPolicy
-from ..serve.background import serving
-from ..tools.weather import result_for
 from ..turn.order import check
 from ..turn.run import turn_events
+from ..turn.weather import result_for
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 SPLIT = exercise("06", 1, "Settled Markdown blocks and the tail",

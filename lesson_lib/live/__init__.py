@@ -1,4 +1,4 @@
-"""Lesson 6, the live turn: the streaming loop over a real connection.
+"""Lesson 6, station live (beside draw): the streaming loop over a real connection.
 
 Station: after the reducer, beside drawing. Everything upstream is sans-IO;
 this package is where the bytes really arrive. A step is an HTTP request whose

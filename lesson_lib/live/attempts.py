@@ -7,7 +7,7 @@ dropped connection, a stall). Before output, a retry costs nothing but time;
 after output, it redoes the step and pays for its tokens again, which is why
 `RetryPolicy.after_output` exists. The wait is the server's hint
 (``retry-after``, ``retry-after-ms``) or an exponential backoff
-(`lesson_lib.retry.backoff`).
+(`lesson_lib.breaks.retry.backoff`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..retry import backoff
+from ..breaks.retry import backoff
 from ..turn.events import ErrorReported
 
 

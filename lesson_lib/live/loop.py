@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from ..budget import token_estimate
+from ..breaks.budget import token_estimate
 from ..turn import TurnStream
 from ..turn.adapters import Counter
 from ..turn.closing import closing_events

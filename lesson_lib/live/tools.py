@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.weather import TOOL_NAME, result_for
 from ..turn.events import ToolCallReady, ToolExecutionFinished, ToolExecutionStarted
+from ..turn.weather import TOOL_NAME, result_for
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class LiveTool:
 
 def weather_tool(delay_s: float = 0.2) -> LiveTool:
     """``get_weather`` for real: it waits `delay_s` (a slow service), then answers with
-    the weather turn's fixed results (`lesson_lib.tools.weather`)."""
+    the weather turn's fixed results (`lesson_lib.turn.weather`)."""
 
     async def get_weather(arguments: Any) -> Any:
         await asyncio.sleep(delay_s)

@@ -1,4 +1,4 @@
-"""Partial JSON, incrementally: tool arguments as they form, with settled paths (lesson 3).
+"""Lesson 3, station partial_json: tool arguments as they form, with settled paths.
 
 A tool call's arguments arrive as text fragments (Anthropic
 ``input_json_delta``, Responses ``function_call_arguments.delta``, Chat

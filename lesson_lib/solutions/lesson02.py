@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lesson_lib.naive_handler import Executed, StreamEvent
+from lesson_lib.accumulate.naive_handler import Executed, StreamEvent
 
 
 def accumulate_content(payloads: list[dict]) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Tool calls as they form (lesson 3): one `ToolCall` per call, on every wire.
+"""Lesson 3, station tool_calls: one `ToolCall` per call as it forms, on every wire.
 
 A tool call's identity arrives first (Anthropic ``content_block_start``, a
 Responses ``output_item.added``, Chat's first ``tool_calls[]`` fragment): its

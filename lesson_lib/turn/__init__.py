@@ -1,4 +1,4 @@
-"""Lesson 4: the turn. One typed vocabulary for an agent turn, whatever the wire.
+"""Lesson 4, station turn: one typed vocabulary for an agent turn, whatever the wire.
 
 Stations, downstream of the accumulators:
 
@@ -12,7 +12,8 @@ Stations, downstream of the accumulators:
 - `stream`: `TurnStream`, the push pipeline from a response's bytes to turn
   events (framing, wire events, accumulator, adapter), fed chunk by chunk;
 - `run`: captures -> turn events, by either route;
-- `loop`: the agent loop (the only async module), with `tools`;
+- `loop`: the agent loop (the only async module), with `fake_tools`, and
+  `weather`, the one tool the constructed turns call (fixed schema, fixed results);
 - `next_request`: the next request of the turn, from a `TurnState`;
 - `summary`: the turn in words (states, outcome sentence, `turn_text`).
 """

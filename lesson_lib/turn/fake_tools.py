@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.weather import TOOL_NAME, result_for, result_text
+from .weather import TOOL_NAME, result_for, result_text
 
 
 class ToolFailed(Exception):

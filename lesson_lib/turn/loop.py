@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..captures import Capture
+from ..capture.captures import Capture
 from .adapters import Counter
 from .closing import closing_events
 from .events import (

@@ -4,7 +4,7 @@ The wire route: the capture's recorded chunks pushed through a `TurnStream`
 (`lesson_lib.turn.stream`: bytes -> framing -> wire events -> the wire's
 accumulator, whose `feed` and `finish` return what changed -> the wire's
 adapter -> turn events), as a live connection would push them. The SDK route: the capture replayed offline through the official
-SDK's streaming helper (`lesson_lib.replay`) -> its stream events -> the SDK
+SDK's streaming helper (`lesson_lib.capture.replay`) -> its stream events -> the SDK
 adapter -> the same turn events.
 
 Several captures are the consecutive steps of one turn. The turn stops at
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
-from ..captures import Capture
-from ..wire_events import DONE, WireEvent, parse_all
+from ..capture.captures import Capture
+from ..wires.wire_events import DONE, WireEvent, parse_all
 from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
 from .events import TurnEvent, TurnFinished, TurnStarted
 from .outcome import outcome_of_step
@@ -47,7 +47,7 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
         for chunk, t in capture.chunks():
             out += stream.feed(chunk, t)
         return out + stream.finish()
-    from ..replay import run_sdk
+    from ..capture.replay import run_sdk
     from .adapters.sdk import SDKAdapter
     seq = seq if seq is not None else Counter()
     sdk = SDKAdapter(capture.wire or "", step, seq, model=_model(capture),
@@ -77,7 +77,7 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     if route == "wire":
         yield from _wire_batches(capture, step, seq)
         return
-    from ..replay import run_sdk
+    from ..capture.replay import run_sdk
     from .adapters.sdk import SDKAdapter
     seq = seq if seq is not None else Counter()
     outcome = run_sdk(capture)

@@ -1,7 +1,7 @@
 """Lesson 4 (live in lesson 6): one push pipeline from a response's bytes to turn events.
 
-    chunk -> framing (`lesson_lib.framing`: SSE, or the wire's own)
-          -> wire events (`lesson_lib.wire_events`)
+    chunk -> framing (`lesson_lib.sse.framing`: SSE, or the wire's own)
+          -> wire events (`lesson_lib.wires.wire_events`)
           -> the wire's accumulator, whose `feed` and `finish` say what changed
           -> the wire's adapter -> turn events
 
@@ -13,7 +13,7 @@ broke, or that the client abandoned, is `transport_error`. What comes out
 never depends on where the chunks were cut (only `t`, the arrival time a
 chunk brings, is kept on the events it completed).
 
->>> from lesson_lib.captures import load
+>>> from lesson_lib.capture.captures import load
 >>> cap = load("anthropic-messages/hello")
 >>> stream = TurnStream(cap.wire, request=cap.request)
 >>> events = [e for chunk, t in cap.chunks() for e in stream.feed(chunk, t)]
@@ -28,9 +28,9 @@ import json
 from typing import Any
 
 from ..accumulate import accumulator_for
-from ..framing import decoder_for
-from ..stream_end import http_error as http_error_diagnostic
-from ..wire_events import WireEvent, parse_payload
+from ..sse.framing import decoder_for
+from ..wires.stream_end import http_error as http_error_diagnostic
+from ..wires.wire_events import WireEvent, parse_payload
 from .adapters import Counter, WireAdapter, adapter_for, dialect_for
 from .events import TurnEvent
 

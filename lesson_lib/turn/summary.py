@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..json_text import one_line
+from ..capture.json_text import one_line
 from ..tool_calls import ToolCall
 from .reduce import BlockView, StepView, TurnState
 

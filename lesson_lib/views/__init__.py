@@ -1,4 +1,5 @@
-"""Views: thin widgets over plain renderer functions (HTML in, HTML out).
+"""Lessons 1 to 6, station views (the last): thin widgets over plain renderer functions
+(HTML in, HTML out).
 
 - `palette`: the marker colours (Okabe-Ito hues at 3:1 on the light and dark
   themes) and the contrast ratio they are checked with;

@@ -19,7 +19,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..captures import Capture
+from ..capture.captures import Capture
 from ..draw import Drawer, Drawing
 from ..turn.reduce import TurnState
 from .html import BG_ALT, BORDER, FG_MUTED, MONO, esc, section

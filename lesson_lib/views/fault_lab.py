@@ -1,12 +1,12 @@
 """Lesson 5's fault lab: pick a capture and a fault, move one slider, watch every layer.
 
-The lab breaks a good capture with `lesson_lib.faults` (where the slider
+The lab breaks a good capture with `lesson_lib.breaks.faults` (where the slider
 says: a byte, an event, a chunk) and shows, side by side, the event table,
 the slots and the turn state with its outcome banner, all after the last
 event that arrived. `fault_lab_html` and `fault_lab_text` are the plain
 renderers; `FaultLab` is the thin widget over them, with the same reprs.
 Its "Save as capture" button keeps the broken stream as a capture of its
-own (`lesson_lib.fault_save`: ``my-work/captures/`` in the learner's folder).
+own (`lesson_lib.breaks.save`: ``my-work/captures/`` in the learner's folder).
 
 `honesty` is the lab's promise as data: for each capture and each fault that
 kills the stream, the outcome the turn gets; none of them may say ``completed``.
@@ -18,11 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
-from .. import budget, fault_save, faults
-from ..captures import Capture
+from ..breaks import budget, faults
+from ..breaks import save as fault_save
+from ..capture.captures import Capture
 from ..turn.run import turn_state
 from ..turn.summary import outcome_line
-from ..wire_events import parse_all
+from ..wires.wire_events import parse_all
 from . import SlotPane  # through the package: views do not import each other's modules
 from .html import counter_html
 from .panes import TablePane

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..captures import Capture
-from ..event_table import block_address, event_kind
+from ..capture.captures import Capture
+from ..wires.event_table import block_address, event_kind
 from .html import esc, kind_badge, section
 from .replays import event_place, replay_for
 

@@ -30,8 +30,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from .. import captures as captures_mod
-from ..captures import Capture
+from ..capture import captures as captures_mod
+from ..capture.captures import Capture
 from .chat_pane import ChatPane
 from .html import STYLE, counter_html, esc, page
 from .panes import Pane, RawBytesPane, TablePane, clamp, default_labeller

@@ -22,8 +22,8 @@ import pandas as pd
 
 from ..accumulate.history import History
 from ..accumulate.labels import WIRES, EventLabels, labels_for
-from ..captures import Capture
-from ..event_table import event_table
+from ..capture.captures import Capture
+from ..wires.event_table import event_table
 
 KEPT = 16
 T = TypeVar("T")

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from ..accumulate.base import Slot
 from ..accumulate.history import History
 from ..accumulate.labels import address_text
-from ..captures import Capture
-from ..diagnostics import Diagnostic
-from ..json_text import one_line
+from ..capture.captures import Capture
+from ..capture.diagnostics import Diagnostic
+from ..capture.json_text import one_line
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import NEUTRAL, OKABE_ITO
 from .replays import event_counter, history_for, labels_of

@@ -21,8 +21,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..captures import Capture
-from ..event_table import KINDS, event_table, gaps, kinds, time_to_first_token
+from ..capture.captures import Capture
+from ..wires.event_table import KINDS, event_table, gaps, kinds, time_to_first_token
 from .html import KIND_STYLES
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..accumulate.history import History
 from ..accumulate.labels import address_text
-from ..captures import Capture
+from ..capture.captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..captures import Capture
-from ..json_text import dumps
+from ..capture.captures import Capture
+from ..capture.json_text import dumps
 from ..turn.reduce import BlockView, TurnState, reduce_all
 from ..turn.summary import (
     BLOCK_STATE_WORDS,

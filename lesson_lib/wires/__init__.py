@@ -1,5 +1,5 @@
-"""One home per wire: what is true of Anthropic Messages, OpenAI Responses, OpenAI Chat
-and Google Gemini, and of AWS Bedrock's two streaming APIs.
+"""Lessons 1 and 2, station wires: one home per wire, what is true of Anthropic Messages,
+OpenAI Responses, OpenAI Chat and Google Gemini, and of AWS Bedrock's two streaming APIs.
 
 Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_converse`,
 `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
@@ -29,6 +29,10 @@ data and small pure functions:
   unified names `USAGE_COUNTS` (``input`` with cache reads and writes
   included, ``output``, ``cache_read``, ``cache_write``, ``reasoning``);
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet.
+
+Beside them, read from them: `wire_events` (events to wire events, and
+`detect_wire`), `stream_end` (how a stream ended: its terminal and its
+errors) and `event_table` (one row per event, the same columns on every wire).
 
 >>> from lesson_lib import wires
 >>> wires.for_wire("anthropic-messages").finish_reason("max_tokens")

@@ -2,7 +2,7 @@
 
 Both ``ConverseStream`` (`bedrock_converse`) and
 ``InvokeModelWithResponseStream`` (`bedrock_invoke`) answer with
-``application/vnd.amazon.eventstream`` frames (`lesson_lib.eventstream`).
+``application/vnd.amazon.eventstream`` frames (`lesson_lib.sse.eventstream`).
 Each frame says what it is in its headers:
 
 - ``:message-type`` ``event``: ``:event-type`` names the event, the payload
@@ -14,7 +14,7 @@ Each frame says what it is in its headers:
   the stream;
 - ``:message-type`` ``error``: ``:error-code`` and ``:error-message`` headers.
 
-`lesson_lib.bedrock_frames` reads each frame as the same kind of event the
+`lesson_lib.sse.bedrock_frames` reads each frame as the same kind of event the
 SSE decoder dispatches, so every station after the framing reads Bedrock
 unchanged. This module holds what is true of the two APIs past the framing:
 their exceptions, which a retry can cure, and how an exception frame reads.
@@ -26,15 +26,15 @@ import json
 from typing import Any
 
 # Bedrock's framing (frames read as events) is the first station's: `bedrock_frames`.
-from ..bedrock_frames import CONVERSE as CONVERSE
-from ..bedrock_frames import CONVERSE_EVENTS as CONVERSE_EVENTS
-from ..bedrock_frames import INVOKE as INVOKE
-from ..bedrock_frames import FrameEvent as FrameEvent
-from ..bedrock_frames import FrameEventDecoder as FrameEventDecoder
-from ..bedrock_frames import frame_event as frame_event
-from ..bedrock_frames import header_text as header_text
-from ..bedrock_frames import wire_of_frame as wire_of_frame
-from ..eventstream import encode_frame
+from ..sse.bedrock_frames import CONVERSE as CONVERSE
+from ..sse.bedrock_frames import CONVERSE_EVENTS as CONVERSE_EVENTS
+from ..sse.bedrock_frames import INVOKE as INVOKE
+from ..sse.bedrock_frames import FrameEvent as FrameEvent
+from ..sse.bedrock_frames import FrameEventDecoder as FrameEventDecoder
+from ..sse.bedrock_frames import frame_event as frame_event
+from ..sse.bedrock_frames import header_text as header_text
+from ..sse.bedrock_frames import wire_of_frame as wire_of_frame
+from ..sse.eventstream import encode_frame
 from .common import RetryRule, WireError
 
 # -- exceptions: the error frames of both APIs (``:exception-type``) ----------------------

@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..wire_events import GEMINI_RECORD, WireEvent
 from .common import Finish, RetryRule, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .wire_events import GEMINI_RECORD, WireEvent
 
 WIRE = "google-gemini"
 # Where the provider listens: the path names the API version (google-genai says

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wire_events import DONE
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -28,6 +27,7 @@ from .common import (
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .wire_events import DONE
 
 WIRE = "openai-responses"
 # Where the provider listens, under its base URL (the SDK's own path); the body's

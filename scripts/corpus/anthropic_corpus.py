@@ -22,7 +22,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.capture_writer import write_capture
+from lesson_lib.capture.capture_writer import write_capture
 
 from . import (
     anthropic_citations,
@@ -207,7 +207,7 @@ def build_one(name: str) -> tuple[bytes, dict[str, Any]]:
 
 def sidecar(scenario: Scenario, rid: str, chunks: dict[str, list], seed: int
             ) -> dict[str, Any]:
-    """The JSON sidecar for a built scenario (see `lesson_lib.captures`)."""
+    """The JSON sidecar for a built scenario (see `lesson_lib.capture.captures`)."""
     # The steps of one turn are requested seconds apart, other captures on any day.
     if scenario.turn is not None:
         offset = zlib.crc32(scenario.turn["name"].encode()) % 1_500_000

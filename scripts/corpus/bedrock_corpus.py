@@ -4,7 +4,7 @@ No public recording of an InvokeModelWithResponseStream body or of an
 exception frame was found, so these are constructed: the frames as the
 shared reference captures' README lays them out and as botocore's parser
 (``botocore.eventstream``) reads them, written with the course's own
-encoder (`lesson_lib.eventstream.encode_frame`), the ConverseStream payloads
+encoder (`lesson_lib.sse.eventstream.encode_frame`), the ConverseStream payloads
 shaped like the three ConverseStream recordings (sorted keys, ``p`` padding,
 no ``contentBlockStart`` for text, ``metadata`` after ``messageStop``). The
 tests read every one of them with botocore's parser too.
@@ -26,7 +26,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.eventstream import CONTENT_TYPE
+from lesson_lib.sse.eventstream import CONTENT_TYPE
 from lesson_lib.wires.bedrock import CONVERSE, INVOKE
 
 from . import bedrock_turn

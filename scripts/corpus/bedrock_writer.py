@@ -1,7 +1,7 @@
 """The Bedrock stream writer: binary event-stream frames, paced like a live model.
 
 `BedrockWriter` sits on a `StreamBuilder` and writes each event as one frame
-(`lesson_lib.eventstream.encode_frame`), with what the recordings show:
+(`lesson_lib.sse.eventstream.encode_frame`), with what the recordings show:
 
 - three string headers in the recorded order: ``:event-type``,
   ``:content-type`` (``application/json``), ``:message-type`` (``event``);
@@ -25,7 +25,7 @@ import json
 import string
 from typing import Any
 
-from lesson_lib.eventstream import encode_frame
+from lesson_lib.sse.eventstream import encode_frame
 
 from .writer import StreamBuilder
 

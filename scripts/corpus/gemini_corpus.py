@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.capture_writer import write_capture
+from lesson_lib.capture.capture_writer import write_capture
 
 from .gemini_stream import (
     API_BASE,

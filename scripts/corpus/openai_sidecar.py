@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.capture_writer import write_capture
+from lesson_lib.capture.capture_writer import write_capture
 
 from .openai_ids import request_id
 from .writer import StreamBuilder

@@ -3,7 +3,7 @@
 Step 1: the user asks about Paris and Tokyo; the model calls
 ``get_weather`` twice in parallel. Step 2: the tool results go back and the
 model answers. The Anthropic captures tell the same story with the same
-tool (``lesson_lib.tools.weather``), arguments and results, so a lesson can
+tool (``lesson_lib.turn.weather``), arguments and results, so a lesson can
 put the wires side by side.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 # The tool itself lives in lesson_lib (an agent loop runs it at replay time);
 # the builders read it through this module with the rest of the story.
-from lesson_lib.tools.weather import (  # noqa: F401
+from lesson_lib.turn.weather import (  # noqa: F401
     RESULTS,
     TOOL_DESCRIPTION,
     TOOL_NAME,

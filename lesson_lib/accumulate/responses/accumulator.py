@@ -64,9 +64,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ...diagnostics import Diagnostic
-from ...wire_events import WireEvent
+from ...capture.diagnostics import Diagnostic
 from ...wires.responses import AFTER_TERMINAL, TERMINAL_STATUS
+from ...wires.wire_events import WireEvent
 from ..base import Accumulator, Slot
 from ..changes import InBandError, ResponseChanged, TerminalReached, UnknownEvent
 from .compare import ServerComparison
@@ -96,8 +96,8 @@ _EVERY_ITEM = frozenset({*LIFECYCLE, *TERMINAL_STATUS})
 class ResponsesAccumulator(Accumulator):
     """OpenAI Responses events -> the `Response` object, with diagnostics and changes.
 
-    >>> from lesson_lib.wire_events import WireEvent
-    >>> from lesson_lib.sse import ServerSentEvent
+    >>> from lesson_lib.wires.wire_events import WireEvent
+    >>> from lesson_lib.sse.decoder import ServerSentEvent
     >>> acc = ResponsesAccumulator()
     >>> def ev(i, p): return WireEvent(i, ServerSentEvent(p["type"], ""), p["type"], p)
     >>> changes = acc.feed(ev(0, {"type": "response.output_text.delta", "output_index": 0,

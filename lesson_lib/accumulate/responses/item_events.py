@@ -11,7 +11,7 @@ differently from the announcement is a ``server_restated`` warning.
 
 from __future__ import annotations
 
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 from .compare import ServerComparison
 from .objects import Item, get_path, preview
 from .registry import Items

@@ -12,7 +12,7 @@ announcement comes.
 
 from __future__ import annotations
 
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 from ..changes import CitationAdded
 from .compare import ServerComparison
 from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 from .objects import Item
 from .vocabulary import is_index
 

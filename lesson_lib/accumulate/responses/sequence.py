@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 
 # Gaps up to this size are remembered, so that a late event can say which gap it fills.
 GAP_MEMORY = 10_000

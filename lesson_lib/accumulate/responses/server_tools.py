@@ -10,7 +10,7 @@ output. Audio events address no output item and add nothing to the
 
 from __future__ import annotations
 
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 from ..base import Fragments
 from .compare import ServerComparison
 from .registry import Items

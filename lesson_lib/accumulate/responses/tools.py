@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...tool_calls import ToolCall
-from ...wire_events import WireEvent
+from ...wires.wire_events import WireEvent
 from ..base import Fragments
 from .compare import ServerComparison
 from .objects import Item, Part, get_path

@@ -72,7 +72,7 @@ def dialect_of(capture: Any) -> str | None:
         return named
     first = None
     if capture.events:
-        from ...wire_events import parse_payload
+        from ...wires.wire_events import parse_payload
         first = parse_payload(capture.events[0]).payload
     return dialect_for(capture.wire, capture.request, first)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ...eventstream import FRAMING_ERRORS
+from ...sse.eventstream import FRAMING_ERRORS
 from ...tool_calls import partial_value
 from ..events import (
     BlockDelta,

@@ -20,9 +20,9 @@ from ... import wires
 from ...accumulate import accumulator_for
 from ...accumulate import changes as ch
 from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
-from ...eventstream import FRAMING_ERRORS
-from ...wire_events import WireEvent
+from ...sse.eventstream import FRAMING_ERRORS
 from ...wires.bedrock import FrameEvent
+from ...wires.wire_events import WireEvent
 from ..events import Finish
 from .anthropic import AnthropicAdapter
 from .base import WireAdapter
@@ -86,7 +86,7 @@ class BotoEvents:
 
     def changes(self, event: Any) -> list:
         """What one boto3 event changed."""
-        from ...bedrock_replay import as_payload
+        from ...capture.bedrock_replay import as_payload
         kind, payload = as_payload(event)
         data = json.dumps(payload, ensure_ascii=False)
         wire_event = WireEvent(self.count, FrameEvent(kind, data), kind, payload)

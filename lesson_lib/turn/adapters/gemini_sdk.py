@@ -27,8 +27,8 @@ from typing import Any
 
 from ...accumulate.changes import StreamEnded
 from ...accumulate.gemini import GeminiAccumulator
-from ...sse import ServerSentEvent
-from ...wire_events import GEMINI_RECORD, WireEvent
+from ...sse.decoder import ServerSentEvent
+from ...wires.wire_events import GEMINI_RECORD, WireEvent
 
 
 def sdk_record(response: Any) -> dict:

@@ -45,7 +45,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ...diagnostics import Diagnostic
+from ...capture.diagnostics import Diagnostic
 from ...tool_calls import ToolCall
 from ..events import TurnEvent
 from . import adapter_for

@@ -1,0 +1,186 @@
+"""Budgets: policies that stop a turn mid-stream, as pure functions over its deltas.
+
+A budget watches the deltas as they arrive and names the first one that
+crosses it; lesson 4's cancel is what then stops the turn. Four budgets:
+
+- output tokens: an **estimate** while the stream runs, since no
+  tokenizer is available offline: ``ceil(characters / 4)`` per delta,
+  summed (about four characters per token for English text; code, JSON
+  and non-Latin scripts run denser). The final usage, when the stream
+  reports it, is the truth to set the estimate against
+  (`final_output_tokens`);
+- cost: the estimate priced from `PRICES`, a small dated table that is
+  **illustrative only** (check the provider's pricing page);
+- time on the virtual clock: the delta's arrival time (ms from the
+  request), never the wall clock;
+- tool calls: how many calls have begun.
+
+`deltas` reads a stream's wire events into `Delta` records on any of the
+three wires; `first_crossing` returns the index of the first delta at
+which the budget is crossed (None when it never is). Linear time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..wires.wire_events import WireEvent
+
+CHARS_PER_TOKEN = 4
+
+# USD per million output tokens. Illustrative, as listed in January 2026; not a quote.
+PRICES_DATE = "2026-01"
+PRICES: dict[str, float] = {
+    "claude-opus-4-6": 25.00, "claude-sonnet-4-6": 15.00, "claude-haiku-4-5": 5.00,
+    "gpt-4.1": 8.00, "gpt-5": 10.00, "gpt-4o": 10.00,
+}
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One piece of output: its event, arrival time, text, and whether it begins a tool call."""
+
+    event: int                 # the wire event's index
+    t: float | None            # arrival ms, from the capture's chunk timing
+    text: str                  # text, reasoning or tool-argument characters
+    starts_tool_call: bool = False
+
+
+def _anthropic(ev: WireEvent) -> Iterable[Delta]:
+    p = ev.payload
+    if ev.type == "content_block_start":
+        block = p.get("content_block") or {}
+        if block.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
+            yield Delta(ev.index, ev.t, "", True)
+    elif ev.type == "content_block_delta":
+        d = p.get("delta") or {}
+        text = d.get("text") or d.get("thinking") or d.get("partial_json") or ""
+        if isinstance(text, str):
+            yield Delta(ev.index, ev.t, text)
+
+
+def _responses(ev: WireEvent) -> Iterable[Delta]:
+    p = ev.payload
+    if ev.type == "response.output_item.added":
+        if (p.get("item") or {}).get("type") in ("function_call", "custom_tool_call"):
+            yield Delta(ev.index, ev.t, "", True)
+    elif (ev.type or "").endswith(".delta") and isinstance(p.get("delta"), str):
+        yield Delta(ev.index, ev.t, p["delta"])
+
+
+def _chat(ev: WireEvent) -> Iterable[Delta]:
+    for choice in ev.payload.get("choices") or []:
+        d = (choice or {}).get("delta") or {}
+        for call in d.get("tool_calls") or []:
+            fn = (call or {}).get("function") or {}
+            yield Delta(ev.index, ev.t, fn.get("arguments") or "", bool(call.get("id")))
+        for key in ("content", "refusal", "reasoning_content"):
+            if isinstance(d.get(key), str) and d[key]:
+                yield Delta(ev.index, ev.t, d[key])
+
+
+def _converse(ev: WireEvent) -> Iterable[Delta]:
+    p = ev.payload
+    if ev.type == "contentBlockStart" and "toolUse" in (p.get("start") or {}):
+        yield Delta(ev.index, ev.t, "", True)
+    elif ev.type == "contentBlockDelta":
+        d = p.get("delta") or {}
+        text = (d.get("text") or (d.get("toolUse") or {}).get("input")
+                or (d.get("reasoningContent") or {}).get("text") or "")
+        if isinstance(text, str):
+            yield Delta(ev.index, ev.t, text)
+
+
+_READERS: dict[str, Callable[[WireEvent], Iterable[Delta]]] = {
+    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
+    "aws-bedrock-converse": _converse, "aws-bedrock-invoke": _anthropic}
+
+
+def deltas(events: list[WireEvent], wire: str) -> list[Delta]:
+    """The output deltas of a stream, in order (events without output give none)."""
+    read = _READERS.get(wire)
+    if read is None:
+        return []
+    return [d for ev in events if isinstance(ev.payload, dict) for d in read(ev)]
+
+
+def token_estimate(text: str) -> int:
+    """The estimated token count of one delta: ``ceil(len / 4)`` (an estimate, see above)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits; None means unlimited. A delta crosses when a running total reaches a limit."""
+
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    model: str | None = None          # picks the price for `cost_usd`
+    time_ms: float | None = None
+    tool_calls: int | None = None
+
+
+def price_per_token(model: str | None) -> float | None:
+    """USD per output token from `PRICES` (a dated model name matches its base name)."""
+    for name, price in PRICES.items():
+        if model and model.startswith(name):
+            return price / 1_000_000
+    return None
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where a budget was crossed: the delta's position, which limit, and the running value."""
+
+    delta: int
+    event: int
+    limit: str
+    value: float
+
+
+def first_crossing(run: list[Delta], budget: Budget) -> Crossing | None:
+    """The first delta at which any limit of `budget` is reached, or None."""
+    price = price_per_token(budget.model) if budget.cost_usd is not None else None
+    if budget.cost_usd is not None and price is None:
+        raise ValueError(f"no illustrative price for model {budget.model!r}")
+    tokens = calls = 0
+    for i, d in enumerate(run):
+        tokens += token_estimate(d.text)
+        calls += d.starts_tool_call
+        checks: list[tuple[str, float, float | None]] = [
+            ("output_tokens", tokens, budget.output_tokens),
+            ("cost_usd", tokens * (price or 0.0), budget.cost_usd),
+            ("time_ms", d.t if d.t is not None else -math.inf, budget.time_ms),
+            ("tool_calls", calls, budget.tool_calls)]
+        for name, value, limit in checks:
+            if limit is not None and value >= limit:
+                return Crossing(i, d.event, name, value)
+    return None
+
+
+def running_estimate(run: list[Delta]) -> list[int]:
+    """The output-token estimate after each delta."""
+    out, total = [], 0
+    for d in run:
+        total += token_estimate(d.text)
+        out.append(total)
+    return out
+
+
+def final_output_tokens(events: list[WireEvent]) -> int | None:
+    """The output tokens the stream itself reports at its end (the truth), if it does."""
+    found = None
+    for ev in events:
+        p: Any = ev.payload
+        if not isinstance(p, dict):
+            continue
+        response = p.get("response")
+        usage = response.get("usage") if isinstance(response, dict) else p.get("usage")
+        if isinstance(usage, dict):
+            n = usage.get("output_tokens", usage.get("completion_tokens"))
+            if type(n) is int:
+                found = n
+    return found

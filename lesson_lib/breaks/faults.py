@@ -1,0 +1,408 @@
+"""Faults: broken streams derived from good captures, for tests and lesson 5.
+
+Each function takes a `Capture` and returns a new one, leaving the original
+alone. The new capture has a new body and a sidecar adjusted to match:
+
+- ``chunks``: chunk ends beyond the new body are dropped or trimmed, ends
+  after an edit move with it, and each chunk keeps its arrival time;
+- ``fault``: ``{"kind": ..., "at": ...}``, what was broken and where (a byte
+  offset, or an event index);
+- ``demonstrates``: one line saying what was broken, and in what;
+- ``sdk`` (what the official SDK did with the good bytes) is dropped when
+  the bytes change, since it no longer describes them.
+
+The faults imitate what really happens to streams in transit:
+
+=====================  ======================================================
+`cut_at`               the connection dies at a byte offset
+`drop_at`              the same bytes, but the connection is broken, not ended (a socket
+                       tells the two apart: see `drop_at`)
+`inject_error`         the provider reports an in-band error mid-stream
+`drop_terminal`        the stream stops just before its terminal event
+`split_character`      a network chunk ends inside a multi-byte character
+`corrupt_json`         one event's JSON payload arrives damaged
+`duplicate`            one event arrives twice (a retrying proxy, a replayed buffer)
+`swap`                 two adjacent events arrive in each other's place
+`stall`                the stream goes silent for a while, then resumes (timing only)
+=====================  ======================================================
+
+A duplicated or swapped event is not always visible: the wire must carry
+something that shows the order. `lesson_lib.breaks.visibility` decides, per
+capture and event, whether it does; where it does, the accumulator must say
+so in a diagnostic. Where no wire can show it:
+
+==================  =============================================================
+wire                what a duplicate or a swap leaves no trace of
+==================  =============================================================
+Anthropic           a repeated ``content_block_delta`` (the text is doubled; a
+                    doubled argument fragment usually breaks the tool's JSON,
+                    which shows only as invalid input), a
+                    repeated ``ping`` or ``message_delta`` (usage is cumulative,
+                    the repeat overwrites with the same values); two deltas of one
+                    block swapped (the text is scrambled), a ``ping`` swapped with
+                    anything, two ``message_delta`` swapped
+Responses           nothing, while events carry ``sequence_number``; in older
+                    streams without it, a repeated or swapped ``*.delta`` (the
+                    text is doubled or scrambled)
+Chat                a repeated or swapped content, refusal or arguments chunk:
+                    chunks carry no number, so the text is doubled or scrambled;
+                    two whole calls' openings swapped at a reused index (they
+                    read as the calls made in the other order). A repeated
+                    ``finish_reason``, tool-call opening or ``[DONE]``, a delta
+                    moved after its choice's ``finish_reason`` and a fragment
+                    moved before its call's opening are visible
+==================  =============================================================
+
+They are pure: bytes and dicts in, a `Capture` out; no file is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from typing import Any
+
+from .. import wires
+from ..capture.captures import Capture, from_bytes
+from ..wires.wire_events import DONE, WireEvent, parse_all
+
+__all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
+           "duplicate", "ends_broken", "inject_error", "split_character", "stall", "swap"]
+
+# The in-band error each wire sends, in its own shape (Responses also gets a
+# ``sequence_number`` that continues the stream's own numbering).
+ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
+    "anthropic-messages": {"type": "error",
+                           "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    "openai-responses": {"type": "error",
+                         "error": {"type": "server_error", "code": "server_error",
+                                   "message": "The server had an error while processing "
+                                              "your request. Sorry about that!",
+                                   "param": None}},
+    "openai-chat": {"error": {"message": "The server had an error while processing your "
+                                         "request. Sorry about that!",
+                              "type": "server_error", "param": None, "code": None}},
+    "google-gemini": {"error": {"code": 503, "message": "The model is overloaded. Please try "
+                                                        "again later.", "status": "UNAVAILABLE"}},
+    # Bedrock: the payload of an exception frame (`BEDROCK_EXCEPTION` names it).
+    "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
+    "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
+}
+BEDROCK_EXCEPTION = "serviceUnavailableException"
+# Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
+_UNNAMED = frozenset({"openai-chat", "google-gemini"})
+
+
+class FaultError(ValueError):
+    """The fault cannot be applied to this capture (no such event, nothing to break)."""
+
+
+# -- the faults ----------------------------------------------------------------
+
+
+def cut_at(capture: Capture, offset: int) -> Capture:
+    """The connection dies after `offset` bytes of the body.
+
+    Imitates a dropped TCP connection, a proxy or load balancer timing out,
+    or a client closing the stream: the body simply stops, wherever that
+    falls (inside an event, a line, a JSON string or a UTF-8 character).
+    An offset at or past the end leaves the body whole.
+    """
+    if offset < 0:
+        raise FaultError(f"offset must be at least 0, not {offset}")
+    offset = min(offset, len(capture.body))
+    return _splice(capture, offset, len(capture.body), b"", kind="cut_at", at=offset,
+                   what=f"the connection dies after byte {offset} of {len(capture.body)}")
+
+
+def drop_at(capture: Capture, offset: int) -> Capture:
+    """The connection breaks after `offset` bytes of the body.
+
+    The bytes are those of `cut_at`; what differs is how the body ends on a
+    socket. A cut ends the HTTP body properly (the last chunk of a chunked
+    body is sent), so curl exits 0 and the SDKs raise nothing. A drop
+    abandons the connection in the middle of the body, as a crashed server
+    or a reset does: curl exits 18 and httpx (under both SDKs) raises
+    ``RemoteProtocolError``. Replayed offline, the two are the same capture;
+    `ends_broken` tells the server which one to send.
+    """
+    if offset < 0:
+        raise FaultError(f"offset must be at least 0, not {offset}")
+    offset = min(offset, len(capture.body))
+    return _splice(capture, offset, len(capture.body), b"", kind="drop_at", at=offset,
+                   what=f"the connection breaks after byte {offset} of {len(capture.body)}")
+
+
+def ends_broken(capture: Capture) -> bool:
+    """Whether a server must break the connection after the body (a `drop_at` capture)."""
+    return (capture.sidecar.get("fault") or {}).get("kind") == "drop_at"
+
+
+def inject_error(capture: Capture, after_event: int,
+                 payload: dict[str, Any] | None = None) -> Capture:
+    """An in-band error event arrives after event `after_event`; nothing follows it.
+
+    Imitates a provider failing mid-stream after HTTP 200 (Anthropic's
+    ``overloaded_error``, an OpenAI ``server_error``): the error comes in the
+    wire's own shape (Anthropic ``event: error``; Responses ``event: error``
+    with a nested ``error`` object; Chat a ``data:`` payload with a
+    top-level ``"error"``) and the server then closes the stream, so every
+    byte after the error is gone. `payload` replaces the default error.
+    """
+    events = _events(capture)
+    ev = _event(events, after_event)
+    wire = capture.wire or ""
+    if payload is None:
+        if wire not in ERROR_PAYLOADS:
+            raise FaultError(f"no in-band error shape for wire {wire!r}")
+        payload = copy.deepcopy(ERROR_PAYLOADS[wire])
+        if wire == "openai-responses":
+            numbers = [e.payload.get("sequence_number") for e in events[:after_event + 1]
+                       if isinstance(e.payload, dict)]
+            numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
+            if numbers:
+                payload["sequence_number"] = max(numbers) + 1
+    if capture.framing == "eventstream":     # Bedrock: an exception frame
+        block = wires.bedrock.exception_frame(BEDROCK_EXCEPTION, payload)
+        return _splice(capture, ev.sse.end, len(capture.body), block, kind="inject_error",
+                       at=after_event,
+                       what=f"an exception frame after event {after_event}, then the stream "
+                            "ends")
+    nl = _newline(capture.body, ev)
+    data = json.dumps(payload, ensure_ascii=False,
+                      separators=(", ", ": ") if wire in _UNNAMED else (",", ":"))
+    lines = [] if wire in _UNNAMED else [b"event: error"]
+    lines.append(b"data: " + data.encode("utf-8"))
+    block = nl.join(lines) + nl + nl
+    start = ev.sse.end
+    return _splice(capture, start, len(capture.body), block, kind="inject_error",
+                   at=after_event,
+                   what=f"an in-band error after event {after_event}, then the stream ends")
+
+
+def drop_terminal(capture: Capture) -> Capture:
+    """The stream loses its terminal event (``message_stop``,
+    ``response.completed`` / ``response.incomplete``, ``[DONE]``).
+
+    Imitates a stream cut exactly between events, just before the end: the
+    text may look finished and every block closed, but the wire never said
+    it was done, so it must be treated as cut.
+    """
+    events = _events(capture)
+    module = wires.WIRES.get(capture.wire or "")
+    if module is None:
+        raise FaultError(f"no terminal event is known for wire {capture.wire!r}")
+    found = [e for e in events if e.type in module.TERMINALS]
+    if not found:
+        raise FaultError(f"{capture.key}: has no terminal event to drop")
+    result = capture
+    # Remove from the last one back, so earlier offsets stay valid.
+    for ev in reversed(found):
+        result = _splice(result, ev.sse.start, ev.sse.end, b"", kind="drop_terminal",
+                         at=ev.index, what=f"the terminal event {ev.type} (event {ev.index}) "
+                                            "is missing", original=capture)
+    if len(found) > 1:
+        result.sidecar["fault"]["at"] = [e.index for e in found]
+    return result
+
+
+def split_character(capture: Capture, occurrence: int = 0) -> Capture:
+    """Re-chunk so one network chunk ends inside a multi-byte UTF-8 character.
+
+    Imitates TCP and HTTP chunking, which cut bytes, not characters: an
+    emoji or accented letter arrives half in one read and half in the next.
+    Only the chunking changes; the body is the same bytes, so a correct
+    decoder gives the same events and the same final object. `occurrence`
+    picks which multi-byte character (0: the first) is split, after its
+    first byte.
+    """
+    body = capture.body
+    # The lead bytes of multi-byte sequences (0b11xxxxxx), in order.
+    leads = (pos for pos, byte in enumerate(body) if byte >= 0xC0)
+    pos = next(itertools.islice(leads, occurrence, None), None) if occurrence >= 0 else None
+    if pos is None:
+        raise FaultError(f"{capture.key}: no multi-byte UTF-8 character "
+                         f"number {occurrence} to split")
+    split = pos + 1
+    ends, times = _chunking(capture)
+    if split not in ends:
+        i = next(i for i, e in enumerate(ends) if e > split)
+        ends.insert(i, split)
+        times.insert(i, times[i])   # the first half arrives with the chunk it was part of
+    sidecar = _sidecar(capture, ends, times, kind="split_character", at=split,
+                       what=f"a network chunk ends inside the character at byte {pos}")
+    return from_bytes(body, name=_name(capture, "split-character"), sidecar=sidecar)
+
+
+def corrupt_json(capture: Capture, event_index: int) -> Capture:
+    """Event `event_index`'s JSON payload loses its final closing brace.
+
+    Imitates a payload damaged on its way: a buggy proxy or gateway that
+    truncates a long line, a server that writes malformed JSON. The event
+    is still framed (it dispatches) but its data no longer parses.
+    """
+    events = _events(capture)
+    ev = _event(events, event_index)
+    if ev.parse_error is not None or ev.type == DONE or ev.payload is None:
+        raise FaultError(f"event {event_index} has no JSON payload to corrupt")
+    raw = capture.body[ev.sse.start:ev.sse.end]
+    close = raw.rfind(b"}")
+    if close < 0:
+        raise FaultError(f"event {event_index}'s payload is not a JSON object")
+    at = ev.sse.start + close
+    return _splice(capture, at, at + 1, b"", kind="corrupt_json", at=event_index,
+                   what=f"event {event_index}'s JSON payload lost its closing brace "
+                        f"(byte {at})")
+
+
+def stall(capture: Capture, ms: float, after_chunk: int | None = None) -> Capture:
+    """The stream goes silent for `ms` milliseconds after chunk `after_chunk`, then resumes.
+
+    Imitates a provider or proxy that stops sending mid-stream (a slow tool
+    on the server side, a congested link) while the connection stays open:
+    a client without an idle timeout simply waits. Only the timing changes:
+    every chunk after `after_chunk` (default: the middle chunk) arrives `ms`
+    later; the bytes and their chunking are the same, so the events, the
+    final object and the SDK's verdict are too.
+    """
+    if not ms >= 0:
+        raise FaultError(f"a stall lasts at least 0 ms, not {ms}")
+    ends, times = _chunking(capture)
+    if after_chunk is None:
+        after_chunk = (len(ends) - 1) // 2
+    if not 0 <= after_chunk < len(ends):
+        raise FaultError(f"no chunk {after_chunk}: the body has {len(ends)} chunks")
+    if any(t is None for t in times):
+        raise FaultError(f"{capture.key}: has no chunk timing to stall")
+    times = [t if i <= after_chunk else round(t + ms, 1) for i, t in enumerate(times)]
+    sidecar = _sidecar(capture, ends, times, kind="stall", at=after_chunk,
+                       what=f"the stream goes silent for {ms:g} ms after chunk {after_chunk}")
+    if "sdk" in capture.sidecar:   # same bytes: the SDK's verdict still holds
+        sidecar["sdk"] = copy.deepcopy(capture.sidecar["sdk"])
+    sidecar["fault"]["ms"] = ms
+    return from_bytes(capture.body, name=_name(capture, "stall"), sidecar=sidecar)
+
+
+def duplicate(capture: Capture, event_index: int) -> Capture:
+    """Event `event_index` arrives twice: an exact copy follows it.
+
+    Imitates a proxy or client that retries a read and replays a buffer it
+    had already passed on, or a server that re-sends after a hiccup. The
+    copy is byte for byte the same event (same ``sequence_number``, same
+    index), so only what the wire numbers or frames can reveal it.
+    """
+    events = _events(capture)
+    ev = _event(events, event_index)
+    raw = capture.body[ev.sse.start:ev.sse.end]
+    gap = _gap_after(capture.body, ev)
+    return _splice(capture, ev.sse.end + len(gap), ev.sse.end + len(gap), raw + gap,
+                   kind="duplicate", at=event_index,
+                   what=f"event {event_index} ({ev.type}) arrives twice")
+
+
+def swap(capture: Capture, event_index: int) -> Capture:
+    """Events `event_index` and `event_index + 1` arrive in each other's place.
+
+    Imitates a multiplexing proxy or a buggy server that reorders writes:
+    both events arrive, whole, in the wrong order. Bytes between the two
+    events (the LF of a CRLF blank line) stay where they were.
+    """
+    events = _events(capture)
+    first = _event(events, event_index)
+    second = _event(events, event_index + 1)
+    body = capture.body
+    new = (body[second.sse.start:second.sse.end] + body[first.sse.end:second.sse.start]
+           + body[first.sse.start:first.sse.end])
+    return _splice(capture, first.sse.start, second.sse.end, new, kind="swap",
+                   at=event_index,
+                   what=f"events {event_index} ({first.type}) and {event_index + 1} "
+                        f"({second.type}) arrive swapped")
+
+
+# -- the shared plumbing -----------------------------------------------------------
+
+
+def _events(capture: Capture) -> list[WireEvent]:
+    if capture.status >= 300:
+        raise FaultError(f"{capture.key}: HTTP {capture.status}, there are no events to break")
+    return parse_all(capture.events)
+
+
+def _event(events: list[WireEvent], index: int) -> WireEvent:
+    if not 0 <= index < len(events):
+        raise FaultError(f"no event {index}: the stream has {len(events)} events")
+    return events[index]
+
+
+def _newline(body: bytes, ev: WireEvent) -> bytes:
+    raw = body[ev.sse.start:ev.sse.end]
+    if b"\r\n" in raw:
+        return b"\r\n"
+    if b"\r" in raw:
+        return b"\r"
+    return b"\n"
+
+
+def _gap_after(body: bytes, ev: WireEvent) -> bytes:
+    """The LF that a CRLF blank line leaves outside the event's range, if any."""
+    return b"\n" if body[ev.sse.end - 1:ev.sse.end] == b"\r" and \
+        body[ev.sse.end:ev.sse.end + 1] == b"\n" else b""
+
+
+def _chunking(capture: Capture) -> tuple[list[int], list[float | None]]:
+    return list(capture.chunk_ends), list(capture.chunk_times)
+
+
+def _splice(capture: Capture, start: int, stop: int, new: bytes, *, kind: str, at: Any,
+            what: str, original: Capture | None = None) -> Capture:
+    """Replace ``body[start:stop]`` by `new`, moving the chunk ends with the edit.
+
+    An end before the edit stays; an end after it shifts by the change in
+    length; an end inside it moves to the end of the new bytes. When several
+    ends land on one offset, the first keeps its time (the chunk that held
+    the first changed byte arrived then).
+    """
+    body = capture.body[:start] + new + capture.body[stop:]
+    shift = len(new) - (stop - start)
+    ends: list[int] = []
+    times: list[float | None] = []
+    for end, t in zip(*_chunking(capture), strict=True):
+        if end <= start:
+            moved = end
+        elif end >= stop:
+            moved = end + shift
+        else:
+            moved = start + len(new)
+        if moved <= 0 or (ends and moved <= ends[-1]):
+            continue
+        ends.append(moved)
+        times.append(t)
+    if body and (not ends or ends[-1] < len(body)):
+        ends.append(len(body))
+        times.append(times[-1] if times else None)
+    sidecar = _sidecar(original or capture, ends, times, kind=kind, at=at, what=what)
+    return from_bytes(body, name=_name(original or capture, kind.replace("_", "-")),
+                      sidecar=sidecar)
+
+
+def _sidecar(capture: Capture, ends: list[int], times: list[float | None], *, kind: str,
+             at: Any, what: str) -> dict[str, Any]:
+    sidecar = copy.deepcopy(capture.sidecar)
+    if capture.wire and not sidecar.get("wire"):
+        sidecar["wire"] = capture.wire
+    chunks = dict(sidecar.get("chunks") or {})
+    chunks["ends"] = ends
+    if "t_ms" in chunks or any(t is not None for t in times):
+        chunks["t_ms"] = times
+    sidecar["chunks"] = chunks
+    if kind != "split_character":
+        # The SDK's verdict was on the good bytes; it says nothing about these.
+        sidecar.pop("sdk", None)
+    sidecar["fault"] = {"kind": kind, "at": at}
+    sidecar["demonstrates"] = f"Broken on purpose ({kind}): {what}, in {capture.key}."
+    return sidecar
+
+
+def _name(capture: Capture, suffix: str) -> str:
+    return f"{capture.name}.{suffix}"

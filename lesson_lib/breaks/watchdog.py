@@ -1,0 +1,147 @@
+"""The stall watchdog: a documented pause, or a dead stream?
+
+Streams go quiet for good reasons: before the first token the model is
+reading (and thinking), between the keys of tool arguments it is planning
+the next value, and Anthropic sends ``ping`` events to keep an idle
+connection open. A watchdog that fires on any silence of a second cries
+wolf; one that never fires leaves a dead connection spinning forever.
+
+So the thresholds are read from the captures' own arrival times, not
+guessed: `gap_profile` collects, per wire, the silence that followed each
+kind of event (`kind_of`), and `thresholds` keeps, per wire and kind, a
+percentile of those gaps (nearest rank; `PERCENTILE` is 100, the longest
+such pause a good stream showed, since the long pauses between argument
+keys are few among many quick fragments) as the longest *expected*
+pause, and three times the longest gap seen anywhere on that wire as the
+point where the connection is taken as lost (the factor is the one policy
+choice here; the gaps are measured). `corpus_thresholds` computes them
+over the project's corpus.
+
+`ui_state(silence_ms, last_kind, limits)` is the pure function a view
+calls on every tick of its virtual clock: ``still working`` within the
+expected pause, ``no data for N s`` beyond it, ``connection lost`` past the
+lost limit, and ``done`` after the terminal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from ..capture.captures import Capture, corpus
+from ..wires import FAILURE_TYPES, WIRES
+from ..wires.wire_events import WireEvent, parse_all
+
+STILL_WORKING = "still working"
+LOST = "connection lost"
+DONE = "done"
+PERCENTILE = 100
+LOST_FACTOR = 3.0
+
+# The kinds of event a silence can follow.
+KINDS = ("start", "text", "tool_arguments", "ping", "other", "end")
+
+
+def kind_of(ev: WireEvent, wire: str) -> str:
+    """What a silence after this event means: see `KINDS`."""
+    kind = ev.type or ""
+    p = ev.payload if isinstance(ev.payload, dict) else {}
+    if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
+        return "end"
+    if kind == "ping":
+        return "ping"
+    if kind in ("message_start", "response.created", "response.in_progress",
+                "response.queued"):
+        return "start"
+    if kind == "content_block_delta":
+        d = p.get("delta") or {}
+        return "tool_arguments" if d.get("type") == "input_json_delta" else "text"
+    if kind == "response.function_call_arguments.delta":
+        return "tool_arguments"
+    if kind.endswith(".delta"):
+        return "text"
+    if wire == "google-gemini" and kind in WIRES[wire].EVENT_TYPES:
+        part = WIRES[wire].part_kind(_first_part(p))
+        if part in ("functionCall", "partialArgs"):
+            return "tool_arguments"
+        if part in ("text", "thought"):
+            return "text"
+        return "start" if ev.index == 0 else "other"
+    if kind == "chat.completion.chunk":
+        deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
+        if any(d.get("tool_calls") for d in deltas):
+            return "tool_arguments"
+        if any(d.get("content") or d.get("reasoning_content") or d.get("refusal")
+               for d in deltas):
+            return "text"
+        return "start" if ev.index == 0 else "other"
+    return "other"
+
+
+def _first_part(payload: dict) -> dict | None:
+    """A Gemini record's first part (None when it has none)."""
+    found = WIRES["google-gemini"].candidates(payload)
+    content = found[0].get("content") if found else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return parts[0] if isinstance(parts, list) and parts else None
+
+
+def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]]:
+    """Per wire and kind: every silence (ms) that followed such an event, in the captures."""
+    out: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for cap in captures:
+        if cap.status >= 300 or not cap.wire:
+            continue
+        events = parse_all(cap.events)
+        for a, b in zip(events, events[1:], strict=False):
+            if a.t is not None and b.t is not None:
+                out[cap.wire][kind_of(a, cap.wire)].append(b.t - a.t)
+    return {w: dict(k) for w, k in out.items()}
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """The nearest-rank percentile of `values` (non-empty)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One wire's thresholds: the expected pause per kind of event, and the lost limit (ms)."""
+
+    pause_ms: dict[str, float]
+    lost_ms: float
+
+    def expected(self, kind: str) -> float:
+        """The longest expected pause after `kind` (the longest of all, for a kind unseen)."""
+        return self.pause_ms.get(kind, max(self.pause_ms.values(), default=self.lost_ms))
+
+
+def thresholds(profile: dict[str, dict[str, list[float]]]) -> dict[str, Limits]:
+    """Per wire: the `PERCENTILE` gap per kind, and `LOST_FACTOR` times the longest gap."""
+    out = {}
+    for wire, kinds in profile.items():
+        pauses = {k: percentile(v, PERCENTILE) for k, v in kinds.items() if v}
+        longest = max((max(v) for v in kinds.values() if v), default=0.0)
+        out[wire] = Limits(pauses, LOST_FACTOR * longest)
+    return out
+
+
+@cache
+def corpus_thresholds() -> dict[str, Limits]:
+    """The thresholds measured over the project's own corpus."""
+    return thresholds(gap_profile(corpus()))
+
+
+def ui_state(silence_ms: float, last_kind: str, limits: Limits) -> str:
+    """What the UI says after `silence_ms` without a byte, the last event being `last_kind`."""
+    if last_kind == "end":
+        return DONE
+    if silence_ms >= limits.lost_ms:
+        return LOST
+    if silence_ms <= limits.expected(last_kind):
+        return STILL_WORKING
+    return f"no data for {int(silence_ms // 1000)} s"

@@ -1,0 +1,216 @@
+"""`lesson-lib record`: one live streamed request through the official SDK, kept as a capture.
+
+The request goes through the SDK's raw streaming response
+(``with_streaming_response.create(..., stream=True)``, then ``iter_bytes()``),
+so the body is exactly what arrived, read by read, each read's end offset
+and arrival time noted. Only allowlisted response headers and a scrubbed
+request reach disk (`lesson_lib.capture.capture_writer`); the key never does.
+
+Exit codes: 0 recorded and the stream ended properly; 3 recorded, but the
+stream did not end properly or the request failed (kept as a failed-request
+capture); 2 could not start (no key, bad options, cannot connect, and a
+rejected key unless ``--keep-failed``, and a key-shaped string that would have
+reached disk: `lesson_lib.capture.redact` first clears every echo of the key).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..wires.stream_end import how_it_ended
+from ..wires.wire_events import parse_all
+from . import captures as captures_mod
+from .capture_writer import allowed_headers, chunk_record, scrub_request, write_capture
+from .redact import KeyOnDisk, check_no_key, redact_bytes, redact_headers, redact_text
+
+OK, CANNOT_START, NOT_PROPER = 0, 2, 3
+
+KEY_VARIABLE = {"anthropic-messages": "ANTHROPIC_API_KEY", "openai-responses": "OPENAI_API_KEY",
+                "openai-chat": "OPENAI_API_KEY"}
+DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6", "openai-responses": "gpt-4.1",
+                 "openai-chat": "gpt-4.1"}
+DEFAULT_OUT = Path("recordings")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What `record` did: the exit code, one line to print, and the capture's path."""
+
+    code: int
+    message: str
+    path: Path | None = None
+
+
+def request_for(wire: str, prompt: str, model: str, max_tokens: int = 1024) -> dict[str, Any]:
+    """The SDK ``create`` arguments for one user prompt on `wire`, streaming."""
+    messages = [{"role": "user", "content": prompt}]
+    if wire == "anthropic-messages":
+        return {"model": model, "max_tokens": max_tokens, "messages": messages, "stream": True}
+    if wire == "openai-responses":
+        return {"model": model, "input": prompt, "stream": True}
+    return {"model": model, "messages": messages, "stream": True,
+            "stream_options": {"include_usage": True}}
+
+
+def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | None = None,
+           out: Path = DEFAULT_OUT, name: str | None = None, keep_failed: bool = False,
+           env: Mapping[str, str] | None = None) -> Recorded:
+    """Send one streamed request and write what came back as a capture under ``out/wire/``."""
+    env = os.environ if env is None else env
+    if wire not in KEY_VARIABLE:
+        return Recorded(CANNOT_START, f"unknown wire {wire!r}; say one of "
+                                      f"{', '.join(KEY_VARIABLE)}")
+    variable = KEY_VARIABLE[wire]
+    key = env.get(variable)
+    if not key:
+        return Recorded(CANNOT_START, f"no key: set {variable} to record on the {wire} wire")
+    kwargs = request_for(wire, prompt, model or DEFAULT_MODEL[wire])
+    try:
+        status, headers, reads, failure = _send(wire, key, base_url, kwargs)
+    except _CannotConnect as exc:
+        return Recorded(CANNOT_START, f"cannot connect: {exc}")
+    if status in (401, 403) and not keep_failed:
+        return Recorded(CANNOT_START, f"the server rejected the key in {variable} "
+                                      f"(HTTP {status}); --keep-failed records it anyway")
+    failure = redact_text(failure, key) if failure else failure
+    # A server may echo the key: cleared in place (same length, so chunk ends hold).
+    body = redact_bytes(b"".join(chunk for chunk, _ in reads), key)
+    kept_headers = redact_headers(allowed_headers(headers), key)
+    request = scrub_request(kwargs)
+    try:
+        check_no_key(body, kept_headers, request)
+    except KeyOnDisk as exc:
+        return Recorded(CANNOT_START, str(exc))
+    ends, offset = [], 0
+    for chunk, t in reads:
+        offset += len(chunk)
+        ends.append((offset, t))
+    sidecar = {
+        "wire": wire,
+        "demonstrates": f"Recorded: {_one_line(prompt)}",
+        "request": request,
+        "response": {"status": status, "headers": kept_headers},
+        "provenance": {"kind": "recorded",
+                       "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                       "sdk": {pkg: _version(pkg) for pkg in ("anthropic", "openai")},
+                       "via": "with_streaming_response.create(stream=True) + iter_bytes()"},
+        "chunks": chunk_record(ends),
+    }
+    if failure:
+        sidecar["provenance"]["transport_error"] = failure
+    name = name or "recorded-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    path = write_capture(Path(out) / wire, name, body, sidecar)
+    cap = captures_mod.load(path)
+    ending = how_it_ended(wire, parse_all(cap.events), cap.sse_diagnostics, cap.status)
+    what = f"{path}: {len(body)} bytes in {len(reads)} reads, HTTP {status}, {ending.reason}"
+    if failure:
+        what += f" ({failure})"
+    return Recorded(OK if ending.proper and not failure else NOT_PROPER, what, path)
+
+
+class _CannotConnect(Exception):
+    pass
+
+
+class _RequestClock:
+    """Milliseconds since the request was sent: started by the HTTP client's request hook,
+    so importing the SDK and building its client (over a second) are not counted."""
+
+    def __init__(self) -> None:
+        self.started: float | None = None
+
+    def start(self, request: Any) -> None:
+        self.started = time.monotonic()
+
+    def ms(self) -> float:
+        if self.started is None:     # no request went out (it failed before sending)
+            self.started = time.monotonic()
+        return (time.monotonic() - self.started) * 1000.0
+
+
+def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any]):
+    """Make the request; (status, headers, [(read, ms)], transport error or None)."""
+    clock = _RequestClock()
+    if wire == "anthropic-messages":
+        import anthropic as sdk
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
+        create = client.messages.with_streaming_response.create
+    else:
+        import openai as sdk
+        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
+        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http)
+        resource = client.responses if wire == "openai-responses" else client.chat.completions
+        create = resource.with_streaming_response.create
+    reads: list[tuple[bytes, float]] = []
+    now = clock.ms
+
+    try:
+        with create(**kwargs) as response:
+            status, headers = response.status_code, dict(response.headers)
+            try:
+                for chunk in response.iter_bytes():
+                    if chunk:
+                        reads.append((chunk, now()))
+            except Exception as exc:  # the stream broke in transit: keep what arrived
+                return status, headers, reads, f"{type(exc).__name__}: {exc}"
+    except sdk.APIStatusError as exc:
+        body = exc.response.content
+        return exc.status_code, dict(exc.response.headers), [(body, now())] if body else [], None
+    except sdk.APIConnectionError as exc:
+        raise _CannotConnect(f"{type(exc).__name__}: {exc}") from None
+    return status, headers, reads, None
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# -- the ``record`` subcommand -------------------------------------------------------
+
+
+def add_command(sub) -> None:
+    """Add ``record`` to the CLI's subparsers."""
+    parser = sub.add_parser(
+        "record", help="record one live streamed request into a capture",
+        description="Record one streamed request through the official SDK into a capture "
+                    "under DIR/WIRE/NAME.sse (+ .json). The key comes from ANTHROPIC_API_KEY "
+                    "or OPENAI_API_KEY and never reaches disk. Exit 0: recorded, the stream "
+                    "ended properly; 3: recorded, but it did not end properly or the request "
+                    "failed; 2: could not start (no key, bad options, cannot connect).")
+    parser.add_argument("--wire", required=True, choices=sorted(KEY_VARIABLE))
+    parser.add_argument("--model", default=None, help="default: per wire, " + ", ".join(
+        f"{w} {m}" for w, m in DEFAULT_MODEL.items()))
+    parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib serve)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help=f"where to write (default {DEFAULT_OUT}/)")
+    parser.add_argument("--name", default=None, help="the capture's name (default: recorded-TIME)")
+    parser.add_argument("--keep-failed", action="store_true",
+                        help="also keep a request the server refused for its key (401/403)")
+    parser.add_argument("prompt")
+    parser.set_defaults(run=_run)
+
+
+def _run(args) -> int:
+    import sys
+
+    result = record(args.wire, args.prompt, model=args.model, base_url=args.base_url,
+                    out=args.out, name=args.name, keep_failed=args.keep_failed)
+    print(f"lesson-lib: record: {result.message}",
+          file=sys.stderr if result.code else sys.stdout)
+    return result.code

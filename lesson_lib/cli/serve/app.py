@@ -1,0 +1,194 @@
+"""The HTTP app (Starlette): the only part of the server that does I/O.
+
+Everything it decides comes from the pure modules beside it: `matching`
+(which capture), `fault_spec` (what to break), `streaming` (when each chunk
+is due, which headers), `errors` (the provider's error shape).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ...breaks import faults
+from ...capture.captures import Capture
+from . import MAX_BODY, fault_spec, matching, streaming
+from .errors import error_body, not_found
+from .page import index_html
+
+_COOKIE = "rtw-stream"
+
+
+@dataclass
+class Settings:
+    """What the server was started with."""
+
+    corpus: Sequence[Capture]
+    speed: float = 1.0
+    faults: tuple[fault_spec.FaultSpec, ...] = ()
+    capture: str | None = None          # answer requests that name none with this one
+    max_body: int = MAX_BODY            # a larger request body gets 413
+    finished: set[str] = field(default_factory=set)   # EventSource streams that ended
+
+    def stream_ended(self, token: str) -> None:
+        """Remember a finished EventSource stream (a bounded memory: curl never comes back)."""
+        if len(self.finished) >= 4096:
+            self.finished.pop()
+        self.finished.add(token)
+
+
+def build_app(settings: Settings) -> Starlette:
+    """The Starlette app serving `settings.corpus` at the providers' paths."""
+
+    def provider_for(wire: str) -> Any:
+        async def endpoint(request: Request) -> Response:
+            return await provider(request, wire)
+        return endpoint
+
+    async def provider(request: Request, wire: str) -> Response:
+        body = await _body(request, settings.max_body)
+        if body is None:
+            return _error(wire, 413, f"the request body is larger than {settings.max_body:,} "
+                                     "bytes (serve --max-body raises the limit)")
+        try:
+            payload = json.loads(body or b"{}")
+        except ValueError:
+            return _error(wire, 400, "the request body is not valid JSON")
+        except RecursionError:
+            return _error(wire, 400, "the request body nests too deeply to be read")
+        if not isinstance(payload, dict):
+            return _error(wire, 400, "the request body must be a JSON object")
+        if "tools" in payload and not isinstance(payload["tools"], list | type(None)):
+            return _error(wire, 400, "tools must be an array of tool definitions")
+        name = (request.query_params.get("capture") or request.headers.get("capture")
+                or settings.capture)
+        found = matching.find(settings.corpus, wire, payload, name)
+        if isinstance(found, matching.Miss):
+            return _error(wire, found.status, found.message)
+        stream = wire in matching.STREAMING_PATHS or streaming.is_streaming(payload)
+        return _serve(request, found, wire, stream=stream)
+
+    async def stream_get(request: Request) -> Response:
+        wire, name = request.path_params["wire"], request.path_params["name"]
+        found = matching.by_name(settings.corpus, wire, f"{wire}/{name}")
+        if isinstance(found, matching.Miss):
+            return _error(wire, found.status, found.message)
+        token = request.cookies.get(_COOKIE)
+        if token and token in settings.finished:
+            # A reconnect after the stream ended: 204 tells EventSource to stop.
+            settings.finished.discard(token)
+            response = Response(status_code=204)
+            response.delete_cookie(_COOKIE, path=request.url.path)
+            return response
+        token = secrets.token_hex(8)
+        response = _serve(request, found, wire, stream=True, on_end=settings.stream_ended,
+                          token=token)
+        response.set_cookie(_COOKIE, token, path=request.url.path, httponly=True)
+        return response
+
+    def _serve(request: Request, cap: Capture, wire: str, *, stream: bool,
+               on_end: Any = None, token: str = "") -> Response:
+        try:
+            specs = (fault_spec.parse_all(request.query_params.getlist("fault"))
+                     or list(settings.faults))
+            cap = fault_spec.apply(cap, specs)
+            speed = streaming.parse_speed(request.query_params.get("speed", settings.speed))
+        except (fault_spec.FaultSpecError, streaming.SpeedError) as exc:
+            return _error(wire, 400, str(exc))
+        headers = streaming.response_headers(cap)
+        if not stream and cap.status < 300:
+            return _final(cap, wire, headers)
+        media = headers.pop("content-type")
+        body = _paced(streaming.schedule(cap, speed), lambda: on_end and on_end(token),
+                      broken=faults.ends_broken(cap))
+        return StreamingResponse(body, status_code=cap.status, headers=headers,
+                                 media_type=media)
+
+    async def listing(request: Request) -> Response:
+        return JSONResponse([{"name": c.key, "wire": c.wire, "demonstrates": c.demonstrates}
+                             for c in settings.corpus])
+
+    async def home(request: Request) -> Response:
+        return HTMLResponse(index_html(settings.corpus))
+
+    routes = [Route(path, provider_for(wire), methods=["POST"])
+              for wire, path in matching.PATHS.items()]
+    routes += [Route("/stream/{wire}/{name}", stream_get, methods=["GET"]),
+               Route("/captures", listing, methods=["GET"]),
+               Route("/", home, methods=["GET"])]
+    async def unknown(request: Request, exc: Exception) -> Response:
+        wire, message = not_found(request.url.path, matching.PATHS)
+        return _error(wire, 404, message)
+
+    _quiet_about_drops(logging.getLogger("uvicorn.error"))
+    app = Starlette(routes=routes, exception_handlers={404: unknown})
+    app.state.settings = settings
+    return app
+
+
+class ConnectionDropped(Exception):
+    """Raised after a `drop` fault's last byte: the server then abandons the connection
+    without ending the HTTP body (uvicorn closes a response that fails mid-body)."""
+
+
+class _NotDrops(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], ConnectionDropped))
+
+
+def _quiet_about_drops(logger: logging.Logger) -> None:
+    """A drop is on purpose: keep its traceback out of the server's log."""
+    if not any(isinstance(f, _NotDrops) for f in logger.filters):
+        logger.addFilter(_NotDrops())
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None when it is larger than `limit` bytes (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    parts, size = [], 0
+    async for part in request.stream():
+        size += len(part)
+        if size > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def _paced(plan: list[tuple[float, bytes]], ended, *,
+                 broken: bool = False) -> AsyncIterator[bytes]:
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    for due, chunk in plan:
+        delay = start + due - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        yield chunk
+    ended()
+    if broken:
+        raise ConnectionDropped("the drop fault: the connection breaks here")
+
+
+def _final(cap: Capture, wire: str, headers: dict[str, str]) -> Response:
+    from ...accumulate import accumulate
+
+    final = accumulate(cap).final
+    if final is None:
+        return _error(wire, 500, f"capture {cap.key} has no final object to answer with")
+    headers = {k: v for k, v in headers.items() if k != "content-type"}
+    return JSONResponse(final, headers=headers)
+
+
+def _error(wire: str | None, status: int, message: str) -> JSONResponse:
+    return JSONResponse(error_body(wire, status, message), status_code=status)

@@ -1,0 +1,103 @@
+"""The fault grammar of `lesson-lib serve`: ``fault=NAME:ARG``, applied with `lesson_lib.breaks.faults`.
+
+=====================  ==========================================================
+``cut:N``              the body ends cleanly after N bytes (the HTTP response is whole)
+``drop:N``             the connection breaks after N bytes (the HTTP response is not)
+``error-after:N``      an in-band error in the wire's own shape after event N
+``stall:MS``           the stream goes silent for MS ms halfway through
+``drop-terminal``      the terminal event never comes
+``split-character``    a chunk ends inside the first multi-byte character
+``corrupt-json:N``     event N's JSON payload loses its closing brace
+=====================  ==========================================================
+
+Pure: a spec string in, a `FaultSpec` (or a `FaultSpecError` saying what is
+wrong and what exists) out; `apply` turns specs and a capture into a new capture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ...breaks import faults
+from ...capture.captures import Capture
+
+
+class FaultSpecError(ValueError):
+    """A fault spec that does not parse, or that this capture cannot take."""
+
+
+@dataclass(frozen=True)
+class _Kind:
+    apply: Callable[..., Capture]
+    arg: str | None        # what the argument counts, or None for no argument
+    number: type = int
+
+
+KINDS: dict[str, _Kind] = {
+    "cut": _Kind(faults.cut_at, "bytes"),
+    "drop": _Kind(faults.drop_at, "bytes"),
+    "error-after": _Kind(faults.inject_error, "events"),
+    "stall": _Kind(faults.stall, "ms", float),
+    "drop-terminal": _Kind(faults.drop_terminal, None),
+    "split-character": _Kind(faults.split_character, None),
+    "corrupt-json": _Kind(faults.corrupt_json, "event index"),
+}
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    """One parsed fault: its name and its argument (None when it takes none)."""
+
+    name: str
+    arg: int | float | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+
+
+MAX_STALL_MS = 600_000      # 10 minutes: longer is no lesson, only a hung client
+
+
+def grammar() -> str:
+    """The accepted specs, for error messages and ``--help``."""
+    return ", ".join(f"{name}:N" if kind.arg else name for name, kind in KINDS.items())
+
+
+def parse(spec: str) -> FaultSpec:
+    """Parse one ``NAME:ARG`` (or bare ``NAME``) spec; FaultSpecError names the grammar."""
+    name, sep, arg = spec.strip().partition(":")
+    kind = KINDS.get(name)
+    if kind is None:
+        raise FaultSpecError(f"unknown fault {name!r}; known: {grammar()}")
+    if kind.arg is None:
+        if sep:
+            raise FaultSpecError(f"fault {name!r} takes no argument")
+        return FaultSpec(name)
+    try:
+        value = kind.number(arg)
+    except ValueError:
+        raise FaultSpecError(f"fault {name!r} needs a number of {kind.arg} "
+                             f"({name}:N), not {arg!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise FaultSpecError(f"fault {name!r}: {kind.arg} must be 0 or more, not {arg!r}")
+    if name == "stall" and value > MAX_STALL_MS:
+        raise FaultSpecError(f"fault 'stall': at most {MAX_STALL_MS:,} ms (10 minutes), "
+                             f"not {arg!r}")
+    return FaultSpec(name, value)
+
+
+def parse_all(specs: Iterable[str]) -> list[FaultSpec]:
+    """Parse every spec (a comma also separates specs in one value)."""
+    return [parse(part) for spec in specs for part in spec.split(",") if part.strip()]
+
+
+def apply(capture: Capture, specs: Iterable[FaultSpec]) -> Capture:
+    """The capture with each fault applied in order; FaultSpecError when one cannot be."""
+    for spec in specs:
+        kind = KINDS[spec.name]
+        try:
+            capture = kind.apply(capture) if spec.arg is None else kind.apply(capture, spec.arg)
+        except faults.FaultError as exc:
+            raise FaultSpecError(f"fault {spec}: {exc}") from None
+    return capture

@@ -1,0 +1,89 @@
+"""The three wires side by side on one page, rendered from `lesson_lib.wires`' sheets.
+
+`markdown()` and `html()` are pure: they read each wire's ``SHEET`` and
+return text; ``scripts/build_cheat_sheet.py`` (``make cheat-sheet``, also run
+by ``make notebooks``) writes ``CHEATSHEET.md`` and ``cheatsheet.html``, and a
+test keeps the committed files equal to what the wire facts render.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+
+from .. import wires
+
+TITLE = "Reading the Wire: the three wires on one page"
+ROWS = (("Events, in order", "events"), ("Addressing", "addressing"),
+        ("Tool arguments arrive", "tool_arguments"),
+        ("Reasoning, refusals, citations", "also"), ("Ends properly with", "terminal"),
+        ("Why it stopped", "finish"), ("In-band error (after HTTP 200)", "in_band_error"),
+        ("Failed request (before any event)", "error_body"))
+
+
+def _cells(value, code, join: str) -> str:
+    if isinstance(value, str):
+        return value
+    return join.join(f"{code(name)}: {what}" for name, what in value)
+
+
+def markdown() -> str:
+    """The cheat sheet as a Markdown table: one column per wire, one row per question."""
+    sheets = [module.SHEET for module in wires.WIRES.values()]
+    lines = [f"# {TITLE}", "",
+             "Generated from `lesson_lib.wires` (`make cheat-sheet`); do not edit by hand. "
+             "A printable version is `cheatsheet.html`.", "",
+             "| | " + " | ".join(f"**{s.wire}**" for s in sheets) + " |",
+             "|---|" + "---|" * len(sheets)]
+    for label, field in ROWS:
+        cells = [_cells(getattr(s, field), lambda n: f"`{n}`", "<br>").replace("|", "\\|")
+                 for s in sheets]
+        lines.append(f"| **{label}** | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _html_cell(value) -> str:
+    def esc(text: str) -> str:          # `name` in the wire facts' prose is code too
+        return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", _html.escape(text))
+    if isinstance(value, str):
+        return esc(value)
+    return "<br>".join(f"<code>{_html.escape(name)}</code>: {esc(what)}" for name, what in value)
+
+
+# The printed sheets: each fits one landscape page, so the wires go three to a page.
+FIRST_PAGE = ("anthropic-messages", "openai-responses", "openai-chat")
+
+
+def pages() -> list[tuple[str, ...]]:
+    """The wires of each printed page: the course's first three, then the others."""
+    rest = tuple(name for name in wires.WIRES if name not in FIRST_PAGE)
+    return [FIRST_PAGE] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+
+
+def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
+    """The cheat sheet of the wires `names` as a self-contained HTML page that prints on
+    one landscape sheet."""
+    esc = _html.escape
+    sheets = [wires.WIRES[name].SHEET for name in names]
+    head = "".join(f"<th>{esc(s.wire)}</th>" for s in sheets)
+    body = []
+    for label, field in ROWS:
+        cells = "".join(f"<td>{_html_cell(getattr(s, field))}</td>" for s in sheets)
+        body.append(f"<tr><th scope=\"row\">{esc(label)}</th>{cells}</tr>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(TITLE)}</title><style>\n"
+            # Landscape on whatever paper the printer has: one page of A4 or of Letter.
+            "@page { size: landscape; margin: 8mm; }\n"
+            "body { font: 7pt/1.2 system-ui, sans-serif; color: #111; background: #fff; "
+            "margin: 0; }\n"
+            "table { border-collapse: collapse; width: 100%; table-layout: fixed; }\n"
+            "th, td { border: 1px solid #888; padding: 2px 4px; vertical-align: top; "
+            "text-align: left; overflow-wrap: anywhere; }\n"
+            "thead th { background: #e8e8e8; } tbody th { width: 9em; background: #f4f4f4; }\n"
+            "code { font: 6.5pt ui-monospace, monospace; overflow-wrap: anywhere; }\n"
+            "</style></head><body>\n"
+            f"<h1 style=\"font-size:11pt;margin:0 0 4px\">{esc(TITLE)}</h1>\n"
+            f"<table><thead><tr><th></th>{head}</tr></thead><tbody>\n"
+            + "\n".join(body) + "\n</tbody></table>\n"
+            "<p style=\"font-size:6.5pt;margin:2px 0 0\">Generated from lesson_lib.wires."
+            "</p>\n</body></html>\n")

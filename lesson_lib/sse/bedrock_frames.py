@@ -1,0 +1,152 @@
+"""Bedrock's framing, the first station for its two APIs: binary frames read as events.
+
+`lesson_lib.sse.eventstream` cuts the body into frames. Here each frame becomes
+the same kind of event the SSE decoder dispatches (a `FrameEvent` has every
+field of `lesson_lib.sse.decoder.ServerSentEvent`, plus the frame's headers), so
+every station after the framing reads Bedrock unchanged:
+
+- ``:message-type`` ``event``: the event is named by ``:event-type`` and its
+  data is the payload's JSON text; for an InvokeModelWithResponseStream
+  ``chunk`` (payload ``{"bytes": "<base64>"}``) it is the inner Anthropic
+  event, named by its ``type``;
+- ``:message-type`` ``exception``: named by ``:exception-type``;
+- ``:message-type`` ``error``: named by ``:error-code``.
+
+`FrameEventDecoder` is the station (`lesson_lib.sse.framing` hands it out for the
+two Bedrock wires); `wire_of_frame` tells which API a frame belongs to.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, NamedTuple
+
+from ..capture.diagnostics import Diagnostic
+from .eventstream import EventStreamDecoder, Frame
+
+CONVERSE = "aws-bedrock-converse"
+INVOKE = "aws-bedrock-invoke"
+# ConverseStream's own events (its wire module adds the exceptions to its vocabulary).
+CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
+                             "contentBlockStop", "messageStop", "metadata"})
+
+
+# -- frames as events --------------------------------------------------------------------
+
+
+class FrameEvent(NamedTuple):
+    """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
+    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)."""
+
+    event: str | None
+    data: str
+    id: str = ""
+    retry: int | None = None
+    start: int = 0
+    end: int = 0
+    t: float | None = None
+    headers: tuple = ()
+
+    def as_dict(self) -> dict:
+        """The fields printed by ``lesson-lib events --json``, headers included."""
+        return {"event": self.event, "data": self.data, "start": self.start,
+                "end": self.end, "t": self.t,
+                "headers": {h.name: header_text(h.value) for h in self.headers}}
+
+
+def header_text(value: Any) -> Any:
+    """A header value as JSON can print it (bytes as base64, a UUID as its text)."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+# The kinds of frame there are (``:message-type``); any other is reported, never guessed at.
+MESSAGE_TYPES = frozenset({"event", "exception", "error"})
+
+
+def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
+    """An ``unknown_message_type`` error for each frame whose ``:message-type`` is missing
+    or not one of `MESSAGE_TYPES` (its event is passed on, typed as its headers say)."""
+    return [Diagnostic("unknown_message_type", f"a frame whose :message-type is "
+                       f"{frame.header(':message-type')!r}, not event, exception or error: "
+                       "what it carries cannot be trusted as the stream's own",
+                       offset=frame.start, raw=frame.payload.decode("utf-8", "replace"))
+            for frame in frames if frame.header(":message-type") not in MESSAGE_TYPES]
+
+
+def frame_event(frame: Frame) -> FrameEvent:
+    """The event a frame carries (see the module docstring).
+
+    An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
+    data, so the next station reports it as a payload that is not JSON.
+    """
+    data = frame.payload.decode("utf-8", "replace")
+    kind = frame.header(":message-type")
+    if kind == "exception":
+        name = frame.header(":exception-type")
+    elif kind == "error":
+        name = frame.header(":error-code") or "error"
+        if not frame.payload:
+            data = json.dumps({"message": frame.header(":error-message")})
+    else:
+        name = frame.header(":event-type")
+        if name == "chunk":
+            name, data = _chunk(data) or (name, data)
+    return FrameEvent(name if isinstance(name, str) else None, data, "", None,
+                      frame.start, frame.end, frame.t, frame.headers)
+
+
+def _chunk(data: str) -> tuple[str | None, str] | None:
+    """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
+    has no ``bytes`` text at all."""
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return None
+    encoded = payload.get("bytes") if isinstance(payload, dict) else None
+    if not isinstance(encoded, str):
+        return None
+    try:
+        inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return "chunk", encoded
+    try:
+        kind = json.loads(inner).get("type")
+    except (ValueError, AttributeError):
+        kind = None
+    return (kind if isinstance(kind, str) else "chunk"), inner
+
+
+class FrameEventDecoder:
+    """Bedrock's framing as a station like `sse.SSEDecoder`: `feed` network chunks, get
+    back the events their whole frames carry (`frame_event`); `finish` once. Its
+    `diagnostics` are the frame decoder's, plus each frame's unknown ``:message-type``."""
+
+    def __init__(self) -> None:
+        self._frames = EventStreamDecoder()
+        self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
+
+    def feed(self, chunk: bytes, t: float | None = None) -> list[FrameEvent]:
+        """The events of the frames this chunk completed."""
+        frames = self._frames.feed(chunk, t)
+        self.diagnostics.extend(message_type_problems(frames))
+        return [frame_event(frame) for frame in frames]
+
+    def finish(self) -> list[FrameEvent]:
+        """End of body: a frame cut short is reported; no event completes here."""
+        return [frame_event(frame) for frame in self._frames.finish()]
+
+
+def wire_of_frame(frame: Frame) -> str | None:
+    """Which Bedrock API a frame belongs to, from its headers (None: it does not say)."""
+    if frame.header(":message-type") != "event":
+        return None
+    name = frame.header(":event-type")
+    if name == "chunk":
+        return INVOKE
+    return CONVERSE if name in CONVERSE_EVENTS else None
