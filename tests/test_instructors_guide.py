@@ -58,7 +58,9 @@ def test_the_one_day_plan_gives_each_lesson_its_own_slot_or_says_where_it_goes()
     # named in the plan's prose, with where to teach it instead.
     section = GUIDE.split("### One day\n", 1)[1].split("\n#", 1)[0]
     prose = section.split("\n|", 1)[0]
-    assert taught("One day") >= {nb for nb, lesson in PLAN.items() if lesson.number <= 5}
+    # The day is lessons 0 to 5; a short lettered lesson (4b) may go to the prose, like lesson 6.
+    assert taught("One day") >= {nb for nb, lesson in PLAN.items()
+                                 if lesson.number <= 5 and lesson.label.isdigit()}
     for notebook in set(PLAN) - taught("One day"):
         assert f"Lesson {PLAN[notebook].label} " in prose, notebook
 
