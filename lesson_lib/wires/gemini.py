@@ -9,7 +9,9 @@ no block index, no part ids and no terminal event: the body simply ends.
 - **Ended properly**: the body ended at an event boundary, right after a record
   whose candidate carries a ``finishReason``. The *last* record decides: with
   code execution a ``STOP`` arrives on a record in the middle and more records
-  follow it (`ended_properly`).
+  follow it (`ended_properly`). google-genai reads each ``data:`` line as it
+  comes, without waiting for the blank line, so a body that lost only its last
+  separator looks finished to the SDK; the wire route calls it cut.
 - **Parts** continue one another: consecutive ``text`` parts are one text, a
   ``thought: true`` part is reasoning, ``thoughtSignature`` rides on a part.
   Function calls come whole (``functionCall: {name, args, id?}``) or streamed:
