@@ -40,7 +40,7 @@ lab: $(LAB_STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check lesson_lib tests scripts bench
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
-		--nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/[0-9][0-9]-*.ipynb
+		--nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/[0-9][0-9]*-*.ipynb
 
 notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py

@@ -6,7 +6,7 @@ prints its table). The rows of one run are written to
 instead of timing anything in a cell.
 
     python bench/run.py [--quick] [--only sse,eventstream,accumulate,partial_json,scaling,turn,
-                             draw,live]
+                             turn_wires,draw,live]
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ("sse", "eventstream", "accumulate", "partial_json", "scaling", "turn", "draw", "live")
+BENCHES = ("sse", "eventstream", "accumulate", "partial_json", "scaling", "turn", "turn_wires",
+           "draw", "live")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learner-only", action="store_true",
                         help="only regenerate the learner copies from the built notebooks")
     args = parser.parse_args(argv)
-    paths = args.notebooks or sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    paths = args.notebooks or sorted(NOTEBOOKS.glob(course.LESSON_GLOB))
     LEARNER.mkdir(exist_ok=True)
     if not args.learner_only:
         readme = ROOT / "README.md"

@@ -15,7 +15,7 @@ from lesson_lib.wires.event_table import TOOL_ARGUMENT_DELTAS, event_table
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 PLAN = course.lessons(NOTEBOOKS)
-LESSON_FILES = sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+LESSON_FILES = sorted(NOTEBOOKS.glob(course.LESSON_GLOB))
 
 
 def markdown(path: Path) -> str:
@@ -75,7 +75,7 @@ def test_delta_counts_quoted_by_a_sidecar_are_the_real_ones():
 
 def test_links_between_lessons_point_at_real_notebooks():
     for path in LESSON_FILES:
-        for target in re.findall(r"\]\((\d\d-[\w-]+\.ipynb)\)", markdown(path)):
+        for target in re.findall(rf"\]\(({course.NOTEBOOK_NAME})\)", markdown(path)):
             assert (NOTEBOOKS / target).exists() or target in course.UPCOMING, (
                 f"{path.name} links to a missing {target}")
 

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from lesson_lib.course import plan as course
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks  # noqa: E402
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob(course.LESSON_GLOB))
 
 
 def load(path: Path) -> dict:

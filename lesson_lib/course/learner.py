@@ -16,6 +16,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import plan as course
+
 FOLDER = "my-work"
 PROGRESS_FILE = ".progress.json"
 
@@ -63,7 +65,7 @@ def seed(root: Path | None = None) -> Seeded:
     source, folder = root / "notebooks" / "learner", root / FOLDER
     folder.mkdir(exist_ok=True)
     copied = []
-    for notebook in sorted(source.glob("[0-9][0-9]-*.ipynb")):
+    for notebook in sorted(source.glob(course.LESSON_GLOB)):
         target = folder / notebook.name
         if not target.exists():
             shutil.copyfile(notebook, target)

@@ -17,11 +17,17 @@ from pathlib import Path
 # Lessons being written: a lesson's "Next" may already link to them.
 UPCOMING: tuple[str, ...] = ()
 
+# A lesson's notebook: ``NN-topic.ipynb``, or ``NNx-topic.ipynb`` for a short lesson after
+# lesson NN (``04b-...``). `LESSON_GLOB` finds them (sorted, a lettered lesson follows its
+# number's), `NOTEBOOK_NAME` reads one in text.
+LESSON_GLOB = "[0-9][0-9]*-*.ipynb"
+NOTEBOOK_NAME = r"\d\d[a-z]?-[\w-]+\.ipynb"
+LESSON_NAME = re.compile(r"^(\d\d)([a-z]?)-")
 TIME_LINE = re.compile(r"\*\*Time:\*\* (\d+) minutes \((\d+) teaching / (\d+) exercises\)")
-TITLE_LINE = re.compile(r"^# (?:Lesson \d+ · )?(.+)$", re.M)
+TITLE_LINE = re.compile(r"^# (?:Lesson \d+[a-z]? · )?(.+)$", re.M)
 TIMING_NOTE = re.compile(r"\*\*Timing\.\*\*(.+?)(?:\n- |\n\n|$)", re.S)
 # A course-map row: | 1 | `01-raw-events.ipynb`... | ... | 40 + 20 min |
-MAP_ROW = re.compile(r"^(\| *(\d+) *\| *`(\d\d-[\w-]+\.ipynb)`.*\| *)([^|]*?)( *\|)$", re.M)
+MAP_ROW = re.compile(rf"^(\| *(\d+[a-z]?) *\| *`({NOTEBOOK_NAME})`.*\| *)([^|]*?)( *\|)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Lesson:
     teaching: int
     exercises: int
     timing_note: str | None = None   # the instructor notes' "Timing." line, if any
+    label: str = ""                  # how the course names it: "4", or "4b" for 04b-...
 
     @property
     def minutes(self) -> int:
@@ -60,13 +67,17 @@ def read_lesson(path: Path) -> Lesson | None:
                          f"{exercises} = {teaching + exercises}")
     title = TITLE_LINE.search(text)
     note = TIMING_NOTE.search(text)
-    return Lesson(int(path.name[:2]), path.name, title[1].strip() if title else path.stem,
-                  teaching, exercises, " ".join(note[1].split()) if note else None)
+    name = LESSON_NAME.match(path.name)
+    number, letter = (int(name[1]), name[2]) if name else (int(path.name[:2]), "")
+    return Lesson(number, path.name, title[1].strip() if title else path.stem,
+                  teaching, exercises, " ".join(note[1].split()) if note else None,
+                  f"{number}{letter}")
 
 
 def lessons(notebooks: Path) -> list[Lesson]:
-    """Every lesson in `notebooks` (``NN-*.ipynb``) that states its time, in order."""
-    found = (read_lesson(p) for p in sorted(notebooks.glob("[0-9][0-9]-*.ipynb")))
+    """Every lesson in `notebooks` (``NN-*.ipynb``, ``NNb-*.ipynb``) that states its time,
+    in order."""
+    found = (read_lesson(p) for p in sorted(notebooks.glob(LESSON_GLOB)))
     return [lesson for lesson in found if lesson is not None]
 
 

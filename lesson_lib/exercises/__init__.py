@@ -164,12 +164,13 @@ class Progress:
 def progress(lesson: str | int) -> Progress:
     """Summarise which of a lesson's exercises pass, fail or wait to be attempted.
 
-    `lesson` is "01" (or 1). Works from a fresh kernel: the lesson's checker
-    module is imported here, and in a learner's folder earlier results come
-    from its progress file.
+    `lesson` is "01" (or 1), or "04b" for a short lesson after lesson 4. Works
+    from a fresh kernel: the lesson's checker module is imported here, and in
+    a learner's folder earlier results come from its progress file.
     """
     lesson = f"{int(lesson):02d}" if str(lesson).isdigit() else str(lesson)
-    if not (lesson.isdigit() and len(lesson) == 2):
+    if not (lesson[:2].isdigit() and (len(lesson) == 2 or (len(lesson) == 3
+                                                           and lesson[2].islower()))):
         return Progress(lesson, (f"  no lesson {lesson!r}: lessons are numbered, "
                                  "progress(1) or progress(\"01\")",))
     module = f"{__name__}.lesson{lesson}"

@@ -12,7 +12,12 @@ spells it its own way:
   ``encrypted_content``, ``message``, ``function_call`` with its raw
   ``arguments``), then ``function_call_output`` items;
 - Chat: one ``assistant`` message (``content``, ``tool_calls``), then one
-  ``tool`` message per call.
+  ``tool`` message per call;
+- Gemini: the model's parts back in ``contents`` under ``role: model``, each
+  with its ``thoughtSignature`` where it came with one (text, ``thought``
+  text, ``functionCall`` with its parsed ``args``; other parts as they came),
+  then a ``user`` turn of ``functionResponse`` parts (the result object as
+  ``response``, the call's ``id`` when it had one).
 
 The results are the calls' execution results (the agent loop's), as JSON
 text (`fake_tools.result_as_text`), in the order of the calls.
@@ -42,6 +47,11 @@ def next_request(state: TurnState, request: dict, step: int | None = None) -> di
         out["input"] = items + _responses(blocks)
     elif wire == "openai-chat":
         out["messages"] = list(out.get("messages") or []) + _chat(blocks)
+    elif wire == "google-gemini":
+        given = out.get("contents")
+        contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
+                    else list(given or []))
+        out["contents"] = contents + _gemini(blocks)
     else:
         raise ValueError(f"no next request for wire {wire!r}")
     return out
@@ -121,3 +131,35 @@ def _chat(blocks: list[BlockView]) -> list[dict[str, Any]]:
         message["tool_calls"] = calls
     return [message] + [{"role": "tool", "tool_call_id": b.call_id, "content": _result(b)}
                         for b in _runs(blocks)]
+
+
+def _gemini(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.kind in ("text", "reasoning"):
+            part: dict[str, Any] = {"text": b.text}
+            if b.kind == "reasoning":
+                part["thought"] = True
+        elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
+            call = {"name": b.name, "args": b.input}
+            part = {"functionCall": call | ({"id": b.call_id} if b.call_id else {})}
+        elif isinstance(b.end_data, dict):
+            part = copy.deepcopy(b.end_data)  # a whole part (code, its result) as it came
+        else:
+            continue
+        if b.signature:
+            part["thoughtSignature"] = b.signature
+        parts.append(part)
+    responses = [{"functionResponse": {"name": b.name, "response": _gemini_result(b)}
+                  | ({"id": b.call_id} if b.call_id else {})} for b in _runs(blocks)]
+    out = [{"role": "model", "parts": parts}]
+    return out + ([{"role": "user", "parts": responses}] if responses else [])
+
+
+def _gemini_result(block: BlockView) -> dict[str, Any]:
+    """A result as a ``functionResponse.response``: an object (a JSON object is sent as
+    it is; anything else under ``result``, a failure under ``error``)."""
+    if block.execution_status != "ok":
+        return {"error": _result(block)}
+    result = block.result
+    return copy.deepcopy(result) if isinstance(result, dict) else {"result": result}

@@ -69,11 +69,10 @@ def default_labeller(capture: Capture, index: int) -> str:
 
 # -- the event table pane ---------------------------------------------------------
 
-ADDRESS_COLUMNS = {
-    "anthropic-messages": ("index",),
-    "openai-responses": ("sequence_number", "output_index", "content_index", "summary_index"),
-    "openai-chat": ("choice", "choices", "tool_call"),
-}
+# The event table's address columns, in its own order: the pane shows those a stream fills
+# (a wire leaves the others empty), so it needs no word about any wire.
+ADDRESS_COLUMNS = ("index", "sequence_number", "output_index", "content_index", "summary_index",
+                   "choice", "choices", "tool_call")
 _HEADINGS = {"sequence_number": "seq_no", "output_index": "output", "content_index": "content",
              "summary_index": "summary"}
 
@@ -147,8 +146,7 @@ def _note_row(text: str) -> str:
 
 
 def _columns(capture: Capture, table: pd.DataFrame) -> list[str]:
-    address = [c for c in ADDRESS_COLUMNS.get(capture.wire or "", ())
-               if table[c].notna().any()]
+    address = [c for c in ADDRESS_COLUMNS if table[c].notna().any()]
     return ["seq", "t_ms", "kind", "type", *address, "delta_type", "preview", "flags"]
 
 
@@ -177,7 +175,7 @@ def _prepare(capture: Capture, table: pd.DataFrame) -> _Prepared:
     return _Prepared(header, rows, texts)
 
 
-ADDRESS_COLUMNS_ALL = {c for cols in ADDRESS_COLUMNS.values() for c in cols}
+
 
 
 def _cell(row: Any, column: str) -> str:
@@ -323,4 +321,4 @@ def _tail_caption(tail: int, capture: Capture) -> str:
 def _word(column: str, value: str) -> str:
     if column == "t_ms":
         return f"t={value} ms"
-    return f"{column}={value}" if column in ADDRESS_COLUMNS_ALL else value
+    return f"{column}={value}" if column in ADDRESS_COLUMNS else value

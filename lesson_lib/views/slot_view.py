@@ -75,10 +75,12 @@ TOOL_KINDS = frozenset({
     "tool_use", "server_tool_use", "mcp_tool_use", "function_call", "custom_tool_call",
     "mcp_call", "code_interpreter_call", "web_search_call", "file_search_call",
     "image_generation_call", "shell_call", "apply_patch_call", "local_shell_call",
-    "computer_call", "function",
+    "computer_call", "function", "functionCall", "toolUse", "executableCode", "toolCall",
 })
 THINKING_KINDS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text",
-                            "summary_text"})
+                            "summary_text", "thought", "reasoningContent"})
+RESULT_KINDS = frozenset({"container_upload", "mcp_list_tools", "codeExecutionResult",
+                          "toolResponse", "functionResponse", "toolResult"})
 
 
 def family(kind: str) -> str:
@@ -89,7 +91,7 @@ def family(kind: str) -> str:
         return "tool"
     if kind in THINKING_KINDS:
         return "thinking"
-    if kind.endswith(("_result", "_output")) or kind in ("container_upload", "mcp_list_tools"):
+    if kind.endswith(("_result", "_output")) or kind in RESULT_KINDS:
         return "result"
     return "other"
 

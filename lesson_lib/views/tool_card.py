@@ -77,7 +77,8 @@ END_EVENTS = {"tool_use": "content_block_stop", "server_tool_use": "content_bloc
               "function_call": "function_call_arguments.done",
               "custom_tool_call": "custom_tool_call_input.done",
               "mcp_call": "mcp_call_arguments.done", "structured output": "output_text.done",
-              "function": "finish_reason"}
+              "function": "finish_reason", "toolUse": "contentBlockStop",
+              "functionCall": "a functionCall part that does not continue"}
 
 
 # -- the arguments as lines ------------------------------------------------------------

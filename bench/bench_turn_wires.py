@@ -1,0 +1,215 @@
+"""Benchmark: bytes to a finished turn on Gemini and Bedrock, ours against the SDKs' own
+stream handling, at three sizes.
+
+The same measure as ``bench_turn`` (CPU time, best of interleaved rounds, the
+garbage collector off, the body in the same `CHUNK`-byte network chunks on both
+sides), on the two wires whose official clients are not Anthropic's or OpenAI's:
+
+- ours: `lesson_lib.turn.run.turn_state` on the bytes: SSE (Gemini) or the
+  event-stream decoder (Bedrock) -> wire events -> the accumulator's changes ->
+  the wire's turn adapter -> `reduce`, ending in a `TurnState`;
+- google-genai: ``client.models.generate_content_stream`` over the offline
+  replay transport (`lesson_lib.capture.replay.gemini_client`); it assembles nothing,
+  so the SDK side keeps the least an application must: each response's answer
+  text, joined (`lesson_lib.capture.replay.gemini_text`);
+- boto3: ``converse_stream`` and ``invoke_model_with_response_stream`` fed the
+  recorded bytes (`lesson_lib.capture.bedrock_replay.client`, fake credentials); they
+  yield decoded dicts and assemble nothing either, so the SDK side joins the
+  text deltas (`lesson_lib.capture.bedrock_replay.text_of_event`: an Invoke chunk's
+  Anthropic event parsed from its bytes).
+
+The goals: ``SDK/ours`` at least 3 (the SDK side does less: it builds no
+turn, no final object, no diagnostics), and a doubling costing ours at most
+2.2x (2 is linear). Before timing, each case checks that both sides ended with
+the same text.
+
+    python bench/bench_turn_wires.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench_accumulate import WORDS
+from bench_turn import DOUBLING_GOAL, _capture, _interleaved
+
+from lesson_lib.capture.bedrock_replay import boto3_events, text_of_event
+from lesson_lib.capture.replay import gemini_client, gemini_text, request_kwargs
+from lesson_lib.sse.eventstream import encode_frame
+from lesson_lib.turn.run import route_for, turn_state
+
+SPEED_GOAL = 3.0
+BUDGET_S = 4.0       # per case, for our rounds
+PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+
+
+def _words(n: int) -> list[str]:
+    return [WORDS[i % len(WORDS)] for i in range(n)]
+
+
+def gemini_text_bytes(records: int) -> bytes:
+    """A Gemini stream of `records` records, each one text part with usage, as the API
+    sends them (``\\r\\n`` separators); the last one says ``STOP``."""
+    out = []
+    for i, word in enumerate(_words(records)):
+        cand: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": word}]},
+                                "index": 0}
+        if i == records - 1:
+            cand["finishReason"] = "STOP"
+        record = {"candidates": [cand], "usageMetadata": {
+            "promptTokenCount": 9, "candidatesTokenCount": i + 1, "totalTokenCount": i + 10},
+            "modelVersion": "gemini-2.5-flash", "responseId": "bench"}
+        out.append(b"data: " + json.dumps(record, separators=(",", ":")).encode() + b"\r\n\r\n")
+    return b"".join(out)
+
+
+def _frame(event_type: str, payload: dict) -> bytes:
+    return encode_frame({":event-type": event_type, ":content-type": "application/json",
+                         ":message-type": "event"},
+                        json.dumps(payload, separators=(",", ":")).encode())
+
+
+def converse_text_bytes(deltas: int) -> bytes:
+    """A ConverseStream of `deltas` text deltas, padded (``p``) as Bedrock pads them."""
+    frames = [_frame("messageStart", {"p": PADDING[:7], "role": "assistant"})]
+    frames += [_frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": word},
+                                            "p": PADDING[:(i * 7) % len(PADDING)]})
+               for i, word in enumerate(_words(deltas))]
+    frames += [_frame("contentBlockStop", {"contentBlockIndex": 0, "p": PADDING[:3]}),
+               _frame("messageStop", {"p": PADDING[:9], "stopReason": "end_turn"}),
+               _frame("metadata", {"metrics": {"latencyMs": 900}, "p": PADDING[:5],
+                                   "usage": {"inputTokens": 9, "outputTokens": deltas,
+                                             "totalTokens": deltas + 9}})]
+    return b"".join(frames)
+
+
+def invoke_text_bytes(deltas: int) -> bytes:
+    """An InvokeModelWithResponseStream of `deltas` Anthropic text deltas, each event
+    base64 in a ``chunk`` frame's ``bytes``."""
+    events: list[dict] = [{"type": "message_start", "message": {
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-bench",
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 9, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}]
+    events += [{"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": word}} for word in _words(deltas)]
+    events += [{"type": "content_block_stop", "index": 0},
+               {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                   "stop_sequence": None},
+                "usage": {"output_tokens": deltas}},
+               {"type": "message_stop"}]
+    return b"".join(_frame("chunk", {"bytes": base64.b64encode(
+        json.dumps(e, separators=(",", ":")).encode()).decode(), "p": PADDING[:(i * 5) % 30]})
+        for i, e in enumerate(events))
+
+
+CASES = [
+    # name, wire, body builder, unit, (sizes), (quick sizes): each size twice the one before
+    ("gemini text records", "google-gemini", gemini_text_bytes, "records",
+     (4_000, 8_000, 16_000), (500, 1_000)),
+    ("bedrock converse deltas", "aws-bedrock-converse", converse_text_bytes, "deltas",
+     (8_000, 16_000, 32_000), (1_000, 2_000)),
+    ("bedrock invoke deltas", "aws-bedrock-invoke", invoke_text_bytes, "deltas",
+     (8_000, 16_000, 32_000), (1_000, 2_000)),
+]
+
+
+# -- the two sides ------------------------------------------------------------------
+
+
+def _ours(body: bytes, wire: str) -> Callable[[], Any]:
+    def run() -> Any:
+        return turn_state(_capture(body, wire), "auto")
+    return run
+
+
+def _sdk(body: bytes, wire: str) -> Callable[[], str]:
+    """The SDK's own stream over the bytes, keeping the answer text (all either SDK
+    assembles for you is nothing, so this is the least an application does)."""
+    capture = _capture(body, wire)
+    if wire == "google-gemini":
+        models = gemini_client(capture).models
+        kwargs = request_kwargs(capture)
+
+        def run() -> str:
+            return "".join(gemini_text(r) for r in models.generate_content_stream(**kwargs))
+        return run
+
+    from lesson_lib.capture.bedrock_replay import client
+    bedrock = client(capture)
+
+    def run_boto3() -> str:
+        return "".join(text_of_event(e) for e in boto3_events(capture, bedrock=bedrock))
+    return run_boto3
+
+
+def _text(state: Any) -> str:
+    return "".join(b.text for b in state.blocks if b.kind == "text")
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Time every case at its sizes; one row per case and size, with both times,
+    SDK/ours, and (from the second size on) what the doubling cost each side."""
+    rows: list[dict] = []
+    for name, wire, build, unit, sizes, quick_sizes in CASES:
+        route = route_for(wire)
+        sizes = quick_sizes if quick else sizes
+        bodies = [build(n) for n in sizes]
+        ours = [_ours(body, wire) for body in bodies]
+        sdk = [_sdk(body, wire) for body in bodies]
+        t0 = time.process_time()
+        for n, mine, theirs in zip(sizes, ours, sdk, strict=True):
+            state = mine()
+            if state.outcome != "completed" or _text(state) != theirs():
+                raise AssertionError(f"{name} at {n}: ours and the SDK's text differ "
+                                     f"(or the turn is {state.outcome})")
+        first = time.process_time() - t0
+        rounds = 2 if quick else max(3, min(9, int(BUDGET_S / max(first, 1e-6))))
+        t_ours, t_sdk = _interleaved(ours, sdk, rounds, 1 if quick else 2)
+        before: dict | None = None
+        for n, body, (mine, mine_wall), (theirs, theirs_wall) in zip(
+                sizes, bodies, t_ours, t_sdk, strict=True):
+            row = {"bench": "turn_wires", "case": name, "wire": wire, "route": route,
+                   "size": n, "unit": unit, "bytes": len(body), "rounds": rounds,
+                   "ours_s": mine, "sdk_s": theirs, "ratio": theirs / mine,
+                   "ours_wall_s": mine_wall, "sdk_wall_s": theirs_wall}
+            if before is not None:
+                row["ours_x2"] = mine / before["ours_s"]
+                row["sdk_x2"] = theirs / before["sdk_s"]
+            rows.append(row)
+            before = row
+    return rows
+
+
+def main(quick: bool = False) -> list[dict]:
+    """Print the table (as ``bench/run.py`` expects); return the rows."""
+    rows = run(quick=quick)
+    print("Bytes to the turn on Gemini and Bedrock: ours (TurnState) against the SDK's stream")
+    print(f"(goal: SDK/ours at least {SPEED_GOAL:g}, a doubling costing ours at most "
+          f"{DOUBLING_GOAL:g}x; CPU time, best of interleaved rounds)")
+    print(f"{'case':<24} {'size':>15} {'MB':>6} {'ours ms':>9} {'SDK ms':>9} "
+          f"{'SDK/ours':>9} {'ours x2':>8} {'SDK x2':>7}")
+    for r in rows:
+        size = f"{r['size']:,} {r['unit']}"
+        x2 = (f"{r['ours_x2']:>8.2f} {r['sdk_x2']:>7.2f}" if "ours_x2" in r
+              else f"{'':>8} {'':>7}")
+        misses = []
+        if r["ratio"] < SPEED_GOAL:
+            misses.append("speed")
+        if r.get("ours_x2", 0) > DOUBLING_GOAL:
+            misses.append("doubling")
+        flag = f"  under the goal: {', '.join(misses)}" if misses else ""
+        print(f"{r['case']:<24} {size:>15} {r['bytes'] / 1e6:>6.2f} {r['ours_s'] * 1e3:>9.1f} "
+              f"{r['sdk_s'] * 1e3:>9.1f} {r['ratio']:>8.1f}x {x2}{flag}")
+    return rows
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller streams, fewer runs")
+    main(quick=parser.parse_args().quick)
