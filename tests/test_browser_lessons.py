@@ -273,9 +273,11 @@ LAYOUT_JS = """(out) => {
     if (r.width && r.right > area.right + 1)
       problems.push(`${name(box)} ends at ${Math.round(r.right - area.left)} px of ${area.width}`);
     if (box.matches('.widget-box, .widget-html, .widget-html-content')
+        && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
         && box.scrollWidth > box.clientWidth + 1)
       problems.push(`${name(box)} holds ${box.scrollWidth} px in ${box.clientWidth}`);
   }
+  // (a pane may scroll a wide table inside itself, but the pane itself stays in view)
   for (const pane of out.querySelectorAll('.rtw-pane, .rtw-fault-lab-pane, .rtw-live')) {
     const r = pane.getBoundingClientRect();
     if (!r.width || r.left < area.left - 1 || r.right > area.right + 1)
