@@ -6,8 +6,11 @@ without a change here). For each lesson: run every cell in order, check that
 the only errors are the exercise starters tagged ``raises-exception``, then
 in every replay player press Forward and Back and check that the counter and
 the marked table row change and come back, in every fault lab press "Save as
-capture" and read where it saved, and save a screenshot to
-``test-artifacts/``. Then the widgets' text contrast is measured in
+capture" and read where it saved, then move its dropdowns in quick succession
+and check that its view ends on what they say, check that no widget is wider
+than its output area (JupyterLab at 1280x800 with the file browser open: a
+968 px output area) and that no pane is pushed out of it, and save a
+screenshot to ``test-artifacts/``. Then the widgets' text contrast is measured in
 JupyterLab's light and dark themes (WCAG AA: 4.5:1 for text). All lessons
 together stay under eight minutes.
 
@@ -223,14 +226,93 @@ def save_in_every_fault_lab(page) -> int:
     return buttons.count()
 
 
+def open_the_file_browser(page) -> None:
+    """The side panel open, as a learner has it: the notebook gets what is left."""
+    page.evaluate("() => { const shell = window.jupyterapp.shell;"
+                  " shell.activateById('filebrowser'); }")
+    page.wait_for_function("() => !window.jupyterapp.shell.leftCollapsed", timeout=30_000)
+
+
+def whip_every_fault_lab(page) -> int:
+    """Move each lab's dropdowns one straight after another, without waiting for the
+    kernel: the view must end on what the dropdowns say (it once stayed on `swap`)."""
+    boxes = page.locator(".widget-vbox:has(.rtw-fault-lab)")
+    for k in range(boxes.count()):
+        box = boxes.nth(k)
+        box.scroll_into_view_if_needed()
+        capture, fault = box.locator("select").nth(0), box.locator("select").nth(1)
+        labels = capture.locator("option").all_inner_texts()
+        for name in ("swap", "duplicate", "cut_at", "swap", "inject_error"):
+            fault.select_option(label=name)
+        capture.select_option(label=labels[-1])
+        fault.select_option(label="cut_at")
+        capture.select_option(label=labels[0])
+        page.wait_for_function(
+            "([box]) => { const view = box.querySelector('.rtw-fault-lab');"
+            " const [c, f] = box.querySelectorAll('select');"
+            " const label = s => s.options[s.selectedIndex].textContent;"
+            " return view && view.dataset.fault === label(f) && label(f) === 'cut_at'"
+            " && view.dataset.capture === label(c); }",
+            arg=[box.element_handle()], timeout=60_000)
+        page.wait_for_timeout(1_000)           # nothing late may move it away again
+        shown = box.locator(".rtw-fault-lab").first.evaluate("el => [el.dataset.capture, "
+                                                             "el.dataset.fault]")
+        assert shown == [labels[0], "cut_at"], f"fault lab {k} shows {shown}"
+    return boxes.count()
+
+
+# Every output area that holds a widget: the area must not scroll sideways, no widget box
+# may be wider than its content box, and every pane lies inside the area, not clipped.
+LAYOUT_JS = """(out) => {
+  const problems = [], area = out.getBoundingClientRect();
+  const name = el => (el.className && el.className.baseVal === undefined ? el.className : '')
+      .toString().split(' ').filter(c => c.startsWith('rtw') || c.startsWith('widget'))
+      .slice(0, 2).join('.') || el.tagName;
+  if (out.scrollWidth > out.clientWidth + 1)
+    problems.push(`output area ${out.clientWidth} px holds ${out.scrollWidth} px`);
+  for (const box of out.querySelectorAll('.jupyter-widgets')) {
+    const r = box.getBoundingClientRect();
+    if (r.width && r.right > area.right + 1)
+      problems.push(`${name(box)} ends at ${Math.round(r.right - area.left)} px of ${area.width}`);
+    if (box.matches('.widget-box, .widget-html, .widget-html-content')
+        && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+        && box.scrollWidth > box.clientWidth + 1)
+      problems.push(`${name(box)} holds ${box.scrollWidth} px in ${box.clientWidth}`);
+  }
+  // (a pane may scroll a wide table inside itself, but the pane itself stays in view)
+  for (const pane of out.querySelectorAll('.rtw-pane, .rtw-fault-lab-pane, .rtw-live')) {
+    const r = pane.getBoundingClientRect();
+    if (!r.width || r.left < area.left - 1 || r.right > area.right + 1)
+      problems.push(`${name(pane)} at ${Math.round(r.left - area.left)}..`
+                    + `${Math.round(r.right - area.left)} px of ${Math.round(area.width)}`);
+  }
+  return {width: Math.round(area.width), problems};
+}"""
+
+
+def check_widget_layout(page) -> tuple[int, int, list[str]]:
+    """(widget outputs checked, the output area's width, every layout problem found)."""
+    outputs = page.locator(".jp-OutputArea-output:has(.jupyter-widgets)")
+    problems, width = [], 0
+    for k in range(outputs.count()):
+        out = outputs.nth(k)
+        out.scroll_into_view_if_needed()
+        page.wait_for_timeout(100)           # a cell just scrolled in is laid out
+        found = out.evaluate(LAYOUT_JS)
+        width = max(width, found["width"])
+        problems += [f"widget output {k}: {p}" for p in found["problems"]]
+    return outputs.count(), width, problems
+
+
 @pytest.mark.timeout(BUDGET_S + 120)
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson):
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
     try:
         open_lesson(page, base, token, lesson.name)
+        open_the_file_browser(page)
         cells = run_every_cell(page)
         assert cells and all(c["count"] for c in cells), cells
         for cell in cells:
@@ -244,8 +326,12 @@ def test_the_lesson_runs_in_jupyterlab_and_its_players_step(lab, browser, lesson
         assert players or "Player(" not in code, "the lesson makes a player; none rendered"
         labs = save_in_every_fault_lab(page)
         assert labs or "FaultLab(" not in code, "the lesson makes a fault lab; none rendered"
+        assert whip_every_fault_lab(page) == labs
         lives = check_stopped_live_views(page)
         assert lives or "LiveView(" not in code, "the lesson makes a live view; none rendered"
+        widgets, width, problems = check_widget_layout(page)
+        assert width <= 1000 or not widgets, f"the output area is {width} px: is the side open?"
+        assert not problems, problems
         if players:
             page.locator(".rtw-player").first.scroll_into_view_if_needed()
         if lives:

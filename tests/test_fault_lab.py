@@ -86,3 +86,61 @@ def test_the_mimebundle_carries_the_text_and_html_fallbacks():
     bundle = lab._repr_mimebundle_()
     assert bundle["text/plain"] == lab.text() and bundle["text/html"] == lab.view.value
     assert "drop_terminal" in bundle["text/plain"]
+
+
+def _shown(lab) -> tuple[str, str, int]:
+    """What the lab's view says it shows: its root's data attributes."""
+    import re
+
+    found = re.search(r'class="rtw-fault-lab" data-capture="([^"]*)" data-fault="([^"]*)" '
+                      r'data-percent="(\d+)"', lab.view.value)
+    assert found, lab.view.value[:200]
+    return found[1], found[2], int(found[3])
+
+
+def test_the_view_follows_its_dropdowns_however_quickly_they_change():
+    """Any sequence of changes, one straight after another: after each, the view shows
+    exactly what the controls say (a view left on `swap` under a `cut_at` dropdown fails)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    lab = FaultLab([load(k) for k in KEYS], fault="cut_at", percent=90)
+    moves = st.lists(st.one_of(
+        st.tuples(st.just("capture"), st.sampled_from(KEYS)),
+        st.tuples(st.just("fault"), st.sampled_from(list(FAULTS))),
+        st.tuples(st.just("slider"), st.integers(0, 100))), min_size=1, max_size=12)
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(moves)
+    def follows(sequence):
+        for control, value in sequence:
+            getattr(lab, control).value = value
+            assert _shown(lab) == (lab.capture.value, lab.fault.value, lab.slider.value)
+        assert lab.view.value == fault_lab.fault_lab_html(
+            load(lab.capture.value), lab.fault.value, lab.slider.value)
+
+    follows()
+    # the loop lesson 5 runs, then back: the view is back on cut_at too
+    for name in FAULTS:
+        lab.fault.value = name
+    lab.fault.value = "cut_at"
+    assert _shown(lab)[1] == "cut_at" and "fault cut_at" in lab.view.value
+
+
+def test_a_view_that_cannot_draw_says_so_instead_of_keeping_the_last_picture(monkeypatch):
+    lab = FaultLab([load(k) for k in KEYS], fault="swap", percent=50)
+
+    def broken(*_args):
+        raise RuntimeError("no picture")
+
+    monkeypatch.setattr(fault_lab, "fault_lab_html", broken)
+    lab.fault.value = "cut_at"
+    assert _shown(lab)[1] == "cut_at"
+    assert "could not draw" in lab.view.value and "no picture" in lab.view.value
+
+
+def test_the_panes_wrap_and_none_has_a_fixed_minimum_width():
+    html = fault_lab.fault_lab_html(load(HELLO), "cut_at", 90)
+    assert "flex-wrap:wrap" in html
+    assert html.count('class="rtw-fault-lab-pane"') == 3
+    assert "min-width:260px" not in html and html.count("min-width:0") >= 3

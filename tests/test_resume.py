@@ -76,3 +76,20 @@ def test_nothing_to_resume_from():
     assert resume.resume_point([]) is None
     rest = parse_all(load("openai-responses/text").events)
     assert len(resume.join([], rest).events) == len(rest)
+
+
+def test_a_resume_from_an_older_point_overlaps_and_the_repeats_are_dropped():
+    """Lesson 5's overlap: the stored stream served after an older resume point."""
+    cut, resumed = load("openai-responses/background-cut"), load(
+        "openai-responses/background-resumed")
+    first, rest = parse_all(cut.events), parse_all(resumed.events)
+    stored = resume.join(first, rest).events            # every number once, 0 to the end
+    last = resume.resume_point(first)
+    assert resume.served_after(stored, last) == [e for e in stored if
+                                                  resume.sequence_number(e) > last]
+    older = last - 10
+    again = resume.served_after(stored, older)
+    joined = resume.join(first, again)
+    assert [resume.sequence_number(e) for e in joined.dropped] == list(range(older + 1, last + 1))
+    assert not joined.diagnostics
+    assert [e.payload for e in joined.events] == [e.payload for e in stored]

@@ -82,3 +82,60 @@ def test_the_states_as_a_function_of_silence_and_last_event():
     assert watchdog.ui_state(30_000, "ping", limits) == watchdog.LOST
     assert watchdog.ui_state(10**9, "end", limits) == watchdog.DONE
     assert watchdog.ui_state(1400, "never-seen", limits) == watchdog.STILL_WORKING
+
+
+def _first(events, predicate):
+    return next(i for i, e in enumerate(events) if predicate(e))
+
+
+def test_a_server_tool_pause_is_named_and_not_called_lost_by_a_text_threshold():
+    cap = load("anthropic-messages/web-search")
+    events = parse_all(cap.events)
+    limits = LIMITS[cap.wire]
+    # after the server_tool_use block's stop, before its web_search_tool_result starts
+    start = _first(events, lambda e: (e.payload.get("content_block") or {}).get("type")
+                   == "server_tool_use")
+    result = _first(events, lambda e: (e.payload.get("content_block") or {}).get("type")
+                    == "web_search_tool_result")
+    stop = result - 1
+    assert events[stop].type == "content_block_stop"
+    assert [watchdog.activity(events[:i + 1], cap.wire) for i in range(start, result + 1)] == \
+        [None] * (stop - start) + ["searching the web", None]
+    silence = 3 * limits.lost_ms            # a real search of several seconds
+    assert watchdog.ui_state(silence, watchdog.kind_of(events[stop], cap.wire),
+                             limits) == watchdog.LOST
+    assert watchdog.waiting(silence, events[:stop + 1], cap.wire, limits) == \
+        f"searching the web · {int(silence // 1000)} s"
+    assert watchdog.waiting(watchdog.READ_TIMEOUT_MS, events[:stop + 1], cap.wire,
+                            limits) == watchdog.LOST
+
+
+@pytest.mark.parametrize(("key", "words"), [
+    ("anthropic-messages/thinking-signature", "thinking"),
+    ("openai-responses/reasoning-summary", "thinking"),
+    ("openai-responses/web-search", "searching the web")])
+def test_thinking_and_server_tools_are_named_while_open_and_only_then(key, words):
+    cap = load(key)
+    events = parse_all(cap.events)
+    named = [watchdog.activity(events[:i + 1], cap.wire) for i in range(len(events))]
+    assert words in named
+    assert named[0] is None and named[-1] is None   # not before it began, not after the end
+    assert watchdog.waiting(60_000, events, cap.wire, LIMITS[cap.wire]) == watchdog.DONE
+
+
+@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/reasoning-content",
+                                 "openai-responses/text"])
+def test_without_an_activity_waiting_is_the_measured_thresholds(key):
+    cap = load(key)
+    events = parse_all(cap.events)[:3]
+    limits = LIMITS[cap.wire]
+    kind = watchdog.kind_of(events[-1], cap.wire)
+    for silence in (100, 2_000, limits.lost_ms):
+        assert watchdog.activity(events, cap.wire) is None
+        assert watchdog.waiting(silence, events, cap.wire, limits) == \
+            watchdog.ui_state(silence, kind, limits)
+
+
+def test_every_course_capture_says_its_timing_is_modelled():
+    """Lesson 5 says so: the thresholds are measured on modelled arrival times."""
+    assert {(c.sidecar.get("provenance") or {}).get("timing") for c in corpus()} == {"synthetic"}

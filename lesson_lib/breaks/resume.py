@@ -43,6 +43,17 @@ def resume_point(events: list[WireEvent]) -> int | None:
     return max(numbers) if numbers else None
 
 
+def served_after(stored: list[WireEvent], starting_after: int) -> list[WireEvent]:
+    """What a resume request with ``starting_after=N`` is sent: the stored events above N.
+
+    The server's side of the resume, for a lesson or a test to play: a client
+    that asks with an older N than the last event it holds (it saved its
+    resume point only now and then) gets events it already has, and `join`
+    must drop them.
+    """
+    return [e for e in stored if (n := sequence_number(e)) is not None and n > starting_after]
+
+
 @dataclass
 class Joined:
     """The joined stream: `events` in order, what was dropped, and what is missing."""

@@ -21,6 +21,22 @@ over the project's corpus.
 calls on every tick of its virtual clock: ``still working`` within the
 expected pause, ``no data for N s`` beyond it, ``connection lost`` past the
 lost limit, and ``done`` after the terminal.
+
+The course's captures are constructed: their arrival times are modelled
+(``"timing": "synthetic"`` in every sidecar), drawn by the corpus builders
+from ranges modelled on live recordings, so the thresholds measured on them
+show the method, not a production figure: measure on recordings of your own.
+
+Some silences are long by nature and the stream says so: a server-side tool
+is running (Anthropic's ``server_tool_use`` block has ended and its result
+block has not started; a Responses ``web_search_call`` item is open) or the
+model is thinking (a thinking block or a reasoning item is open). A web search
+takes seconds, thinking can take minutes; no threshold taken from text gaps
+fits them. `activity` names what the stream says is going on, and `waiting`
+is what a UI shows then: the activity and the seconds it has taken
+(``searching the web · 12 s``), with Stop still offered, and ``connection
+lost`` left to the transport's read timeout (`READ_TIMEOUT_MS`, the official
+SDKs' default) rather than to a text gap.
 """
 
 from __future__ import annotations
@@ -40,6 +56,7 @@ LOST = "connection lost"
 DONE = "done"
 PERCENTILE = 100
 LOST_FACTOR = 3.0
+READ_TIMEOUT_MS = 600_000.0    # the anthropic and openai SDKs' default timeout: 10 minutes
 
 # The kinds of event a silence can follow.
 KINDS = ("start", "text", "tool_arguments", "ping", "other", "end")
@@ -145,3 +162,88 @@ def ui_state(silence_ms: float, last_kind: str, limits: Limits) -> str:
     if silence_ms <= limits.expected(last_kind):
         return STILL_WORKING
     return f"no data for {int(silence_ms // 1000)} s"
+
+
+# What a UI says while a server-side tool runs, by the tool's name or item type.
+_SERVER_TOOL_WORDS = {"web_search": "searching the web", "web_search_call": "searching the web",
+                      "web_fetch": "fetching a page", "file_search_call": "searching files",
+                      "code_execution": "running code", "code_interpreter_call": "running code"}
+THINKING = "thinking"
+
+
+def _server_tool_words(name: str) -> str:
+    return _SERVER_TOOL_WORDS.get(name, f"running the server tool {name}")
+
+
+def _anthropic_activity(events: list[WireEvent]) -> str | None:
+    open_blocks: dict[int, str] = {}
+    waiting_for: dict[str, str] = {}      # server tool call id -> its name, until its result
+    for ev in events:
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        if ev.type == "content_block_start":
+            block = p.get("content_block") or {}
+            open_blocks[p.get("index")] = block.get("type") or ""
+            if block.get("type") == "server_tool_use":
+                waiting_for[block.get("id") or ""] = block.get("name") or "?"
+            waiting_for.pop(block.get("tool_use_id") or "", None)
+        elif ev.type == "content_block_stop":
+            open_blocks.pop(p.get("index"), None)
+    if any(kind in ("thinking", "redacted_thinking") for kind in open_blocks.values()):
+        return THINKING
+    if waiting_for and not open_blocks:
+        return _server_tool_words(list(waiting_for.values())[-1])
+    return None
+
+
+def _responses_activity(events: list[WireEvent]) -> str | None:
+    open_items: dict[int, str] = {}
+    responses = WIRES["openai-responses"]
+    for ev in events:
+        p = ev.payload if isinstance(ev.payload, dict) else {}
+        if ev.type == "response.output_item.added":
+            open_items[p.get("output_index")] = (p.get("item") or {}).get("type") or ""
+        elif ev.type == "response.output_item.done":
+            open_items.pop(p.get("output_index"), None)
+    for kind in reversed(list(open_items.values())):
+        if kind == "reasoning":
+            return THINKING
+        if kind.endswith("_call") and kind not in responses.CLIENT_CALL_ITEMS:
+            return _server_tool_words(kind)
+    return None
+
+
+def activity(events: list[WireEvent], wire: str) -> str | None:
+    """What the stream says is going on during a silence after `events`, or None.
+
+    ``thinking`` while a thinking block (Anthropic) or a reasoning item
+    (Responses) is open; ``searching the web`` (or the server tool's own
+    words) while a server-side tool runs: Anthropic's ``server_tool_use``
+    block has ended and no block carrying its result has started, or a
+    Responses server-side ``*_call`` item is open. None otherwise, and on the
+    wires that do not say (Chat, Gemini).
+    """
+    if wire == "anthropic-messages":
+        return _anthropic_activity(events)
+    if wire == "openai-responses":
+        return _responses_activity(events)
+    return None
+
+
+def waiting(silence_ms: float, events: list[WireEvent], wire: str, limits: Limits,
+            read_timeout_ms: float = READ_TIMEOUT_MS) -> str:
+    """What a UI says after `silence_ms` without a byte, having received `events`.
+
+    During a named `activity` the UI says it and counts the seconds
+    (``searching the web · 12 s``), and only the transport's read timeout
+    makes it ``connection lost``; otherwise `ui_state` decides, from the
+    last event's kind and the measured thresholds.
+    """
+    last = kind_of(events[-1], wire) if events else "start"
+    if last == "end":
+        return DONE
+    doing = activity(events, wire)
+    if doing is None:
+        return ui_state(silence_ms, last, limits)
+    if silence_ms >= read_timeout_ms:
+        return LOST
+    return f"{doing} · {int(silence_ms // 1000)} s"

@@ -123,15 +123,31 @@ def fault_lab_text(capture: Capture, fault: str, percent: int) -> str:
                       outcome_line(state, glyph=False)])
 
 
+# How each pane takes the width: the event table gets a row of its own (its columns
+# need it); the slots and the turn share the next row, and stack when it is narrow.
+# `min-width:0` lets a pane be narrower than its widest line (which then wraps or
+# scrolls inside the pane): the lab never grows wider than the output area.
+_PANE_STYLE = ("flex:1 1 100%;min-width:0;max-width:100%;overflow-x:auto",
+               "flex:1 1 320px;min-width:0;max-width:100%;overflow-x:auto",
+               "flex:1 1 320px;min-width:0;max-width:100%;overflow-x:auto")
+
+
 def fault_lab_html(capture: Capture, fault: str, percent: int) -> str:
-    """The lab as HTML: headline, then the event table, slots and turn side by side."""
+    """The lab as HTML: headline, then the event table, slots and turn, wrapping to fit.
+
+    The root says what it shows (``data-capture``, ``data-fault``,
+    ``data-percent``), so a test can check that the view follows the controls.
+    """
     broken = apply_fault(capture, fault, percent)
     faulted, last = broken.capture, _last(broken.capture)
     panes = [_TABLE(faulted, last), _SLOTS(faulted, last), _TURN(faulted, last)]
-    cells = "".join(f'<div style="flex:1 1 30%;min-width:260px;overflow:auto">{p}</div>'
-                    for p in panes)
-    return (f'<div class="rtw-fault-lab">{counter_html(_headline(capture, broken))}'
-            f'<div style="display:flex;gap:8px;align-items:flex-start">{cells}</div></div>')
+    cells = "".join(f'<div class="rtw-fault-lab-pane" style="{style}">{p}</div>'
+                    for style, p in zip(_PANE_STYLE, panes, strict=True))
+    return (f'<div class="rtw-fault-lab" data-capture="{escape(capture.key)}" '
+            f'data-fault="{escape(fault)}" data-percent="{broken.percent}" '
+            f'style="max-width:100%;min-width:0">{counter_html(_headline(capture, broken))}'
+            f'<div style="display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start">'
+            f'{cells}</div></div>')
 
 
 class FaultLab:
@@ -151,7 +167,7 @@ class FaultLab:
         self.slider = w.IntSlider(value=percent, min=0, max=SLIDER_MAX,
                                   description="Where (%)",
                                   tooltip="where in the stream the fault strikes")
-        self.view = w.HTML(self._html())
+        self.view = w.HTML(self._html(), layout=w.Layout(max_width="100%"))
         for control in (self.capture, self.fault, self.slider):
             control.observe(self._update, names="value")
         self.name = w.Text(value="", placeholder="name (default: from the fault)",
@@ -162,9 +178,12 @@ class FaultLab:
                                     tooltip="write the broken stream as a capture of its own")
         self.saved = w.HTML("", layout=w.Layout(min_height="1.5em"))
         self.save_button.on_click(lambda _button: self.save())
-        self.widget = w.VBox([w.HBox([self.capture, self.fault, self.slider]), self.view,
-                              w.HBox([self.name, self.overwrite, self.save_button]),
-                              self.saved])
+        wrap = w.Layout(flex_flow="row wrap", max_width="100%")   # controls wrap, never clip
+        self.widget = w.VBox([w.HBox([self.capture, self.fault, self.slider], layout=wrap),
+                              self.view,
+                              w.HBox([self.name, self.overwrite, self.save_button],
+                                     layout=w.Layout(flex_flow="row wrap", max_width="100%")),
+                              self.saved], layout=w.Layout(max_width="100%"))
 
     def _current(self) -> tuple[Capture, str, int]:
         return self.captures[self.capture.value], self.fault.value, self.slider.value
@@ -173,7 +192,18 @@ class FaultLab:
         return fault_lab_html(*self._current())
 
     def _update(self, _change=None) -> None:
-        self.view.value = self._html()
+        """Redraw from the controls' values now (not the change's), so that however
+        quickly they move, the view ends on what they say; a failure to draw is shown
+        in the view, never left behind a stale one."""
+        try:
+            self.view.value = self._html()
+        except Exception as error:      # noqa: BLE001 - shown to the learner, not swallowed
+            capture, fault, percent = self._current()
+            self.view.value = (
+                f'<div class="rtw-fault-lab" data-capture="{escape(capture.key)}" '
+                f'data-fault="{escape(fault)}" data-percent="{percent}">'
+                + counter_html(f"{capture.key} · fault {fault} at {percent}%: the lab could "
+                               f"not draw this: {type(error).__name__}: {error}") + "</div>")
 
     def state(self):
         """The turn state the lab shows now."""

@@ -55,6 +55,12 @@ def default_panes() -> list[Pane | Any]:
     return [TablePane(), RawBytesPane(), ChatPane()]
 
 
+# The live widget only (the static HTML has no widget boxes): a pane never grows wider
+# than the output area; a table wider than the pane scrolls inside it.
+PANE_FIT = ("<style>.rtw-pane-view { max-width: 100%; }"
+            " .rtw-pane-view > .widget-html-content { min-width: 0; overflow-x: auto; }</style>")
+
+
 class Player(widgets.VBox):
     """Replay a capture: pick, play / pause, step, speed, reset, and a slider over events.
 
@@ -130,7 +136,7 @@ class Player(widgets.VBox):
 
         controls = widgets.HBox([self.back_button, self.play_button, self.forward_button,
                                  self.reset_button])
-        super().__init__([widgets.HTML(STYLE), self.picker, controls, self.speed,
+        super().__init__([widgets.HTML(STYLE + PANE_FIT), self.picker, controls, self.speed,
                           widgets.HBox([self.slider, self.counter],
                                        layout=widgets.Layout(flex_flow="row wrap",
                                                              align_items="center",
