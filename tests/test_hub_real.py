@@ -330,6 +330,20 @@ def first_code_cell(notebook: dict) -> dict:
     return next(c for c in notebook["cells"] if c["cell_type"] == "code")
 
 
+def test_the_guides_hook_and_the_readme_link_point_at_one_course_folder():
+    """Checked without a hub (and so where npm is missing): the guide's ``postStart``
+    clones into the folder the README's link pulls into and opens, then seeds it."""
+    origin_url = "file:///srv/courses/" + COURSE
+    hook = post_start_hook(origin_url)
+    script = hook[-1]
+    assert hook[:2] == ["sh", "-c"]
+    assert f"gitpuller {origin_url} main {COURSE};" in script
+    assert f"learner.seed(Path('{COURSE}'))" in script and script.rstrip().endswith("true")
+    query = dict(parse_qsl(urlsplit(readme_link("http://hub", origin_url)).query))
+    assert query == {"repo": origin_url, "branch": "main",
+                     "urlpath": f"lab/tree/{COURSE}/my-work"}
+
+
 def learner_gets_the_course(hub: Hub, user: str, origin: Path,
                             origin_url: str) -> tuple[requests.Session, str]:
     """`user` logs in, opens the README's link and runs lesson 0's first cell.
