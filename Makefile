@@ -13,7 +13,7 @@ export REFERENCE_CAPTURES
 # Jupyter refuses to run as root unless told; containers and CI often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test notebooks captures bench learner-copy cheat-sheet lint clean
+.PHONY: lab test hub-proxy notebooks captures bench learner-copy cheat-sheet lint clean
 
 $(LAB_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -37,7 +37,21 @@ lab: $(LAB_STAMP)
 		--LabApp.default_url=/lab/tree/my-work \
 		$(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+# The proxy a real JupyterHub needs, for tests/test_hub_real.py: configurable-http-proxy
+# from the npm registry into tests/hub/node_modules (exact versions in its package-lock.json).
+# Without npm, or when the install fails, the test skips and says why.
+HUB_PROXY := tests/hub/node_modules/.bin/configurable-http-proxy
+
+$(HUB_PROXY): tests/hub/package.json tests/hub/package-lock.json
+	npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error
+	touch $@
+
+hub-proxy:
+	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: tests/test_hub_real.py will skip"; \
+	elif ! $(MAKE) --no-print-directory $(HUB_PROXY); then \
+		echo "configurable-http-proxy could not be installed: tests/test_hub_real.py will skip"; fi
+
+test: $(STAMP) hub-proxy
 	$(BIN)/ruff check lesson_lib tests scripts bench
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/[0-9][0-9]*-*.ipynb
@@ -66,4 +80,5 @@ lint: $(STAMP)
 	$(BIN)/ruff check lesson_lib tests scripts bench
 
 clean:
-	rm -rf $(VENV) .venv-3.* .pytest_cache .ruff_cache .hypothesis test-artifacts
+	rm -rf $(VENV) .venv-3.* .pytest_cache .ruff_cache .hypothesis test-artifacts \
+		tests/hub/node_modules
