@@ -89,7 +89,8 @@ def family(kind: str) -> str:
         return "tool"
     if kind in THINKING_KINDS:
         return "thinking"
-    if kind.endswith(("_result", "_output")) or kind in ("container_upload", "mcp_list_tools"):
+    if kind.endswith(("_result", "_output")) or kind in ("container_upload", "mcp_list_tools",
+                                                             "mcp_tool_listing"):
         return "result"
     return "other"
 

@@ -154,11 +154,16 @@ class _AnthropicSDK(_Translator):
         if kind == "content_block_start":
             block = ev.content_block
             btype = block.type
-            return [self.opened(ch.SlotOpened(
+            opened = [self.opened(ch.SlotOpened(
                 None, ev.index, btype, btype, name=_get(block, "name"),
                 call_id=_get(block, "id"), content=_get(block, "text") or "",
                 whole=btype not in self._STREAMED, takes_input=btype in self._INPUT,
                 data=_data(block)))]
+            to = _data(block).get("to") if btype == "fallback" else None
+            if isinstance(to, dict) and isinstance(to.get("model"), str):
+                # The event names the model that serves the rest, as on the wire route.
+                opened.append(ch.ResponseChanged(None, {"model": to["model"]}))
+            return opened
         if kind == "content_block_delta":
             delta, i = ev.delta, ev.index
             dtype = delta.type
