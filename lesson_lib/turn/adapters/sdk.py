@@ -143,7 +143,7 @@ class _Translator:
 
 class _AnthropicSDK(_Translator):
     _INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-    _STREAMED = frozenset({"text", "thinking"}) | _INPUT
+    _STREAMED = frozenset({"text", "thinking", "compaction"}) | _INPUT
 
     def changes(self, ev: Any) -> list:
         kind = ev.type
@@ -178,6 +178,10 @@ class _AnthropicSDK(_Translator):
                 return [grew] if grew else []
             if dtype == "citations_delta":
                 return [ch.CitationAdded(None, i, _data(delta.citation))]
+            if dtype == "compaction_delta":   # beta: the stable SDK builds it loosely
+                content = _data(delta).get("content")
+                return [ch.TextAppended(None, i, "other", content, "content")
+                        ] if isinstance(content, str) and content else []
             return [ch.UnknownEvent(None, dtype, _data(ev))]
         if kind == "content_block_stop":
             return self.closed(ev.index, "stop")
