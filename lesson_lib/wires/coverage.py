@@ -83,6 +83,9 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
     ("responses.items", "local_shell_call"):
         "the local shell tool of codex models; no recording",
     ("responses.items", "local_shell_call_output"): "an input item the client sends back",
+    ("responses.items", "mcp_approval_request"):
+        "asked when an MCP tool requires approval; the reference set records the call after "
+        "the approval, not the request, and the course has no capture of it yet",
     ("responses.items", "mcp_approval_response"): "an input item the client sends back",
     ("responses.items", "program_output"):
         "the output of programmatic tool calling, sent back by the client",
