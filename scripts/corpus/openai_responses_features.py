@@ -114,6 +114,114 @@ def queued_compaction(root: Path) -> Path:
                                             "output.1.type": "compaction"}))
 
 
+def _openrouter_response(rid: str, created: int, status: str, output: list, usage=None):
+    """A Response object as OpenRouter's Responses endpoint sends it: ``output_text`` (left
+    empty, even at the end), nulls where api.openai.com has defaults, its own usage costs."""
+    out = {"object": "response", "id": rid, "created_at": created, "status": status,
+           "error": None, "output_text": "", "output": output, "model": "openai/gpt-oss-120b",
+           "incomplete_details": None, "max_tool_calls": None, "tools": [],
+           "tool_choice": "auto", "parallel_tool_calls": True, "max_output_tokens": None,
+           "temperature": None, "top_p": None, "metadata": {}, "background": False,
+           "previous_response_id": None, "service_tier": "auto", "truncation": None,
+           "store": False, "instructions": None, "reasoning": None, "safety_identifier": None,
+           "prompt_cache_key": None, "user": None}
+    if usage is not None:
+        out = {**out, "usage": usage}
+    return out
+
+
+def openrouter_reasoning_text(root: Path) -> Path:
+    """OpenRouter's Responses style: comment lines, data-only events, reasoning as
+    ``reasoning_text`` parts, ``output_text`` on the response, ``[DONE]`` at the end."""
+    reasoning = ("The user wants the boiling point of water at the top of Mont Blanc. "
+                 "Pressure there is about 55 kPa; water boils near 83 °C at that pressure. "
+                 "Give the number and one line on why.")
+    answer = ("About 83 °C. At 4,806 m the air pressure is roughly half of sea level's, so "
+              "water needs less heat to boil.")
+    req = request("openai/gpt-oss-120b", "At what temperature does water boil on top of "
+                  "Mont Blanc?", reasoning={"enabled": True})
+    s = ResponsesStream(123, model="openai/gpt-oss-120b", created_at=1768291140, request=req)
+    b, pace, rng = s.builder, s.pace, s.rng
+    tmp = "abcdefghijklmnopqrstuvwxyz0123456789"
+    rid = "gen-1768291140-" + "".join(rng.choice(tmp + tmp.upper()[:26]) for _ in range(20))
+    seq = iter(range(10_000))
+
+    def send(payload: dict, after_ms: float) -> None:
+        b.event(None, {**payload, "sequence_number": next(seq)}, after_ms=after_ms)
+
+    b.raw(": OPENROUTER PROCESSING\n\n", after_ms=pace.first_token(150, 300))
+    b.raw(": OPENROUTER PROCESSING\n\n", after_ms=pace.thinking(900, 1400))
+    for kind in ("response.created", "response.in_progress"):
+        send({"type": kind, "response": _openrouter_response(rid, s.created_at, "in_progress",
+                                                             [])}, pace.instant())
+    rs = "rs_tmp_" + "".join(rng.choice(tmp) for _ in range(11))
+    msg = "msg_tmp_" + "".join(rng.choice(tmp) for _ in range(11))
+    send({"type": "response.output_item.added", "output_index": 0,
+          "item": {"type": "reasoning", "id": rs, "summary": []}}, pace.first_token(200, 400))
+    where = {"item_id": rs, "output_index": 0, "content_index": 0}
+    send({"type": "response.content_part.added", **where,
+          "part": {"type": "reasoning_text", "text": ""}}, pace.instant())
+    for token in text_tokens(reasoning, rng):
+        send({"type": "response.reasoning_text.delta", "output_index": 0, "item_id": rs,
+              "content_index": 0, "delta": token}, pace.token())
+    send({"type": "response.output_item.added", "output_index": 1,
+          "item": {"type": "message", "status": "in_progress", "content": [], "id": msg,
+                   "role": "assistant"}}, pace.token())
+    mwhere = {"item_id": msg, "output_index": 1, "content_index": 0}
+    send({"type": "response.content_part.added", **mwhere,
+          "part": {"type": "output_text", "annotations": [], "text": ""}}, pace.instant())
+    for token in text_tokens(answer, rng):
+        send({"type": "response.output_text.delta", "logprobs": [], "output_index": 1,
+              "item_id": msg, "content_index": 0, "delta": token}, pace.token())
+    send({"type": "response.output_text.done", **mwhere, "text": answer, "logprobs": []},
+         pace.instant())
+    text_part = {"type": "output_text", "text": answer, "annotations": []}
+    send({"type": "response.content_part.done", **mwhere,
+          "part": {"type": "output_text", "annotations": [], "text": answer}}, pace.instant())
+    message = {"type": "message", "status": "completed", "content": [text_part], "id": msg,
+               "role": "assistant"}
+    send({"type": "response.output_item.done", "output_index": 1, "item": message},
+         pace.instant())
+    # As recorded: the reasoning item closes after the message.
+    send({"type": "response.reasoning_text.done", "output_index": 0, "item_id": rs,
+          "content_index": 0, "text": reasoning}, pace.instant())
+    send({"type": "response.content_part.done", **where,
+          "part": {"type": "reasoning_text", "text": reasoning}}, pace.instant())
+    thought = {"type": "reasoning", "id": rs, "summary": [],
+               "content": [{"type": "reasoning_text", "text": reasoning}]}
+    send({"type": "response.output_item.done", "output_index": 0, "item": thought},
+         pace.instant())
+    usage = {"input_tokens": 81, "input_tokens_details": {"cached_tokens": 0},
+             "output_tokens": 74, "output_tokens_details": {"reasoning_tokens": 45},
+             "total_tokens": 155, "cost": 0.0000247, "is_byok": False,
+             "cost_details": {"upstream_inference_cost": None,
+                              "upstream_inference_input_cost": 0.0000081,
+                              "upstream_inference_output_cost": 0.0000166}}
+    send({"type": "response.completed",
+          "response": _openrouter_response(rid, s.created_at, "completed", [thought, message],
+                                           usage)}, pace.settle())
+    b.raw("data: [DONE]\n\n", after_ms=pace.instant())
+    return write(root, WIRE, "openrouter-reasoning-text", b, request=req,
+                 response={"status": 200, "headers": {
+                     "content-type": "text/event-stream", "x-generation-id": rid,
+                     "access-control-allow-origin": "*", "cache-control": "no-cache"}},
+                 demonstrates="OpenRouter's Responses style: SSE comment lines first, data-only "
+                              "events, reasoning as reasoning_text deltas, a reasoning item "
+                              "that closes after the message, output_text (empty) on every "
+                              "response object, then Chat's data: [DONE]",
+                 based_on="the recorded reasoning-text-openrouter stream of " + BASE + ": the "
+                          "same event order, payload layout and response fields; differs in "
+                          "the question, the model and the ids, which stay the same in the "
+                          "terminal object",
+                 sdk=sdk_expectation(HELPER, "the helper reads the data-only events and its "
+                                     "final Response is the terminal object's; output_text "
+                                     "there is the SDK's own join of the message text, not "
+                                     "the server's empty field",
+                                     final={"status": "completed",
+                                            "output.0.content.0.text": reasoning,
+                                            "output.1.content.0.text": answer}))
+
+
 def build(root: Path) -> list[Path]:
     """Write these Responses captures under `root/openai-responses/`; return the paths."""
-    return [custom_tool_call(root), queued_compaction(root)]
+    return [custom_tool_call(root), queued_compaction(root), openrouter_reasoning_text(root)]
