@@ -203,8 +203,7 @@ def openrouter_reasoning_text(root: Path) -> Path:
     b.raw("data: [DONE]\n\n", after_ms=pace.instant())
     return write(root, WIRE, "openrouter-reasoning-text", b, request=req,
                  response={"status": 200, "headers": {
-                     "content-type": "text/event-stream", "x-generation-id": rid,
-                     "access-control-allow-origin": "*", "cache-control": "no-cache"}},
+                     "content-type": "text/event-stream", "cache-control": "no-cache"}},
                  demonstrates="OpenRouter's Responses style: SSE comment lines first, data-only "
                               "events, reasoning as reasoning_text deltas, a reasoning item "
                               "that closes after the message, output_text (empty) on every "
