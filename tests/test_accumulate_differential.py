@@ -166,6 +166,17 @@ def _check_compaction(capture, ours, sdk):
     return sdk
 
 
+def _fallback_models(capture: Capture) -> list[str]:
+    return [s["start"]["to"]["model"] for _, s in sorted(anthropic_slots(capture).items())
+            if s["start"].get("type") == "fallback"]
+
+
+def _check_fallback(capture, ours, sdk):
+    assert ours.final["model"] == _fallback_models(capture)[-1]
+    sdk["model"] = ours.final["model"]
+    return sdk
+
+
 def _untracked_input(slot: dict) -> bool:
     return bool(slot["partial_json"]) and slot["start"].get("type") not in (
         "tool_use", "server_tool_use")
@@ -453,6 +464,12 @@ GAPS = [
         lambda c, o: o.final is not None and any(s["compaction"] for s in
                                                  anthropic_slots(c).values()),
         _check_compaction),
+    Gap("anthropic-fallback-model",
+        "The (non-beta) SDK keeps the requested model after a `fallback` block. The beta "
+        "helper and the non-streaming message name the model the block hands over to; "
+        "ours does too, checked against the last fallback block's `to.model` in the bytes.",
+        "anthropic-messages",
+        lambda c, o: o.final is not None and bool(_fallback_models(c)), _check_fallback),
     Gap("anthropic-untracked-tool-input",
         "The (non-beta) SDK applies input_json_delta only to tool_use and server_tool_use; "
         "an mcp_tool_use block keeps the {} of its start. Ours parses its input too.",

@@ -16,6 +16,7 @@ import anthropic
 import pydantic
 import pytest
 from anthropic.types import RawMessageStreamEvent, RefusalStopDetails
+from anthropic.types.beta import BetaRawMessageStreamEvent
 from anthropic.types.shared.error_response import ErrorResponse
 
 from corpus import anthropic_corpus, anthropic_turn, weather_turn
@@ -33,6 +34,8 @@ NAMES = [
     "overloaded-after-text", "cut-in-tool-json", "max-tokens-in-tool-json", "refusal",
     "http-529-overloaded", "html-in-text", "write-file-tool",
     "weather-turn-step1", "weather-turn-step2", "http-429-rate-limited", "overloaded-first",
+    "fallback-after-refusal", "code-execution-pause", "mcp-listing-window-full",
+    "compaction-stop", "stop-sequence",
 ]
 HTTP_ERRORS = {"http-529-overloaded", "http-429-rate-limited"}
 STREAMS = [n for n in NAMES if n not in HTTP_ERRORS]
@@ -132,7 +135,9 @@ def test_sidecar(name: str):
 
 @pytest.mark.parametrize("name", STREAMS)
 def test_every_payload_is_a_known_event_with_only_known_fields(name: str):
-    adapter = pydantic.TypeAdapter(RawMessageStreamEvent)
+    # A request that names betas is read by the beta types (fallback, MCP, compaction).
+    beta = "betas" in cap(name).request.get("parameters", {})
+    adapter = pydantic.TypeAdapter(BetaRawMessageStreamEvent if beta else RawMessageStreamEvent)
     for e in events(name):
         assert e.parse_error is None, e.parse_error
         assert e.sse.event == e.type   # the SSE name repeats the payload type

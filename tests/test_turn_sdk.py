@@ -90,7 +90,8 @@ def test_sdk_route_keeps_the_text_and_calls_the_accumulator_builds(capture, rout
     ready = [(b.name, b.input) for b in state.calls if b.call_state == "complete"
              and not b.server_side]
     expected = [(c.name, c.value) for c in _calls(capture) if c.state == "complete"
-                and c.kind in ("tool_use", "function_call", "function")]
+                and c.kind in ("tool_use", "function_call", "function",
+                                       "custom_tool_call")]
     assert ready == expected
 
 

@@ -280,10 +280,22 @@ class AnthropicAccumulator(Accumulator):
         if block.takes_input:
             block.open_call(event)
         self._opened(block, event)
+        if block.kind == "fallback":
+            self._fallback(block, event)
         if block.kind not in KNOWN_BLOCKS:
             self.note("unknown_block", f"block type {block.kind!r} is not known; kept as "
                       "the raw data of its start event", event=event, severity="warning",
                       slot=index, raw=event.sse.data)
+
+    def _fallback(self, block: _Block, event: WireEvent) -> None:
+        """A ``fallback`` block: the model it hands over to serves what follows, so the
+        message's ``model`` becomes its ``to.model`` (as the non-streaming message and
+        the SDK's beta helper say; the stable helper keeps the requested model)."""
+        to = block.data.get("to")
+        model = to.get("model") if isinstance(to, dict) else None
+        if isinstance(model, str) and model:
+            self.message["model"] = model
+            self.changes.append(ResponseChanged(event.index, {"model": model}))
 
     def _block_delta(self, payload: dict, event: WireEvent) -> None:
         index, delta = payload.get("index"), payload.get("delta")

@@ -326,7 +326,7 @@ def outcome_cases(raw_used: list[str] | None = None) -> list[Case]:
         end = stream_end(cap.key)
         expected = turn_state(cap, route=route()).outcome
         cases.append(Case(cap.key, (end,), expected, _explain_outcome(end, raw_used)))
-    # No capture of the corpus pauses: Anthropic's pause_turn, by hand.
+    # The smallest stream that pauses (Anthropic's pause_turn), by hand, beside the captures.
     paused = {"wire": "anthropic-messages", "status": 200,
               "event_types": ["message_start", "message_delta", "message_stop"],
               "finish": "pause"}

@@ -79,7 +79,8 @@ TOOL_KINDS = frozenset({
 })
 THINKING_KINDS = frozenset({"thinking", "redacted_thinking", "reasoning", "reasoning_text",
                             "summary_text", "thought", "reasoningContent"})
-RESULT_KINDS = frozenset({"container_upload", "mcp_list_tools", "codeExecutionResult",
+RESULT_KINDS = frozenset({"container_upload", "mcp_list_tools", "mcp_tool_listing",
+                          "codeExecutionResult",
                           "toolResponse", "functionResponse", "toolResult"})
 
 

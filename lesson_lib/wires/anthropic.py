@@ -52,7 +52,8 @@ KNOWN_BLOCKS = frozenset({
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
     "tool_search_tool_result", "container_upload",
     # beta
-    "mcp_tool_use", "mcp_tool_result", "compaction", "fallback", "advisor_tool_result",
+    "mcp_tool_use", "mcp_tool_result", "mcp_tool_listing", "compaction", "fallback",
+    "advisor_tool_result",
 })
 TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
 TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
@@ -62,11 +63,14 @@ ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partia
 # ``stop_sequence``: a plain stop (the sequence itself stays in the final Message's
 # ``stop_sequence``). ``model_context_window_exceeded``: the output stopped because the
 # context window was full, so, like ``max_tokens``, it is ``length``: the answer is cut
-# short, and only a shorter input (not a larger max_tokens) lets it go on.
+# short, and only a shorter input (not a larger max_tokens) lets it go on. ``compaction``
+# (beta, with ``pause_after_compaction``): the server compacted the context and paused;
+# like ``pause_turn``, sending the message back (summary included) continues the turn.
 FINISH_REASONS: dict[str, Finish] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",
-    "tool_use": "tool_calls", "pause_turn": "pause", "refusal": "refusal",
+    "tool_use": "tool_calls", "pause_turn": "pause", "compaction": "pause",
+    "refusal": "refusal",
 }
 
 
@@ -122,6 +126,8 @@ SHEET = Sheet(
                                               "signature (redacted_thinking arrives whole)"),
           ("citations_delta", "a citation for the text block at `index`"),
           ("refusal", "no event of its own: stop_reason `refusal` after the partial text"),
+          ("fallback", "a block, start and stop only: the model in `to` serves what "
+                       "follows; usage.iterations counts each hop"),
           ("unknown event types", "ignore them: the docs say new types may be added")),
     finish="`stop_reason` in message_delta: " + finish_words(FINISH_REASONS),
     error_body='HTTP 4xx/5xx with {"type": "error", "error": {"type", "message"}}; 529 '

@@ -27,6 +27,7 @@ from lesson_lib.capture.capture_writer import write_capture
 from . import (
     anthropic_citations,
     anthropic_failures,
+    anthropic_features,
     anthropic_retry,
     anthropic_tool_calls,
     anthropic_turn,
@@ -178,6 +179,7 @@ CAPTURES: dict[str, Builder] = {
     **anthropic_retry.CAPTURES,
     "html-in-text": html_in_text,
     **anthropic_turn.CAPTURES,
+    **anthropic_features.CAPTURES,
 }
 
 # Per capture: payload layout and messiness (pad probability, key shuffling).

@@ -198,9 +198,16 @@ class AnthropicWriter:
                       input_tokens: int | None = None, cache_read: int = 0,
                       server_tool_use: dict[str, int] | None = None,
                       stop_details: dict[str, Any] | None = None,
+                      stop_sequence: str | None = None,
+                      container: dict[str, Any] | None = None,
+                      iterations: list[dict[str, Any]] | None = None,
                       after_ms: float | None = None) -> None:
-        """``message_delta``: the stop reason and the cumulative usage."""
-        delta: dict[str, Any] = {"stop_reason": stop_reason, "stop_sequence": None}
+        """``message_delta``: the stop reason and the cumulative usage (with the matched
+        `stop_sequence`, the code-execution `container` and per-call `iterations` when
+        given)."""
+        delta: dict[str, Any] = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
+        if container is not None:
+            delta["container"] = container
         if self.style == "current":
             delta["stop_details"] = stop_details
             usage: dict[str, Any] = {"input_tokens": input_tokens,
@@ -211,6 +218,8 @@ class AnthropicWriter:
             usage = {"output_tokens": output_tokens}
         if server_tool_use is not None:
             usage["server_tool_use"] = server_tool_use
+        if iterations is not None:
+            usage["iterations"] = iterations
         wait = self.pause((12.0, 70.0)) if after_ms is None else after_ms
         self.send("message_delta", {"type": "message_delta", "delta": delta, "usage": usage},
                   after_ms=wait)

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from . import openai_responses_features
 from . import weather_turn as weather
 from .openai_responses_common import BASE, HELPER, WIRE, ok, request
 from .openai_responses_endings import error_then_failed, http_429, incomplete
@@ -318,4 +319,5 @@ def build(root: Path) -> list[Path]:
     paths = [text(root), function_call(root), parallel_function_calls(root),
              reasoning_summary(root), refusal(root), incomplete(root), error_then_failed(root),
              web_search(root), http_429(root), structured_output(root)]
-    return paths + weather_turn(root) + [http_429_retry_after(root)] + background_resume(root)
+    return (paths + weather_turn(root) + [http_429_retry_after(root)] + background_resume(root)
+            + openai_responses_features.build(root))

@@ -11,6 +11,10 @@ from .base import WireAdapter
 
 # Provider-side tools: the call the server made, and what it got back.
 _SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+# What the server did on its own, whole in a start event: a file it put in the code
+# container, the tools it listed from an MCP server, the seam where a fallback model took
+# over, the context it compacted. Server-side, neither text nor a call.
+_SERVER_BLOCKS = frozenset({"container_upload", "mcp_tool_listing", "fallback", "compaction"})
 
 
 class AnthropicAdapter(WireAdapter):
@@ -19,7 +23,8 @@ class AnthropicAdapter(WireAdapter):
     wire = "anthropic-messages"
 
     def classify(self, opened: ch.SlotOpened):
-        """Server tool calls and their results are server-side; redacted thinking is reasoning."""
+        """Server tool calls, their results and the server's own blocks (`_SERVER_BLOCKS`)
+        are server-side; redacted thinking is reasoning."""
         kind = opened.slot_kind
         if kind in _SERVER_CALLS:
             return "tool_call", True, "text"
@@ -27,6 +32,8 @@ class AnthropicAdapter(WireAdapter):
             return "reasoning", False, "reasoning"
         if kind.endswith("_tool_result"):
             return "tool_result", True, "other"
+        if kind in _SERVER_BLOCKS:
+            return "other", True, "other"
         return super().classify(opened)
 
     def finish(self) -> Finish:

@@ -20,6 +20,9 @@ from ..events import Finish
 from .base import CONTAINER, PARENT, WireAdapter
 
 _CLIENT_CALLS = frozenset({"function_call", "custom_tool_call"})
+# Items the server makes on its own that are neither text nor a call: the context it
+# compacted, the tools it listed from an MCP server.
+_SERVER_ITEMS = frozenset({"compaction", "mcp_list_tools"})
 
 
 class ResponsesAdapter(WireAdapter):
@@ -43,6 +46,8 @@ class ResponsesAdapter(WireAdapter):
             return "tool_call", False, "text"
         if kind.endswith("_call"):
             return "tool_call", True, "text"     # web search, code interpreter...
+        if kind in _SERVER_ITEMS:
+            return "other", True, "other"
         return super().classify(opened)
 
     def parent(self, address: Any) -> Any:

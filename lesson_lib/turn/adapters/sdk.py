@@ -143,7 +143,7 @@ class _Translator:
 
 class _AnthropicSDK(_Translator):
     _INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-    _STREAMED = frozenset({"text", "thinking"}) | _INPUT
+    _STREAMED = frozenset({"text", "thinking", "compaction"}) | _INPUT
 
     def changes(self, ev: Any) -> list:
         kind = ev.type
@@ -154,11 +154,16 @@ class _AnthropicSDK(_Translator):
         if kind == "content_block_start":
             block = ev.content_block
             btype = block.type
-            return [self.opened(ch.SlotOpened(
+            opened = [self.opened(ch.SlotOpened(
                 None, ev.index, btype, btype, name=_get(block, "name"),
                 call_id=_get(block, "id"), content=_get(block, "text") or "",
                 whole=btype not in self._STREAMED, takes_input=btype in self._INPUT,
                 data=_data(block)))]
+            to = _data(block).get("to") if btype == "fallback" else None
+            if isinstance(to, dict) and isinstance(to.get("model"), str):
+                # The event names the model that serves the rest, as on the wire route.
+                opened.append(ch.ResponseChanged(None, {"model": to["model"]}))
+            return opened
         if kind == "content_block_delta":
             delta, i = ev.delta, ev.index
             dtype = delta.type
@@ -173,6 +178,10 @@ class _AnthropicSDK(_Translator):
                 return [grew] if grew else []
             if dtype == "citations_delta":
                 return [ch.CitationAdded(None, i, _data(delta.citation))]
+            if dtype == "compaction_delta":   # beta: the stable SDK builds it loosely
+                content = _data(delta).get("content")
+                return [ch.TextAppended(None, i, "other", content, "content")
+                        ] if isinstance(content, str) and content else []
             return [ch.UnknownEvent(None, dtype, _data(ev))]
         if kind == "content_block_stop":
             return self.closed(ev.index, "stop")

@@ -1,0 +1,253 @@
+"""Which of the official SDKs' stream types the corpus shows, read from the SDKs themselves.
+
+The installed ``anthropic`` and ``openai`` packages list, in their type
+unions, every event, block, delta, item, stop reason and chunk field a
+stream can carry. `sdk_types` reads those unions (``typing.get_args`` over
+the union members' ``type`` literals, pydantic ``model_fields`` for Chat's
+field-named chunks); `sightings` reads a corpus (the project's captures,
+and the shared reference captures when present) and says where each one
+was seen at least once. `NOT_IN_CORPUS` names each type no capture shows,
+with why; `rows` puts the three together and `markdown` renders the table
+``scripts/build_cheat_sheet.py`` writes under the cheat sheet.
+
+A new SDK version that adds a type makes the table's test fail until the
+type has a capture or a reason: the table keeps itself true.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..capture.captures import Capture
+from .wire_events import parse_all
+
+OURS, REFERENCE = "ours", "reference"
+HEADING = "## What the corpus shows of each SDK type union"
+
+
+@dataclass(frozen=True)
+class Union:
+    """One SDK type union the table covers: its wire, what it lists and where it lives."""
+
+    name: str
+    wire: str
+    what: str
+    source: str          # where in the SDK the union is (for the reader of the table)
+
+
+UNIONS = (
+    Union("anthropic.events", "anthropic-messages", "stream event types",
+          "anthropic.types.beta.BetaRawMessageStreamEvent"),
+    Union("anthropic.blocks", "anthropic-messages", "content block types",
+          "BetaRawContentBlockStartEvent.content_block"),
+    Union("anthropic.deltas", "anthropic-messages", "content block delta types",
+          "anthropic.types.beta.BetaRawContentBlockDelta"),
+    Union("anthropic.stop_reasons", "anthropic-messages", "stop reasons",
+          "anthropic.types.beta.BetaStopReason"),
+    Union("responses.events", "openai-responses", "stream event types",
+          "openai.types.responses.ResponseStreamEvent"),
+    Union("responses.items", "openai-responses", "output item types",
+          "openai.types.responses.ResponseOutputItem"),
+    Union("chat.chunk_fields", "openai-chat", "chunk fields",
+          "openai.types.chat.ChatCompletionChunk"),
+    Union("chat.delta_fields", "openai-chat", "choice delta fields",
+          "openai.types.chat.chat_completion_chunk.ChoiceDelta"),
+    Union("chat.finish_reasons", "openai-chat", "finish reasons",
+          "openai.types.chat.chat_completion_chunk.Choice.finish_reason"),
+)
+
+# Each SDK type no capture shows, with why it has none. The test fails when a type here
+# turns up in the corpus (the line goes) and when a type is neither shown nor here.
+NOT_IN_CORPUS: dict[tuple[str, str], str] = {
+    ("responses.events", "response.audio.delta"):
+        "audio output needs an audio model; no recording with a compatible licence",
+    ("responses.events", "response.audio.done"): "as response.audio.delta",
+    ("responses.events", "response.audio.transcript.delta"): "as response.audio.delta",
+    ("responses.events", "response.audio.transcript.done"): "as response.audio.delta",
+    ("responses.events", "response.mcp_call.failed"):
+        "no recording of a failing MCP server; the accumulator passes it through as a "
+        "server tool's progress",
+    ("responses.events", "response.mcp_list_tools.failed"): "as response.mcp_call.failed",
+    ("responses.items", "additional_tools"):
+        "a newer item with no recording and no documented stream",
+    ("responses.items", "apply_patch_call_output"):
+        "an input item the client sends back, never streamed by the server",
+    ("responses.items", "computer_call"):
+        "computer use needs a computer-use model and a sandbox; no recording",
+    ("responses.items", "computer_call_output"): "an input item the client sends back",
+    ("responses.items", "custom_tool_call_output"): "an input item the client sends back",
+    ("responses.items", "function_call_output"): "an input item the client sends back",
+    ("responses.items", "local_shell_call"):
+        "the local shell tool of codex models; no recording",
+    ("responses.items", "local_shell_call_output"): "an input item the client sends back",
+    ("responses.items", "mcp_approval_request"):
+        "asked when an MCP tool requires approval; the reference set records the call after "
+        "the approval, not the request, and the course has no capture of it yet",
+    ("responses.items", "mcp_approval_response"): "an input item the client sends back",
+    ("responses.items", "program_output"):
+        "the output of programmatic tool calling, sent back by the client",
+    ("responses.items", "tool_search_output"):
+        "the recorded tool search is the client's; its output is sent back by the client",
+    ("chat.delta_fields", "audio"):
+        "audio output needs an audio model (gpt-4o-audio); no recording",
+    ("chat.delta_fields", "function_call"):
+        "the legacy functions API, replaced by tool_calls",
+    ("chat.finish_reasons", "function_call"): "the legacy functions API, as delta.function_call",
+    ("chat.chunk_fields", "moderation"):
+        "the moderation chunk (input and output results) comes only when a request sets "
+        "`moderation`; no recording and no documented example",
+}
+
+
+def _type_literals(union: Any) -> set[str]:
+    """The ``type`` literals of a union's members (an ``Annotated`` union read inside)."""
+    found: set[str] = set()
+    for member in typing.get_args(union):
+        for cls in typing.get_args(member) or [member]:
+            field = getattr(cls, "model_fields", {}).get("type")
+            if field is not None:
+                found |= {v for v in typing.get_args(field.annotation) if isinstance(v, str)}
+    return found
+
+
+def sdk_types() -> dict[str, frozenset[str]]:
+    """Every union's members, read from the installed SDKs (imported here, not at load)."""
+    import anthropic.types.beta as bt
+    from openai.types.chat import chat_completion_chunk as chunk
+    from openai.types.responses import ResponseOutputItem, ResponseStreamEvent
+
+    finish = chunk.Choice.model_fields["finish_reason"].annotation
+    return {
+        "anthropic.events": frozenset(_type_literals(bt.BetaRawMessageStreamEvent)),
+        "anthropic.blocks": frozenset(_type_literals(
+            bt.BetaRawContentBlockStartEvent.model_fields["content_block"].annotation)),
+        "anthropic.deltas": frozenset(_type_literals(bt.BetaRawContentBlockDelta)),
+        "anthropic.stop_reasons": frozenset(typing.get_args(bt.BetaStopReason)),
+        "responses.events": frozenset(_type_literals(ResponseStreamEvent)),
+        "responses.items": frozenset(_type_literals(ResponseOutputItem)),
+        "chat.chunk_fields": frozenset(chunk.ChatCompletionChunk.model_fields),
+        "chat.delta_fields": frozenset(chunk.ChoiceDelta.model_fields),
+        "chat.finish_reasons": frozenset(v for arg in typing.get_args(finish)
+                                         for v in typing.get_args(arg) if isinstance(v, str)),
+    }
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _anthropic(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    yield "anthropic.events", kind
+    if kind == "content_block_start":
+        yield "anthropic.blocks", _dict(payload.get("content_block")).get("type")
+    elif kind == "content_block_delta":
+        yield "anthropic.deltas", _dict(payload.get("delta")).get("type")
+    elif kind == "message_delta":
+        yield "anthropic.stop_reasons", _dict(payload.get("delta")).get("stop_reason")
+
+
+def _responses(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    yield "responses.events", kind
+    yield "responses.items", _dict(payload.get("item")).get("type")
+    for item in _dict(payload.get("response")).get("output") or []:
+        yield "responses.items", _dict(item).get("type")
+
+
+def _chat(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    for key in payload:
+        yield "chat.chunk_fields", key
+    for choice in payload.get("choices") or []:
+        choice = _dict(choice)
+        for key in _dict(choice.get("delta")):
+            yield "chat.delta_fields", key
+        yield "chat.finish_reasons", choice.get("finish_reason")
+
+
+READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
+    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat}
+
+
+def seen_in(capture: Capture) -> set[tuple[str, str]]:
+    """The (union, type) pairs one capture shows at least once."""
+    reader = READERS.get(capture.wire or "")
+    if reader is None or capture.status >= 300:
+        return set()
+    out = set()
+    for event in parse_all(capture.events):
+        payload = _dict(event.payload)
+        for union, value in reader(payload, event.type):
+            if isinstance(value, str):
+                out.add((union, value))
+    return out
+
+
+def sightings(ours: Iterable[Capture], reference: Iterable[Capture] = ()
+              ) -> dict[tuple[str, str], set[str]]:
+    """Every (union, type) the corpus shows, with where: ``ours`` and/or ``reference``."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for where, caps in ((OURS, ours), (REFERENCE, reference)):
+        for capture in caps:
+            for pair in seen_in(capture):
+                found.setdefault(pair, set()).add(where)
+    return found
+
+
+@dataclass(frozen=True)
+class Row:
+    """One union in the table: its members by where the corpus shows them."""
+
+    union: Union
+    ours: tuple[str, ...]            # shown by the project's own captures
+    reference_only: tuple[str, ...]  # shown only by the shared reference captures
+    missing: tuple[tuple[str, str], ...]   # (type, why no capture shows it)
+    beyond_sdk: tuple[str, ...]      # shown by the corpus, unknown to the SDK's union
+
+    @property
+    def total(self) -> int:
+        return len(self.ours) + len(self.reference_only) + len(self.missing)
+
+    @property
+    def covered(self) -> int:
+        return len(self.ours) + len(self.reference_only)
+
+
+def rows(types: dict[str, frozenset[str]], seen: dict[tuple[str, str], set[str]]) -> list[Row]:
+    """The table: for each union, its members split by where they are seen (a member no
+    capture shows carries its `NOT_IN_CORPUS` reason, ``"?"`` when there is none)."""
+    out = []
+    for union in UNIONS:
+        members = sorted(types.get(union.name, ()))
+        where = {m: seen.get((union.name, m), set()) for m in members}
+        beyond = sorted(t for (u, t) in seen if u == union.name and t not in where)
+        out.append(Row(
+            union,
+            tuple(m for m in members if OURS in where[m]),
+            tuple(m for m in members if where[m] == {REFERENCE}),
+            tuple((m, NOT_IN_CORPUS.get((union.name, m), "?")) for m in members
+                  if not where[m]),
+            tuple(beyond)))
+    return out
+
+
+def markdown(table: list[Row]) -> str:
+    """The coverage table as Markdown, one line per union."""
+    def code(names: Iterable[str]) -> str:
+        return ", ".join(f"`{n}`" for n in names) or "none"
+
+    lines = [HEADING, "",
+             "Read from the installed SDKs' type unions and the captures (the project's "
+             "own, and the shared reference captures); `tests/test_coverage.py` keeps it "
+             "true. Shown by a reference capture only: the project has no capture of its "
+             "own yet.", "",
+             "| union | shown | by our captures | by reference captures only | "
+             "not in the corpus, and why | seen, not in the SDK's union |",
+             "|---|---|---|---|---|---|"]
+    for row in table:
+        missing = "<br>".join(f"`{m}`: {why}" for m, why in row.missing) or "none"
+        lines.append(f"| {row.union.wire} {row.union.what} (`{row.union.source}`) | "
+                     f"{row.covered}/{row.total} | {code(row.ours)} | "
+                     f"{code(row.reference_only)} | {missing} | {code(row.beyond_sdk)} |")
+    return "\n".join(lines) + "\n"
