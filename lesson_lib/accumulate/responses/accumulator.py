@@ -138,8 +138,6 @@ class ResponsesAccumulator(Accumulator):
             "response.output_text.annotation.added": parts.on_annotation,
             "response.reasoning_summary_part.added": parts.on_summary_part_added,
             "response.reasoning_summary_part.done": parts.on_summary_part_done,
-            "response.reasoning_summary_text.delta": parts.on_summary_delta,
-            "response.reasoning_summary_text.done": parts.on_summary_text_done,
             "response.image_generation_call.partial_image": server.on_partial_image,
             "response.shell_call_command.added": server.on_shell_command,
             "response.shell_call_command.delta": server.on_shell_command,
