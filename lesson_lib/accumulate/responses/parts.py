@@ -90,18 +90,26 @@ class PartEvents:
         item = self.items.item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
         return item, ci, data
 
-    def on_part_added(self, ev: WireEvent, p: dict) -> None:
-        item, ci, data = self.part_event(ev, p)
-        part = item.parts.get(ci)
+    def on_part_added(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
+        """A part (or, `summary`, a summary part) announced."""
+        key = "summary_index" if summary else "content_index"
+        data, n = p.get("part"), p.get(key)
+        if not isinstance(data, dict) or not is_index(n):
+            raise Malformed(f"needs a {key} and a part object")
+        reasoning = summary or data.get("type") == "reasoning_text"
+        item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
+        parts = item.summary if summary else item.parts
+        part = parts.get(n)
         if part is None:
-            part = item.parts[ci] = Part(data)
-            self.tools.structured_call(ev, item, ci, part)
+            part = parts[n] = Part(data)
+            if not summary:
+                self.tools.structured_call(ev, item, n, part)
         elif part.assumed:
             part.announce(data)
         else:
-            self.note("duplicate_start", f"content_index {ci} of {item.label()} announced "
+            self.note("duplicate_start", f"{key} {n} of {item.label()} announced "
                       "again; the first announcement is kept", severity="warning", event=ev,
-                      slot=(item.index, ci))
+                      slot=(item.index, "summary", n) if summary else (item.index, n))
 
     def on_part_done(self, ev: WireEvent, p: dict) -> None:
         item, ci, data = self.part_event(ev, p)
@@ -215,21 +223,6 @@ class PartEvents:
                                           annotation))
 
     # -- reasoning summaries (summary_index) -------------------------------
-
-    def on_summary_part_added(self, ev: WireEvent, p: dict) -> None:
-        data, si = p.get("part"), p.get("summary_index")
-        if not isinstance(data, dict) or not is_index(si):
-            raise Malformed("needs a summary_index and a part object")
-        item = self.items.item_for(ev, p, "reasoning")
-        part = item.summary.get(si)
-        if part is None:
-            item.summary[si] = Part(data)
-        elif part.assumed:
-            part.announce(data)
-        else:
-            self.note("duplicate_start", f"summary_index {si} of {item.label()} announced "
-                      "again; the first announcement is kept", severity="warning", event=ev,
-                      slot=(item.index, "summary", si))
 
     def on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
         data = p.get("part")
