@@ -15,6 +15,26 @@ It reads the SDK's *raw* events (Anthropic ``content_block_*``, Responses
 repeat the raw events, and Chat's ``arguments.done`` can come early for
 interleaved calls.
 
+One reading of each wire where the SDK allows it. A Chat chunk's JSON dump
+(``to_dict()``) is the wire's payload on every capture the SDK accepts, so
+Chat chunks go to the Chat accumulator itself, as the wire route's do. The
+other SDKs' events do not give their wire payload back, so they keep a
+translator here:
+
+- Anthropic: the helper adds ``content_block`` to every ``content_block_stop``
+  and ``message`` to ``message_stop``, writes a container's ``expires_at`` in
+  another date format, never yields ``ping``, and raises at an ``error``;
+- Responses: the helper adds ``snapshot`` to text and argument deltas,
+  ``parsed`` and ``parsed_arguments`` to done statements and the terminal
+  response, drops ``obfuscation``, turns integers into floats (``created_at``,
+  ``completed_at``, ``temperature``, ``top_p``), adds ``sequence_number`` and
+  ``logprobs`` to a stream that had none, and raises on an ``error``, on a
+  stream that starts with anything but ``response.created`` and on a
+  ``call_id`` restated at an item's done;
+- Gemini: the dump adds ``sdkHttpResponse``, drops ``createTime`` and
+  ``serviceTier``, re-encodes ``thoughtSignature`` (URL-safe base64) and turns
+  integers into floats.
+
 What the SDK does not let it see, whatever the adapter does:
 
 - where and when anything arrived (byte offsets, arrival times, event
