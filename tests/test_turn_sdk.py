@@ -75,9 +75,12 @@ def test_sdk_route_is_in_order_and_its_outcome_matches_the_streams_end(capture, 
     if ending.kind == "cut":
         assert state.outcome != "completed"
     if state.outcome == "failed":
-        assert state.errors and state.errors[0].scope == "provider"
+        # (A protocol error the wire route reports, such as a second finish reason, may
+        # come first: the Chat SDK route reads the chunks with the same accumulator.)
+        provider = [e for e in state.errors if e.scope == "provider"]
+        assert provider
         phase = "after_output" if any(b for b in state.blocks) else "before_output"
-        assert state.errors[0].phase == phase
+        assert provider[0].phase == phase
 
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)

@@ -62,6 +62,7 @@ changes). None of them reaches into another: each gets what it uses.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from ...capture.diagnostics import Diagnostic
@@ -136,10 +137,8 @@ class ResponsesAccumulator(Accumulator):
             "response.content_part.added": parts.on_part_added,
             "response.content_part.done": parts.on_part_done,
             "response.output_text.annotation.added": parts.on_annotation,
-            "response.reasoning_summary_part.added": parts.on_summary_part_added,
+            "response.reasoning_summary_part.added": partial(parts.on_part_added, summary=True),
             "response.reasoning_summary_part.done": parts.on_summary_part_done,
-            "response.reasoning_summary_text.delta": parts.on_summary_delta,
-            "response.reasoning_summary_text.done": parts.on_summary_text_done,
             "response.image_generation_call.partial_image": server.on_partial_image,
             "response.shell_call_command.added": server.on_shell_command,
             "response.shell_call_command.delta": server.on_shell_command,

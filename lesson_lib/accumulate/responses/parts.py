@@ -45,33 +45,41 @@ class PartEvents:
         self.tools = tools
         self.shown = shown
 
-    # -- parts (content_index) ---------------------------------------------
+    # -- finding a part ------------------------------------------------------
 
     def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
-        """The part an event addresses (slow path): checked, or assumed."""
+        """The part (or, for a ``summary_text``, the summary part) an event addresses (slow
+        path): checked, or assumed."""
         self.items.touch(item)
-        ci = index_of(p, "content_index")
-        part = item.parts.get(ci)
-        address = (item.index, ci)
+        summary = kind == "summary_text"
+        key = "summary_index" if summary else "content_index"
+        n = index_of(p, key)
+        parts = item.summary if summary else item.parts
+        part = parts.get(n)
+        address = (item.index, "summary", n) if summary else (item.index, n)
         if part is None:
-            if item.type not in PART_HOSTS.get(kind, (item.type,)):
+            if not summary and item.type not in PART_HOSTS.get(kind, (item.type,)):
                 self.items.once_note(("host", address), "delta_mismatch",
                                 f"{ev.type}: a {item.type} item has no {kind} parts; kept as its "
-                                f"content[{ci}]", event=ev, slot=address)
-            part = item.parts[ci] = Part(dict(ASSUMED_PARTS[kind]), assumed=True)
-            self.note("event_before_start", f"{ev.type} for content_index {ci} of "
-                      f"{item.label()}, never announced by content_part.added: assumed an "
+                                f"content[{n}]", event=ev, slot=address)
+            part = parts[n] = Part(dict(ASSUMED_PARTS[kind]), assumed=True)
+            announcer = "reasoning_summary_part.added" if summary else "content_part.added"
+            self.note("event_before_start", f"{ev.type} for {key} {n} of "
+                      f"{item.label()}, never announced by {announcer}: assumed an "
                       f"empty {kind} part", severity="warning", event=ev, slot=address)
         elif part.state != "open":
             if item.state == "open":              # else said once for the whole item
+                what = f"summary part {n} of {item.label()}" if summary else f"part {address}"
                 self.items.once_note(("late", address), "delta_after_stop",
-                                f"{ev.type} after part {address} was done: accumulated "
+                                f"{ev.type} after {what} was done: accumulated "
                                 "anyway", severity="warning", event=ev, slot=address)
-        elif part.type != kind:
+        elif part.type != kind and not summary:
             self.items.once_note(("kind", address, kind), "delta_mismatch",
                             f"{ev.type} addresses a {part.type} part at {address}; "
                             "accumulated anyway", event=ev, slot=address)
         return part
+
+    # -- parts (content_index) ---------------------------------------------
 
     def part_event(self, ev: WireEvent, p: dict) -> tuple[Item, int, dict]:
         """A content_part.added or .done: its item, content_index and part object."""
@@ -82,18 +90,26 @@ class PartEvents:
         item = self.items.item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
         return item, ci, data
 
-    def on_part_added(self, ev: WireEvent, p: dict) -> None:
-        item, ci, data = self.part_event(ev, p)
-        part = item.parts.get(ci)
+    def on_part_added(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
+        """A part (or, `summary`, a summary part) announced."""
+        key = "summary_index" if summary else "content_index"
+        data, n = p.get("part"), p.get(key)
+        if not isinstance(data, dict) or not is_index(n):
+            raise Malformed(f"needs a {key} and a part object")
+        reasoning = summary or data.get("type") == "reasoning_text"
+        item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
+        parts = item.summary if summary else item.parts
+        part = parts.get(n)
         if part is None:
-            part = item.parts[ci] = Part(data)
-            self.tools.structured_call(ev, item, ci, part)
+            part = parts[n] = Part(data)
+            if not summary:
+                self.tools.structured_call(ev, item, n, part)
         elif part.assumed:
             part.announce(data)
         else:
-            self.note("duplicate_start", f"content_index {ci} of {item.label()} announced "
+            self.note("duplicate_start", f"{key} {n} of {item.label()} announced "
                       "again; the first announcement is kept", severity="warning", event=ev,
-                      slot=(item.index, ci))
+                      slot=(item.index, "summary", n) if summary else (item.index, n))
 
     def on_part_done(self, ev: WireEvent, p: dict) -> None:
         item, ci, data = self.part_event(ev, p)
@@ -139,19 +155,23 @@ class PartEvents:
         part.adopt_logprobs(data.get("logprobs"))  # the recorded part.done says [] at times
 
     def on_part_delta(self, ev: WireEvent, p: dict) -> None:
-        # The hot path: a dict lookup for the item, one for the part, an append.
+        """A delta into a part or a summary part. The hot path: a dict lookup for the
+        item, one for the part, an append."""
         kind, host = PART_DELTAS[ev.type]
+        summary = kind == "summary_text"
         item = self.items.open_item(ev, p, host)
-        ci = p.get("content_index")
-        part = item.parts.get(ci) if type(ci) is int else None
-        if part is None or part.state != "open" or part.type != kind:
+        n = p.get("summary_index" if summary else "content_index")
+        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
+        if part is None or part.state != "open" or (part.type != kind and not summary):
             part = self.part_for(ev, p, item, kind)
         delta = string_delta(p)
         part.frags.append(delta)
         self.shown.part_grew(item, part, delta, ev.index)
+        if summary:
+            return
         call = part.call
         if call is None and self.tools.structured is not None:
-            call = self.tools.structured_call(ev, item, p.get("content_index"), part, delta)
+            call = self.tools.structured_call(ev, item, n, part, delta)
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
@@ -161,20 +181,27 @@ class PartEvents:
             part.logprobs.extend(logprobs)
 
     def on_part_text_done(self, ev: WireEvent, p: dict) -> None:
+        """A part's (or summary part's) text stated whole: compared, the server's kept."""
         kind, host, field = PART_DONES[ev.type]
+        summary = kind == "summary_text"
         item = self.items.item_for(ev, p, host)
         part = self.part_for(ev, p, item, kind)
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
-        self.said_again(ev, item, part, "text", (item.index, p["content_index"]))
+        n = p["summary_index" if summary else "content_index"]
+        self.said_again(ev, item, part, "text",
+                        (item.index, "summary", n) if summary else (item.index, n))
         if theirs != part.text:
-            pos = sorted(item.parts).index(p["content_index"])
-            self.compare.differs(ev, (item.index, "content", pos, part.key or field), part.text, theirs)
+            pos = sorted(item.summary if summary else item.parts).index(n)
+            self.compare.differs(ev, (item.index, "summary" if summary else "content", pos,
+                                      part.key or field), part.text, theirs)
         part.adopt_text(theirs)
+        if summary:
+            return
         call = part.call
         if call is None and self.tools.structured is not None:
-            call = self.tools.structured_call(ev, item, p["content_index"], part)
+            call = self.tools.structured_call(ev, item, n, part)
         if call is not None:
             call.end(theirs, t=ev.t, event=ev.index)
         part.adopt_logprobs(p.get("logprobs"))
@@ -197,66 +224,12 @@ class PartEvents:
 
     # -- reasoning summaries (summary_index) -------------------------------
 
-    def summary_for(self, ev: WireEvent, p: dict, item: Item) -> Part:
-        self.items.touch(item)
-        si = index_of(p, "summary_index")
-        part = item.summary.get(si)
-        address = (item.index, "summary", si)
-        if part is None:
-            part = item.summary[si] = Part(dict(ASSUMED_PARTS["summary_text"]), assumed=True)
-            self.note("event_before_start", f"{ev.type} for summary_index {si} of "
-                      f"{item.label()}, never announced by reasoning_summary_part.added: "
-                      "assumed an empty summary_text part", severity="warning", event=ev,
-                      slot=address)
-        elif part.state != "open" and item.state == "open":
-            self.items.once_note(("late", address), "delta_after_stop",
-                            f"{ev.type} after summary part {si} of {item.label()} was done: "
-                            "accumulated anyway", severity="warning", event=ev, slot=address)
-        return part
-
-    def on_summary_part_added(self, ev: WireEvent, p: dict) -> None:
-        data, si = p.get("part"), p.get("summary_index")
-        if not isinstance(data, dict) or not is_index(si):
-            raise Malformed("needs a summary_index and a part object")
-        item = self.items.item_for(ev, p, "reasoning")
-        part = item.summary.get(si)
-        if part is None:
-            item.summary[si] = Part(data)
-        elif part.assumed:
-            part.announce(data)
-        else:
-            self.note("duplicate_start", f"summary_index {si} of {item.label()} announced "
-                      "again; the first announcement is kept", severity="warning", event=ev,
-                      slot=(item.index, "summary", si))
-
-    def on_summary_delta(self, ev: WireEvent, p: dict) -> None:
-        item = self.items.open_item(ev, p, "reasoning")
-        si = p.get("summary_index")
-        part = item.summary.get(si) if type(si) is int else None
-        if part is None or part.state != "open":
-            part = self.summary_for(ev, p, item)
-        delta = string_delta(p)
-        part.frags.append(delta)
-        self.shown.part_grew(item, part, delta, ev.index)
-
-    def on_summary_text_done(self, ev: WireEvent, p: dict) -> None:
-        item = self.items.item_for(ev, p, "reasoning")
-        part = self.summary_for(ev, p, item)
-        theirs = p.get("text")
-        if not isinstance(theirs, str):
-            raise Malformed("text is not a string")
-        self.said_again(ev, item, part, "text", (item.index, "summary", p["summary_index"]))
-        if theirs != part.text:
-            pos = sorted(item.summary).index(p["summary_index"])
-            self.compare.differs(ev, (item.index, "summary", pos, "text"), part.text, theirs)
-        part.adopt_text(theirs)
-
     def on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
         data = p.get("part")
         if not isinstance(data, dict):
             raise Malformed("no part object")
         item = self.items.item_for(ev, p, "reasoning")
-        part = self.summary_for(ev, p, item)
+        part = self.part_for(ev, p, item, "summary_text")
         pos = sorted(item.summary).index(p["summary_index"])
         self.settle_part(ev, item, ("summary", pos), part, data)
         part.state = "closed"

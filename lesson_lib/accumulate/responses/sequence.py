@@ -35,18 +35,14 @@ class SequenceNumbers:
 
     def skip(self, event: WireEvent, seq: Any) -> bool:
         """Check `seq`, the event's sequence_number; True when the event must be skipped."""
-        last = self.last
-        if last is not None and seq == last + 1 and type(seq) is int:
-            self.last = seq                # the fast path: the next number
-            self.seen[seq] = event.sse.data
-            return False
-        return self._check(event, seq)
-
-    def _check(self, event: WireEvent, seq: Any) -> bool:
-        """Check a sequence_number off the fast path; True when the event must be skipped."""
         if type(seq) is not int:
             self.note("malformed_event", f"{event.type}: sequence_number {seq!r} is not an "
                       "integer; not checked", severity="warning", event=event)
+            return False
+        last = self.last
+        if last is not None and seq == last + 1:    # the next number (never seen yet)
+            self.last = seq
+            self.seen[seq] = event.sse.data
             return False
         data = event.sse.data
         earlier = self.seen.get(seq)
@@ -59,7 +55,6 @@ class SequenceNumbers:
                       severity="warning", event=event, sequence_number=seq, repeat=same)
             return same
         self.seen[seq] = data
-        last = self.last
         if last is None:
             self.last = seq      # a stream may start anywhere (resumed): nothing to check
         elif seq < last:

@@ -11,17 +11,19 @@ from typing import Any
 
 LIFECYCLE = ("response.created", "response.queued", "response.in_progress")
 
-# Deltas into a part: event type -> (the part's type, the item type that holds it).
+# Deltas into a part or a summary part: event type -> (the part's type, the item type that holds it).
 PART_DELTAS = {
     "response.output_text.delta": ("output_text", "message"),
     "response.refusal.delta": ("refusal", "message"),
     "response.reasoning_text.delta": ("reasoning_text", "reasoning"),
+    "response.reasoning_summary_text.delta": ("summary_text", "reasoning"),
 }
 # A part's text stated whole: event type -> (part type, item type, the event's field).
 PART_DONES = {
     "response.output_text.done": ("output_text", "message", "text"),
     "response.refusal.done": ("refusal", "message", "refusal"),
     "response.reasoning_text.done": ("reasoning_text", "reasoning", "text"),
+    "response.reasoning_summary_text.done": ("summary_text", "reasoning", "text"),
 }
 # Deltas into one string field of an item: event type -> (item type, path in the item).
 FIELD_DELTAS = {

@@ -15,6 +15,26 @@ It reads the SDK's *raw* events (Anthropic ``content_block_*``, Responses
 repeat the raw events, and Chat's ``arguments.done`` can come early for
 interleaved calls.
 
+One reading of each wire where the SDK allows it. A Chat chunk's JSON dump
+(``to_dict()``) is the wire's payload on every capture the SDK accepts, so
+Chat chunks go to the Chat accumulator itself, as the wire route's do. The
+other SDKs' events do not give their wire payload back, so they keep a
+translator here:
+
+- Anthropic: the helper adds ``content_block`` to every ``content_block_stop``
+  and ``message`` to ``message_stop``, writes a container's ``expires_at`` in
+  another date format, never yields ``ping``, and raises at an ``error``;
+- Responses: the helper adds ``snapshot`` to text and argument deltas,
+  ``parsed`` and ``parsed_arguments`` to done statements and the terminal
+  response, drops ``obfuscation``, turns integers into floats (``created_at``,
+  ``completed_at``, ``temperature``, ``top_p``), adds ``sequence_number`` and
+  ``logprobs`` to a stream that had none, and raises on an ``error``, on a
+  stream that starts with anything but ``response.created`` and on a
+  ``call_id`` restated at an item's done;
+- Gemini: the dump adds ``sdkHttpResponse``, drops ``createTime`` and
+  ``serviceTier``, re-encodes ``thoughtSignature`` (URL-safe base64) and turns
+  integers into floats.
+
 What the SDK does not let it see, whatever the adapter does:
 
 - where and when anything arrived (byte offsets, arrival times, event
@@ -41,12 +61,15 @@ What the SDK does not let it see, whatever the adapter does:
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
 from ...capture.diagnostics import Diagnostic
+from ...sse.decoder import ServerSentEvent
 from ...tool_calls import ToolCall
+from ...wires.wire_events import parse_payload
 from ..events import TurnEvent
 from . import adapter_for
 from .base import Counter, WireAdapter
@@ -282,112 +305,56 @@ class _ResponsesSDK(_Translator):
         return [ch.UnknownEvent(None, kind, _data(ev))]
 
 
-class _ChatSDK(_Translator):
-    """Chat chunks; calls correlated by id first, then index (as on the wire route)."""
+class _ChatSDK:
+    """Chat chunks, read by the wire's own accumulator: each chunk's JSON dump is the
+    wire's payload (measured on every capture the SDK accepts), so the SDK route and the
+    wire route are one reading of the wire. The SDK never yields ``[DONE]``: the
+    accumulator's rule for a body without it (`wires.chat.ended_without_done`, the body
+    taken as whole) says whether the step ended properly."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.ids: dict[int, set] = {}             # choice -> call ids seen
-        self.current: dict[tuple, int] = {}       # (choice, index) -> call number
-        self.count: dict[int, int] = {}
-        self.unfinished: set[int] = set()
-        self.choices: set[int] = set()
-        self.usage_owed = self.usage_came = False
-
-    def _call_address(self, choice: int, tc: Any, out: list) -> tuple:
-        index, call_id = _get(tc, "index", 0), _get(tc, "id")
-        fn = _get(tc, "function")
-        name = _get(fn, "name") if fn is not None else None
-        key = (choice, index)
-        seen = self.ids.setdefault(choice, set())
-        if key not in self.current or (call_id and call_id not in seen):
-            # A new call, even on a reused index. The old one stays open: a Chat call
-            # ends only at its choice's finish reason.
-            n = self.count.get(choice, 0)
-            self.count[choice] = n + 1
-            self.current[key] = n
-            if call_id:
-                seen.add(call_id)
-            out.append(self.opened(ch.SlotOpened(None, (choice, ("tool", n)), "function",
-                                                 "function", name=name, call_id=call_id,
-                                                 choice=choice, takes_input=True)))
-        return (choice, ("tool", self.current[key]))
+        from ...accumulate import accumulator_for
+        self.acc = accumulator_for("openai-chat")
+        self.count = 0
+        self._end: list | None = None
 
     def changes(self, ev: Any) -> list:
         if ev.type != "chunk":
             return []       # content.delta, tool_calls.*: projections of the chunks
-        chunk = ev.chunk
-        out: list = [ch.ResponseChanged(None, {"id": chunk.id, "model": chunk.model})]
-        if chunk.usage is not None:
-            self.usage_came = True
-            out.append(ch.ResponseChanged(None, {"usage": _data(chunk.usage)}))
-        elif "usage" in chunk.model_fields_set:     # "usage": null: a usage chunk is owed
-            self.usage_owed = True
-        for choice in chunk.choices or ():
-            c = choice.index
-            if c not in self.choices:
-                self.choices.add(c)
-                self.unfinished.add(c)
-            delta = choice.delta
-            for part, channel, text in _texts(delta):
-                label = "reasoning" if channel == "reasoning" else part
-                address = (c, label)
-                if address not in self.open:
-                    out.append(self.opened(ch.SlotOpened(None, address, label, label,
-                                                         choice=c)))
-                out.append(ch.TextAppended(None, address, channel, text, part))
-            for tc in (_get(delta, "tool_calls") or ()) if delta is not None else ():
-                address = self._call_address(c, tc, out)
-                fn = _get(tc, "function")
-                fragment = _get(fn, "arguments") if fn is not None else None
-                if fragment:
-                    grew = self.calls.grow(address, fragment)
-                    if grew:
-                        out.append(grew)
-            if choice.finish_reason is not None:
-                for address in [a for a in self.open if a[0] == c]:
-                    out += self.closed(address, "finish_reason", reason=choice.finish_reason)
-                out.append(ch.ResponseChanged(None, {"finish_reason": choice.finish_reason},
-                                              choice=c))
-                self.unfinished.discard(c)
-        # The SDK never yields [DONE]: the step ended once every choice finished and the
-        # usage chunk came if owed (`wires.chat.ended_without_done`, the body taken whole).
-        self.terminal = wires.chat.ended_without_done(
-            every_choice_finished=bool(self.choices) and not self.unfinished,
-            usage_owed=self.usage_owed,
-            usage_came=self.usage_came, whole=True)
-        return out
+        # The dump, as the wire would have carried it, parsed as the wire route parses it.
+        data = json.dumps(ev.chunk.to_dict(warnings=False))
+        event = parse_payload(ServerSentEvent(None, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+    def error(self, body: Any, message: str) -> list:
+        """The in-band error the SDK raised instead of yielding its chunk: read as the
+        wire route reads that chunk."""
+        error = body if isinstance(body, dict) and body else {"message": message}
+        data = json.dumps({"error": error})
+        event = parse_payload(ServerSentEvent(None, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+    def _finished(self) -> list:
+        if self._end is None:
+            self._end = [c for c in self.acc.finish() if not isinstance(c, ch.StreamEnded)]
+        return self._end
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the chunks so far end the step properly."""
+        self._finished()
+        return self.acc.complete
+
+    def close_all(self) -> list:
+        """What the end of the chunks closes and notes (the accumulator's `finish`)."""
+        return self._finished()
 
 
 def _boto_events(wire: str) -> Any:
     from .bedrock import BotoEvents
     return lambda: BotoEvents(wire)
-
-
-def _texts(delta: Any) -> list[tuple[str, str, str]]:
-    """A delta's text fragments as (field, channel, text), in the order the wire route
-    reads them: ``reasoning_content`` (or ``reasoning``), then ``content`` (a string, or Mistral's typed
-    parts: thinking to reasoning, text to text, in their order), then ``refusal``."""
-    if delta is None:
-        return []
-    out = []
-    for field in ("reasoning_content", "reasoning"):   # ``reasoning``: OpenRouter's name
-        reasoning = _get(delta, field)
-        if isinstance(reasoning, str) and reasoning:
-            out.append((field, "reasoning", reasoning))
-    content = _get(delta, "content")
-    if isinstance(content, list):
-        for part in content:
-            kind, text = wires.chat.content_part_text(part)
-            channel = wires.chat.CONTENT_PART_TEXT.get(kind)
-            if text and channel is not None:
-                out.append(("thinking" if channel == "reasoning" else "content", channel, text))
-    elif content:
-        out.append(("content", "text", content))
-    refusal = _get(delta, "refusal")
-    if refusal:
-        out.append(("refusal", "refusal", refusal))
-    return out
 
 
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
@@ -451,7 +418,10 @@ class SDKAdapter:
         elif error is not None and (hasattr(error, "body") or status is not None):
             # The API's own error, in the stream (Chat: even after every finish reason).
             message = info.get("message") if isinstance(info, dict) else None
-            changes.append(ch.InBandError(None, message or str(error), body, etype))
+            if isinstance(self.translator, _ChatSDK):
+                changes += self.translator.error(info, message or str(error))
+            else:
+                changes.append(ch.InBandError(None, message or str(error), body, etype))
         elif error is not None:
             # The helper itself raised: on a cut stream (``sdk_broke``: it can fail an
             # assertion), or on a proper one it does not like (``sdk_raised``: length,
