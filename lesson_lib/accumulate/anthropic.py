@@ -53,9 +53,9 @@ from .changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
-    SignatureAdded,
     SlotClosed,
     SlotOpened,
+    SlotSigned,
     TerminalReached,
     TextAppended,
     ToolInputGrew,
@@ -324,7 +324,7 @@ class AnthropicAccumulator(Accumulator):
                 return
         elif dtype == "signature_delta" and isinstance(delta.get("signature"), str):
             block.data["signature"] = delta["signature"]
-            self.changes.append(SignatureAdded(event.index, index, delta["signature"]))
+            self.changes.append(SlotSigned(event.index, index, delta["signature"]))
             return
         elif dtype == "citations_delta" and "citation" in delta:
             if block.citations is None:

@@ -61,9 +61,9 @@ from .changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
-    SignatureAdded,
     SlotClosed,
     SlotOpened,
+    SlotSigned,
     TerminalReached,
     TextAppended,
     ToolInputGrew,
@@ -412,7 +412,7 @@ def _apply_reasoning(acc: ConverseAccumulator, block: _Block, value: dict,
                                         "reasoningText"))
     elif isinstance(value.get("signature"), str):
         block.signature = value["signature"]
-        acc.changes.append(SignatureAdded(event.index, block.index, value["signature"]))
+        acc.changes.append(SlotSigned(event.index, block.index, value["signature"]))
     elif "redactedContent" in value:
         block.redacted = copy.deepcopy(value["redactedContent"])
     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import (
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -59,14 +59,14 @@ ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partia
 # ``stop_sequence``). ``model_context_window_exceeded``: the output stopped because the
 # context window was full, so, like ``max_tokens``, it is ``length``: the answer is cut
 # short, and only a shorter input (not a larger max_tokens) lets it go on.
-FINISH_REASONS: dict[str, Finish] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",
     "tool_use": "tool_calls", "pause_turn": "pause", "refusal": "refusal",
 }
 
 
-def finish_reason(stop_reason: Any) -> Finish | None:
+def finish_reason(stop_reason: Any) -> FinishReason | None:
     """A ``stop_reason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, stop_reason)
 

@@ -17,7 +17,7 @@ from typing import Any
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -104,11 +104,11 @@ COMPLETED = "response.completed"
 
 # -- finish ----------------------------------------------------------------------------
 # ``incomplete_details.reason`` in the unified vocabulary.
-INCOMPLETE_REASONS: dict[str, Finish] = {"max_output_tokens": "length",
+INCOMPLETE_REASONS: dict[str, FinishReason] = {"max_output_tokens": "length",
                                          "content_filter": "content_filter"}
 
 
-def finish_reason(response: Any) -> Finish | None:
+def finish_reason(response: Any) -> FinishReason | None:
     """Why a Responses response stopped, in the unified vocabulary (None while it runs).
 
     Reads the response object's ``status``, ``incomplete_details.reason`` and
@@ -127,7 +127,7 @@ def finish_reason(response: Any) -> Finish | None:
 
 
 def finish_from(status: Any, incomplete_reason: Any = None, *, called_tools: bool = False,
-                refused: bool = False) -> Finish | None:
+                refused: bool = False) -> FinishReason | None:
     """The unified finish reason of a response in `status` (None while it runs).
 
     ``completed`` is ``tool_calls`` when an output item calls a client tool

@@ -104,7 +104,7 @@ class ResponsesAccumulator(Accumulator):
     ...                           "content_index": 0, "item_id": "msg_1", "delta": "Hi"}))
     >>> acc.final()["output"][0]["content"][0]["text"], acc.diagnostics[0].code
     ('Hi', 'event_before_start')
-    >>> [c.kind for c in changes if c.kind != "noted"]
+    >>> [c.kind for c in changes if c.kind != "diagnostic_noted"]
     ['slot_opened', 'slot_opened', 'slot_removed', 'text_appended']
     """
 

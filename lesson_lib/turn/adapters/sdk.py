@@ -167,7 +167,7 @@ class _AnthropicSDK(_Translator):
             if dtype == "thinking_delta":
                 return [ch.TextAppended(None, i, "reasoning", delta.thinking, "thinking")]
             if dtype == "signature_delta":
-                return [ch.SignatureAdded(None, i, delta.signature)]
+                return [ch.SlotSigned(None, i, delta.signature)]
             if dtype == "input_json_delta":
                 grew = self.calls.grow(i, delta.partial_json)
                 return [grew] if grew else []
@@ -449,7 +449,7 @@ class SDKAdapter:
             # content filter, incomplete).
             # The stream is what it is; the raise is noted.
             code = "sdk_raised" if self.translator.terminal else "sdk_broke"
-            changes.append(ch.Noted(None, Diagnostic(
+            changes.append(ch.DiagnosticNoted(None, Diagnostic(
                 code, f"the SDK's helper raised {type(error).__name__}: {error}",
                 severity="warning")))
         changes += self.translator.close_all()
