@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..capture.captures import Capture, corpus
-from ..wires import FAILURE_TYPES, WIRES
+from ..wires import FAILURE_TYPES, WIRES, anthropic, chat, responses
 from ..wires.wire_events import WireEvent, parse_all
 
 STILL_WORKING = "still working"
@@ -51,15 +51,15 @@ def kind_of(ev: WireEvent, wire: str) -> str:
     p = ev.payload if isinstance(ev.payload, dict) else {}
     if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
         return "end"
-    if kind == "ping":
+    if kind == anthropic.PING:
         return "ping"
-    if kind in ("message_start", "response.created", "response.in_progress",
-                "response.queued"):
+    if kind in (anthropic.MESSAGE_START, responses.CREATED, responses.IN_PROGRESS,
+                responses.QUEUED):
         return "start"
-    if kind == "content_block_delta":
+    if kind == anthropic.CONTENT_BLOCK_DELTA:
         d = p.get("delta") or {}
         return "tool_arguments" if d.get("type") == "input_json_delta" else "text"
-    if kind == "response.function_call_arguments.delta":
+    if kind == responses.ARGUMENTS_DELTA:
         return "tool_arguments"
     if kind.endswith(".delta"):
         return "text"
@@ -70,7 +70,7 @@ def kind_of(ev: WireEvent, wire: str) -> str:
         if part in ("text", "thought"):
             return "text"
         return "start" if ev.index == 0 else "other"
-    if kind == "chat.completion.chunk":
+    if kind == chat.CHUNK:
         deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
         if any(d.get("tool_calls") for d in deltas):
             return "tool_arguments"

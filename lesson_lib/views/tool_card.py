@@ -39,6 +39,7 @@ from ..accumulate.labels import address_text
 from ..capture.captures import Capture
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCallView
+from ..wires import anthropic
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import OKABE_ITO
 from .replays import event_counter, event_place, history_for, labels_of
@@ -72,8 +73,9 @@ UNSETTLED_WORDS = {"forming": "… forming", "cut": "✂ cut off", "invalid": "�
 SETTLED_WORD = "✓ settled"
 # The event that ends a call, by the call's kind (what a "forming" call whose text is
 # already whole is waiting for).
-END_EVENTS = {"tool_use": "content_block_stop", "server_tool_use": "content_block_stop",
-              "mcp_tool_use": "content_block_stop",
+END_EVENTS = {"tool_use": anthropic.CONTENT_BLOCK_STOP,
+              "server_tool_use": anthropic.CONTENT_BLOCK_STOP,
+              "mcp_tool_use": anthropic.CONTENT_BLOCK_STOP,
               "function_call": "function_call_arguments.done",
               "custom_tool_call": "custom_tool_call_input.done",
               "mcp_call": "mcp_call_arguments.done", "structured output": "output_text.done",

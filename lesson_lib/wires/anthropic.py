@@ -34,6 +34,14 @@ DELTA_TYPES = frozenset({
     "text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta",
     "compaction_delta",
 })
+# Each event type another station matches on, by name (one spelling, here).
+CONTENT_BLOCK_DELTA = "content_block_delta"
+CONTENT_BLOCK_START = "content_block_start"
+CONTENT_BLOCK_STOP = "content_block_stop"
+MESSAGE_DELTA = "message_delta"
+MESSAGE_START = "message_start"
+MESSAGE_STOP = "message_stop"
+PING = "ping"
 # The three events that address a block by its ``index``.
 BLOCK_EVENTS = ("content_block_start", "content_block_delta", "content_block_stop")
 

@@ -25,6 +25,13 @@ EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS
 # A delta is named by the one field it fills (besides nothing else but padding).
 DELTA_TYPES = frozenset({"text", "toolUse", "toolResult", "reasoningContent", "citation",
                          "image"})
+# Each event type another station matches on, by name (one spelling, here).
+CONTENT_BLOCK_DELTA = "contentBlockDelta"
+CONTENT_BLOCK_START = "contentBlockStart"
+CONTENT_BLOCK_STOP = "contentBlockStop"
+MESSAGE_START = "messageStart"
+MESSAGE_STOP = "messageStop"
+SERVICE_UNAVAILABLE_EXCEPTION = "serviceUnavailableException"
 BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
 PADDING = "p"     # the padding field every payload carries
 

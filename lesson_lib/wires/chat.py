@@ -34,6 +34,8 @@ WIRE = "openai-chat"
 
 # -- the event vocabulary --------------------------------------------------------------
 EVENT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})
+# Each event type another station matches on, by name (one spelling, here).
+CHUNK = "chat.completion.chunk"
 DELTA_TYPES = None    # a chunk's delta is named by the field it fills
 # The delta fields the event table names as its ``delta_type``.
 DELTA_FIELDS = ("content", "refusal", "reasoning_content")
