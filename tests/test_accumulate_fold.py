@@ -64,9 +64,9 @@ def test_every_note_is_a_change(capture):
     acc = accumulator_for(capture.wire, capture.request)
     noted = []
     for event in parse_all(capture.events):
-        noted += [c.diagnostic for c in acc.feed(event) if isinstance(c, ch.Noted)]
+        noted += [c.diagnostic for c in acc.feed(event) if isinstance(c, ch.DiagnosticNoted)]
     noted += [c.diagnostic for c in acc.finish(capture.sse_diagnostics)
-              if isinstance(c, ch.Noted)]
+              if isinstance(c, ch.DiagnosticNoted)]
     assert noted == acc.diagnostics
 
 

@@ -23,7 +23,7 @@ def _changes(capture):
 
 
 def _kinds(changes):
-    return [c.kind for c in changes if c.kind != "noted"]
+    return [c.kind for c in changes if c.kind != "diagnostic_noted"]
 
 
 def test_a_function_call_opens_grows_ends_at_its_arguments_done_and_closes_with_its_item():

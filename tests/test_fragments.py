@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from lesson_lib.accumulate.checkpoints import checkpoint
 from lesson_lib.accumulate.fragments import Fragments
+from lesson_lib.tool_calls.checkpoints import checkpoint
 
 
 class _Holder:

@@ -420,6 +420,6 @@ def test_changes_name_the_minted_slots():
     assert opened == [((0, 0), "thought"), ((0, 1), "text")]
     texts = [(c.address, c.channel, c.fragment) for c in seen if isinstance(c, ch.TextAppended)]
     assert texts == [((0, 0), "reasoning", " think"), ((0, 1), "text", ".")]
-    assert [c.signature for c in seen if isinstance(c, ch.SignatureAdded)] == ["c2ln"]
+    assert [c.signature for c in seen if isinstance(c, ch.SlotSigned)] == ["c2ln"]
     closed = [(c.address, c.how) for c in seen if isinstance(c, ch.SlotClosed)]
     assert closed == [((0, 0), "stop"), ((0, 1), "finish_reason")]

@@ -10,10 +10,10 @@ import tracemalloc
 import pytest
 
 from lesson_lib.accumulate import accumulate, accumulator_for
-from lesson_lib.accumulate.checkpoints import checkpoint
 from lesson_lib.accumulate.history import History
 from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.tool_calls import ToolCall
+from lesson_lib.tool_calls.checkpoints import checkpoint
 from lesson_lib.wires.wire_events import parse_all
 
 

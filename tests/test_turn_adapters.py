@@ -151,8 +151,8 @@ def test_parse_and_protocol_diagnostics_become_errors_warnings_notes():
     d_parse = Diagnostic("unparseable_json", "not JSON", raw="{x")
     d_proto = Diagnostic("event_before_start", "delta before start")
     d_warn = Diagnostic("delta_after_stop", "late", severity="warning")
-    events = run("anthropic-messages", [ch.Noted(0, d_parse)], [ch.Noted(1, d_proto)],
-                 [ch.Noted(2, d_warn)], [ch.StreamEnded(None, True)])
+    events = run("anthropic-messages", [ch.DiagnosticNoted(0, d_parse)], [ch.DiagnosticNoted(1, d_proto)],
+                 [ch.DiagnosticNoted(2, d_warn)], [ch.StreamEnded(None, True)])
     errors = [e for e in events if e.kind == "error_reported"]
     assert [e.scope for e in errors] == ["parse", "protocol"]
     assert [e.code for e in events if e.kind == "noted"] == ["delta_after_stop"]

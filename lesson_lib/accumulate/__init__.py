@@ -8,7 +8,7 @@ final object.
 
 `accumulate` runs a whole capture; `accumulator_for` gives the bare
 accumulator to feed event by event; `history.History` gives its state
-after any event index. `checkpoints` keeps those copies cheap.
+after any event index (`lesson_lib.tool_calls.checkpoints` keeps those copies cheap).
 
 `naive_handler` is the lesson's counter-example: the flat event type and
 pending-tools loop many first attempts arrive at, its flaws kept on purpose.

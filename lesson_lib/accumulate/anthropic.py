@@ -46,6 +46,7 @@ from typing import Any
 from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
+from ..wires import anthropic
 from ..wires.anthropic import KNOWN_BLOCKS, finish_reason
 from ..wires.wire_events import WireEvent
 from .base import Accumulator, Fragments, Slot, SlotState
@@ -53,9 +54,9 @@ from .changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
-    SignatureAdded,
     SlotClosed,
     SlotOpened,
+    SlotSigned,
     TerminalReached,
     TextAppended,
     ToolInputGrew,
@@ -165,7 +166,7 @@ class AnthropicAccumulator(Accumulator):
 
     def feed(self, event: WireEvent) -> list:
         """Take one event of the stream (see the module docstring); return its changes."""
-        if event.type == "content_block_delta" and self._sinks:
+        if event.type == anthropic.CONTENT_BLOCK_DELTA and self._sinks:
             payload = event.payload
             try:
                 delta = payload["delta"]
@@ -191,12 +192,12 @@ class AnthropicAccumulator(Accumulator):
                       "stream; kept as raw data", event=event, severity="warning",
                       raw=event.sse.data, payload=event.payload)
             return changes
-        if self.stopped and kind != "ping":
+        if self.stopped and kind != anthropic.PING:
             self.note("event_after_terminal", f"{kind} after message_stop",
                       event=event, raw=event.sse.data)
         if kind.startswith("content_block_"):
             self._check_order(kind, event)
-        if not self.started and kind not in ("message_start", "ping", "error"):
+        if not self.started and kind not in (anthropic.MESSAGE_START, anthropic.PING, "error"):
             if not self._warned_before_start:
                 self._warned_before_start = True
                 self.note("event_before_start", f"{kind} arrived before message_start; "
@@ -336,7 +337,7 @@ class AnthropicAccumulator(Accumulator):
                 return
         elif dtype == "signature_delta" and isinstance(delta.get("signature"), str):
             block.data["signature"] = delta["signature"]
-            self.changes.append(SignatureAdded(event.index, index, delta["signature"]))
+            self.changes.append(SlotSigned(event.index, index, delta["signature"]))
             return
         elif dtype == "citations_delta" and "citation" in delta:
             if block.citations is None:
@@ -405,7 +406,7 @@ class AnthropicAccumulator(Accumulator):
         if not self.errored:
             self.complete = True
         self.stopped = True
-        self.changes.append(TerminalReached(event.index, "message_stop"))
+        self.changes.append(TerminalReached(event.index, anthropic.MESSAGE_STOP))
 
     def length_stop(self) -> bool:
         """`message_stop` after a ``max_tokens`` (or context window) stop reason."""
@@ -504,12 +505,12 @@ _KNOWN_DELTAS = frozenset(_TEXT_DELTAS) | {"input_json_delta", "signature_delta"
                                            "citations_delta"}
 
 _HANDLERS = {
-    "message_start": AnthropicAccumulator._message_start,
-    "content_block_start": AnthropicAccumulator._block_start,
-    "content_block_delta": AnthropicAccumulator._block_delta,
-    "content_block_stop": AnthropicAccumulator._block_stop,
-    "message_delta": AnthropicAccumulator._message_delta,
-    "message_stop": AnthropicAccumulator._message_stop,
+    anthropic.MESSAGE_START: AnthropicAccumulator._message_start,
+    anthropic.CONTENT_BLOCK_START: AnthropicAccumulator._block_start,
+    anthropic.CONTENT_BLOCK_DELTA: AnthropicAccumulator._block_delta,
+    anthropic.CONTENT_BLOCK_STOP: AnthropicAccumulator._block_stop,
+    anthropic.MESSAGE_DELTA: AnthropicAccumulator._message_delta,
+    anthropic.MESSAGE_STOP: AnthropicAccumulator._message_stop,
     "error": AnthropicAccumulator._error,
-    "ping": AnthropicAccumulator._ping,
+    anthropic.PING: AnthropicAccumulator._ping,
 }

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from ..capture.diagnostics import Diagnostic, Severity
 from ..tool_calls import ToolCall, ToolCallView, partial_value
 from ..wires.wire_events import WireEvent
-from .changes import Noted, SlotClosed, StreamEnded
+from .changes import DiagnosticNoted, SlotClosed, StreamEnded
 from .fragments import Fragments as Fragments  # where the accumulators import it from
 
 SlotState = Literal["open", "closed", "never closed"]
@@ -146,7 +146,7 @@ class Accumulator(ABC):
                           index=event.index if event is not None else None,
                           slot=slot, raw=raw, extra=extra)
         self.diagnostics.append(diag)
-        self.changes.append(Noted(diag.index, diag))
+        self.changes.append(DiagnosticNoted(diag.index, diag))
         return diag
 
     def close_call_slot(self, call: ToolCall, address: Any, *, cut: bool,
@@ -233,7 +233,7 @@ class Accumulator(ABC):
         self.finished = True
         for diag in sse_diagnostics:
             self.diagnostics.append(diag)
-            self.changes.append(Noted(diag.index, diag))
+            self.changes.append(DiagnosticNoted(diag.index, diag))
         return True
 
     def end_changes(self, cause: str | None) -> list:

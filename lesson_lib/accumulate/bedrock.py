@@ -52,7 +52,7 @@ from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall
-from ..wires import bedrock
+from ..wires import bedrock, bedrock_converse
 from ..wires.bedrock_converse import PADDING
 from ..wires.wire_events import WireEvent
 from .anthropic import AnthropicAccumulator
@@ -61,9 +61,9 @@ from .changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
-    SignatureAdded,
     SlotClosed,
     SlotOpened,
+    SlotSigned,
     TerminalReached,
     TextAppended,
     ToolInputGrew,
@@ -192,7 +192,7 @@ class ConverseAccumulator(Accumulator):
         elif self.stopped and kind != "metadata":
             self.note("event_after_terminal", f"{kind} after messageStop", event=event,
                       raw=event.sse.data)
-        if not self.started and kind != "messageStart":
+        if not self.started and kind != bedrock_converse.MESSAGE_START:
             self.started = True
             self.note("event_before_start", f"{kind} arrived before messageStart; events are "
                       "accumulated anyway", event=event)
@@ -303,7 +303,7 @@ class ConverseAccumulator(Accumulator):
         if not self.errored:
             self.complete = True
         self.stopped = True
-        self.changes.append(TerminalReached(event.index, "messageStop"))
+        self.changes.append(TerminalReached(event.index, bedrock_converse.MESSAGE_STOP))
 
     def _metadata(self, payload: dict, event: WireEvent) -> None:
         fields = _unpadded(payload)
@@ -412,7 +412,7 @@ def _apply_reasoning(acc: ConverseAccumulator, block: _Block, value: dict,
                                         "reasoningText"))
     elif isinstance(value.get("signature"), str):
         block.signature = value["signature"]
-        acc.changes.append(SignatureAdded(event.index, block.index, value["signature"]))
+        acc.changes.append(SlotSigned(event.index, block.index, value["signature"]))
     elif "redactedContent" in value:
         block.redacted = copy.deepcopy(value["redactedContent"])
     else:
@@ -431,11 +431,11 @@ def _orphan(value: Any) -> str | None:
 
 
 _HANDLERS = {
-    "messageStart": ConverseAccumulator._message_start,
-    "contentBlockStart": ConverseAccumulator._block_start,
-    "contentBlockDelta": ConverseAccumulator._block_delta,
-    "contentBlockStop": ConverseAccumulator._block_stop,
-    "messageStop": ConverseAccumulator._message_stop,
+    bedrock_converse.MESSAGE_START: ConverseAccumulator._message_start,
+    bedrock_converse.CONTENT_BLOCK_START: ConverseAccumulator._block_start,
+    bedrock_converse.CONTENT_BLOCK_DELTA: ConverseAccumulator._block_delta,
+    bedrock_converse.CONTENT_BLOCK_STOP: ConverseAccumulator._block_stop,
+    bedrock_converse.MESSAGE_STOP: ConverseAccumulator._message_stop,
     "metadata": ConverseAccumulator._metadata,
 }
 

@@ -145,10 +145,10 @@ class ToolInputGrew(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class SignatureAdded:
+class SlotSigned:
     """A reasoning block's signature arrived (Anthropic ``signature_delta``)."""
 
-    kind: ClassVar[str] = "signature_added"
+    kind: ClassVar[str] = "slot_signed"
     event: int | None
     address: Any
     signature: str
@@ -271,10 +271,10 @@ class UnknownEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class Noted:
+class DiagnosticNoted:
     """The accumulator recorded a diagnostic (the same object as in `diagnostics`)."""
 
-    kind: ClassVar[str] = "noted"
+    kind: ClassVar[str] = "diagnostic_noted"
     event: int | None
     diagnostic: Diagnostic
 
@@ -291,6 +291,6 @@ class StreamEnded:
     cause: str | None = None
 
 
-AccumulatorChange = (SlotOpened | SlotReserved | SlotRenamed | TextAppended | ToolInputGrew | SignatureAdded
+AccumulatorChange = (SlotOpened | SlotReserved | SlotRenamed | TextAppended | ToolInputGrew | SlotSigned
                      | CitationAdded | SlotClosed | SlotRestated | SlotRemoved | ResponseChanged | TerminalReached
-                     | InBandError | UnknownEvent | Noted | StreamEnded)
+                     | InBandError | UnknownEvent | DiagnosticNoted | StreamEnded)

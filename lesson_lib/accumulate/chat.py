@@ -49,6 +49,7 @@ from typing import Any
 from ..capture.diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
+from ..wires import chat
 from ..wires.chat import (
     STREAM_ONLY_FIELDS,
     content_part_text,
@@ -59,7 +60,7 @@ from ..wires.chat import (
     opening_id,
     usage_promised,
 )
-from ..wires.wire_events import WireEvent
+from ..wires.wire_events import DONE, WireEvent
 from .base import Accumulator, Fragments, Slot
 from .changes import (
     InBandError,
@@ -204,11 +205,11 @@ class ChatAccumulator(Accumulator):
     def feed(self, event: WireEvent) -> list:
         """Take one event: a chunk, ``[DONE]`` or an error payload; return its changes."""
         self.changes = changes = []
-        if event.type == "[DONE]":
+        if event.type == DONE:
             if self.done:
                 self.note("event_after_terminal", "a second [DONE]", event=event)
             self.done = True
-            changes.append(TerminalReached(event.index, "[DONE]"))
+            changes.append(TerminalReached(event.index, DONE))
             self._end_unfinished(event)
             self._update_complete()
             return changes
@@ -226,7 +227,7 @@ class ChatAccumulator(Accumulator):
         if is_error_payload(payload):
             self._error(payload, event)
             return changes
-        if event.type != "chat.completion.chunk":
+        if event.type != chat.CHUNK:
             self.note("unknown_event", f"payload of type {event.type!r} is not a chunk; "
                       "read as one", event=event, severity="warning", raw=event.sse.data)
         self._chunk(payload, event)

@@ -7,7 +7,7 @@ directly.
 
 Checkpoints share the log. The log is append-only, so the state after the
 first n fragments is "the log's first n entries", whatever is appended
-later. A checkpoint copy (`lesson_lib.accumulate.checkpoints`, which a `History` makes) gives each
+later. A checkpoint copy (`lesson_lib.tool_calls.checkpoints`, which a `History` makes) gives each
 `Fragments` a `Prefix` of its log (the log and a length) instead of a copy
 of the list: O(1), however long the text. Once its log has been shared, a
 `Fragments` no longer joins it in place (that would rewrite the prefixes);
@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .checkpoints import is_checkpoint_copy
+from ..tool_calls.checkpoints import is_checkpoint_copy
 
 
 class Log(list):

@@ -51,9 +51,9 @@ from .base import Accumulator, Fragments, Slot, SlotState
 from .changes import (
     InBandError,
     ResponseChanged,
-    SignatureAdded,
     SlotClosed,
     SlotOpened,
+    SlotSigned,
     TextAppended,
     ToolInputGrew,
     UnknownEvent,
@@ -327,7 +327,7 @@ class GeminiAccumulator(Accumulator):
             target.text = Fragments()
             target.text.append(part["text"])
             if isinstance(signature, str):
-                self.changes.append(SignatureAdded(event.index, target.address, signature))
+                self.changes.append(SlotSigned(event.index, target.address, signature))
             return
         fragment = part["text"]
         target.text.append(fragment)  # type: ignore[union-attr]
@@ -337,7 +337,7 @@ class GeminiAccumulator(Accumulator):
                                              fragment))
         if isinstance(signature, str) and signature:
             target.data["thoughtSignature"] = signature
-            self.changes.append(SignatureAdded(event.index, target.address, signature))
+            self.changes.append(SlotSigned(event.index, target.address, signature))
 
     def _whole(self, cand: _Candidate, part: dict, event: WireEvent) -> None:
         kind = next((f for f in wire.PART_FIELDS if f in part), None)
@@ -350,7 +350,7 @@ class GeminiAccumulator(Accumulator):
         # that its signature (if any) comes between its start and its end.
         target = self._open(cand, kind, copy.deepcopy(part), event, shown=True)
         if isinstance(part.get("thoughtSignature"), str):
-            self.changes.append(SignatureAdded(event.index, target.address,
+            self.changes.append(SlotSigned(event.index, target.address,
                                                part["thoughtSignature"]))
         target.state = "closed"
         self.changes.append(SlotClosed(event.index, target.address, "stop", data=target.data))
@@ -372,7 +372,7 @@ class GeminiAccumulator(Accumulator):
         target.call = ToolCall(name, target.call_id, kind="functionCall",
                                address=target.address, t=event.t, event=event.index)
         if isinstance(part.get("thoughtSignature"), str):
-            self.changes.append(SignatureAdded(event.index, target.address,
+            self.changes.append(SlotSigned(event.index, target.address,
                                                part["thoughtSignature"]))
         if streamed:
             target.streamed = True
@@ -394,7 +394,7 @@ class GeminiAccumulator(Accumulator):
         signature = part.get("thoughtSignature")
         if isinstance(signature, str) and signature:
             target.data["thoughtSignature"] = signature
-            self.changes.append(SignatureAdded(event.index, target.address, signature))
+            self.changes.append(SlotSigned(event.index, target.address, signature))
         self._arguments(cand, target, call, event)
         if call.get("willContinue") is not True:
             self._close_call(cand, event, how="stop", closed_by_wire=True)

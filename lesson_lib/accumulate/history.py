@@ -10,7 +10,7 @@ so far at each step, so the history keeps:
 - checkpoints: a read-only copy of the accumulator after every `every`-th
   event, taken the first time the walk passes that index; it shares the
   append-only fragment logs (text, raw arguments) with the accumulator it
-  was taken from, keeping only their lengths (`lesson_lib.accumulate.checkpoints`), so
+  was taken from, keeping only their lengths (`lesson_lib.tool_calls.checkpoints`), so
   a checkpoint costs O(1) per log, not O(fragments so far);
 - a cursor: the live accumulator at the last index reached;
 - the ended accumulator (a copy of the last state, `finish`ed), made once.
@@ -40,10 +40,10 @@ from typing import Any
 from ..capture.captures import Capture
 from ..capture.diagnostics import Diagnostic
 from ..tool_calls import ToolCallView
+from ..tool_calls.checkpoints import checkpoint
 from ..wires.wire_events import WireEvent, parse_all
 from . import accumulator_for, http_error
 from .base import Accumulator, Slot
-from .checkpoints import checkpoint
 
 
 @dataclass(frozen=True)

@@ -115,16 +115,16 @@ def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     kind = ev.type
     if kind in anthropic.BLOCK_EVENTS:
         what = kind
-        if kind == "content_block_delta":
+        if kind == anthropic.CONTENT_BLOCK_DELTA:
             delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
             what = str(delta.get("type", "?"))
         # An event the accumulator could not place still names an index: show it.
         where = addressed if addressed is not None else p.get("index")
         return f"block [{where}] {kinds.get(where, '?')} · {what}"
-    if kind == "message_delta":
+    if kind == anthropic.MESSAGE_DELTA:
         reason = next((c.fields["stop_reason"] for c in caused if type(c) is ResponseChanged
                        and c.fields.get("stop_reason")), None)
-        return f"message_delta · stop_reason {reason}" if reason else "message_delta"
+        return f"message_delta · stop_reason {reason}" if reason else anthropic.MESSAGE_DELTA
     if kind in anthropic.FAILURES:
         error = next((c for c in caused if type(c) is InBandError), None)
         return f"error · {(error.error_type if error else None) or '?'}"
@@ -166,7 +166,7 @@ def _responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
 def _chat_label(ev: WireEvent, caused: list, _kinds: dict) -> str:
     p = ev.payload
     if ev.type == DONE:
-        return "[DONE]"
+        return DONE
     if not isinstance(p, dict):
         return _plain(ev)
     if any(type(c) is InBandError for c in caused):

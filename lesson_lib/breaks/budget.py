@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..wires import anthropic, bedrock_converse, responses
 from ..wires.wire_events import WireEvent
 
 CHARS_PER_TOKEN = 4
@@ -51,11 +52,11 @@ class Delta:
 
 def _anthropic(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
-    if ev.type == "content_block_start":
+    if ev.type == anthropic.CONTENT_BLOCK_START:
         block = p.get("content_block") or {}
         if block.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
             yield Delta(ev.index, ev.t, "", True)
-    elif ev.type == "content_block_delta":
+    elif ev.type == anthropic.CONTENT_BLOCK_DELTA:
         d = p.get("delta") or {}
         text = d.get("text") or d.get("thinking") or d.get("partial_json") or ""
         if isinstance(text, str):
@@ -64,7 +65,7 @@ def _anthropic(ev: WireEvent) -> Iterable[Delta]:
 
 def _responses(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
-    if ev.type == "response.output_item.added":
+    if ev.type == responses.ITEM_ADDED:
         if (p.get("item") or {}).get("type") in ("function_call", "custom_tool_call"):
             yield Delta(ev.index, ev.t, "", True)
     elif (ev.type or "").endswith(".delta") and isinstance(p.get("delta"), str):
@@ -84,9 +85,9 @@ def _chat(ev: WireEvent) -> Iterable[Delta]:
 
 def _converse(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
-    if ev.type == "contentBlockStart" and "toolUse" in (p.get("start") or {}):
+    if ev.type == bedrock_converse.CONTENT_BLOCK_START and "toolUse" in (p.get("start") or {}):
         yield Delta(ev.index, ev.t, "", True)
-    elif ev.type == "contentBlockDelta":
+    elif ev.type == bedrock_converse.CONTENT_BLOCK_DELTA:
         d = p.get("delta") or {}
         text = (d.get("text") or (d.get("toolUse") or {}).get("input")
                 or (d.get("reasoningContent") or {}).get("text") or "")

@@ -89,7 +89,7 @@ ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
     "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
     "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
 }
-BEDROCK_EXCEPTION = "serviceUnavailableException"
+BEDROCK_EXCEPTION = wires.bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION
 # Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
 _UNNAMED = frozenset({"openai-chat", "google-gemini"})
 

@@ -57,6 +57,7 @@ from typing import Any
 
 from ..capture import replay
 from ..capture.captures import Capture
+from ..wires import responses
 
 HOWS = ("with", "close", "none")
 
@@ -141,7 +142,7 @@ def _chat_snapshot(stream: Any, _events: list[Any]) -> tuple[str, str | None, st
 
 
 def _responses_snapshot(_stream: Any, events: list[Any]) -> tuple[str, str | None, str | None]:
-    deltas = [e for e in events if e.type == "response.output_text.delta"]
+    deltas = [e for e in events if e.type == responses.TEXT_DELTA]
     return ("the last text delta event's snapshot (no public snapshot)",
             deltas[-1].snapshot if deltas else None, None)
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..capture.captures import Capture
-from ..wires import WIRES
+from ..wires import WIRES, anthropic, responses
 from ..wires.chat import opening_id
 from ..wires.wire_events import DONE, WireEvent, parse_all
 
-_ANTHROPIC_FRAMES = frozenset({"message_start", "content_block_start", "content_block_stop",
-                               "message_stop", "error"})
-_RESPONSES_LIFECYCLE = frozenset({"response.created", "response.in_progress",
-                                  "response.queued", "error", "response.failed"})
+_ANTHROPIC_FRAMES = frozenset({anthropic.MESSAGE_START, anthropic.CONTENT_BLOCK_START,
+                               anthropic.CONTENT_BLOCK_STOP, anthropic.MESSAGE_STOP, "error"})
+_RESPONSES_LIFECYCLE = frozenset({responses.CREATED, responses.IN_PROGRESS,
+                                  responses.QUEUED, "error", responses.FAILED})
 
 
 def visibility(capture: Capture, kind: str, at: int,
@@ -70,9 +70,9 @@ def _anthropic_duplicate(ev: WireEvent, wire: str) -> str | None:
 
 def _anthropic_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
     kinds = (a.type, b.type)
-    if "ping" in kinds or kinds == ("message_delta", "message_delta"):
+    if anthropic.PING in kinds or kinds == (anthropic.MESSAGE_DELTA, anthropic.MESSAGE_DELTA):
         return None
-    if kinds == ("content_block_delta", "content_block_delta") and _index(a) == _index(b):
+    if kinds == (anthropic.CONTENT_BLOCK_DELTA,) * 2 and _index(a) == _index(b):
         return None
     return f"{a.type} swapped with {b.type}"
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..capture.captures import Capture, corpus
-from ..wires import FAILURE_TYPES, WIRES
+from ..wires import FAILURE_TYPES, WIRES, anthropic, chat, responses
 from ..wires.wire_events import WireEvent, parse_all
 
 STILL_WORKING = "still working"
@@ -68,15 +68,15 @@ def kind_of(ev: WireEvent, wire: str) -> str:
     p = ev.payload if isinstance(ev.payload, dict) else {}
     if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
         return "end"
-    if kind == "ping":
+    if kind == anthropic.PING:
         return "ping"
-    if kind in ("message_start", "response.created", "response.in_progress",
-                "response.queued"):
+    if kind in (anthropic.MESSAGE_START, responses.CREATED, responses.IN_PROGRESS,
+                responses.QUEUED):
         return "start"
-    if kind == "content_block_delta":
+    if kind == anthropic.CONTENT_BLOCK_DELTA:
         d = p.get("delta") or {}
         return "tool_arguments" if d.get("type") == "input_json_delta" else "text"
-    if kind == "response.function_call_arguments.delta":
+    if kind == responses.ARGUMENTS_DELTA:
         return "tool_arguments"
     if kind.endswith(".delta"):
         return "text"
@@ -87,7 +87,7 @@ def kind_of(ev: WireEvent, wire: str) -> str:
         if part in ("text", "thought"):
             return "text"
         return "start" if ev.index == 0 else "other"
-    if kind == "chat.completion.chunk":
+    if kind == chat.CHUNK:
         deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
         if any(d.get("tool_calls") for d in deltas):
             return "tool_arguments"
@@ -180,13 +180,13 @@ def _anthropic_activity(events: list[WireEvent]) -> str | None:
     waiting_for: dict[str, str] = {}      # server tool call id -> its name, until its result
     for ev in events:
         p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == "content_block_start":
+        if ev.type == anthropic.CONTENT_BLOCK_START:
             block = p.get("content_block") or {}
             open_blocks[p.get("index")] = block.get("type") or ""
             if block.get("type") == "server_tool_use":
                 waiting_for[block.get("id") or ""] = block.get("name") or "?"
             waiting_for.pop(block.get("tool_use_id") or "", None)
-        elif ev.type == "content_block_stop":
+        elif ev.type == anthropic.CONTENT_BLOCK_STOP:
             open_blocks.pop(p.get("index"), None)
     if any(kind in ("thinking", "redacted_thinking") for kind in open_blocks.values()):
         return THINKING
@@ -197,12 +197,11 @@ def _anthropic_activity(events: list[WireEvent]) -> str | None:
 
 def _responses_activity(events: list[WireEvent]) -> str | None:
     open_items: dict[int, str] = {}
-    responses = WIRES["openai-responses"]
     for ev in events:
         p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == "response.output_item.added":
+        if ev.type == responses.ITEM_ADDED:
             open_items[p.get("output_index")] = (p.get("item") or {}).get("type") or ""
-        elif ev.type == "response.output_item.done":
+        elif ev.type == responses.ITEM_DONE:
             open_items.pop(p.get("output_index"), None)
     for kind in reversed(list(open_items.values())):
         if kind == "reasoning":

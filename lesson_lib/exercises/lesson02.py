@@ -24,6 +24,7 @@ from ..accumulate.history import History
 from ..accumulate.labels import labels_for
 from ..accumulate.naive_handler import interleave_tool_blocks, normalise, slot_calls
 from ..capture.captures import Capture
+from ..wires import anthropic
 from ..wires.wire_events import DONE, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
@@ -94,11 +95,12 @@ def _event_of(stream: list, kind: str, index: int) -> int | None:
 
 def _text_difference(stream: list, index: int, want: str, have: Any) -> str:
     if not isinstance(have, str):
-        return (f"event {_event_of(stream, 'content_block_start', index)}, block [{index}]: "
+        start = _event_of(stream, anthropic.CONTENT_BLOCK_START, index)
+        return (f"event {start}, block [{index}]: "
                 f"expected text {_short(want)}, got {_short(have)}")
     so_far = ""
     for i, p in enumerate(stream):
-        if not (isinstance(p, dict) and p.get("type") == "content_block_delta"
+        if not (isinstance(p, dict) and p.get("type") == anthropic.CONTENT_BLOCK_DELTA
                 and p.get("index") == index):
             continue
         fragment = (p.get("delta") or {}).get("text", "")
@@ -108,7 +110,7 @@ def _text_difference(stream: list, index: int, want: str, have: Any) -> str:
             return (f"event {i}, block [{index}]: this text_delta adds {fragment!r}, "
                     f"but your text has {found!r} there (expected {len(want)} characters "
                     f"in all, you have {len(have)})")
-    stop = _event_of(stream, "content_block_stop", index)
+    stop = _event_of(stream, anthropic.CONTENT_BLOCK_STOP, index)
     return (f"event {stop}, block [{index}]: the block's text ends here after {len(want)} "
             f"characters; yours goes on with {_short(have[len(want):], 50)}")
 
@@ -118,7 +120,7 @@ def _explain_content(stream: list) -> Callable[[list, Any], str | None]:
         if not isinstance(got, list):
             return f"return a list of content blocks (dicts), not a {type(got).__name__}"
         for i, want in enumerate(expected):
-            start = _event_of(stream, "content_block_start", i)
+            start = _event_of(stream, anthropic.CONTENT_BLOCK_START, i)
             if i >= len(got):
                 return (f"block [{i}] ({want['type']}, started at event {start}) is missing: "
                         f"your list has {len(got)} block{'s' if len(got) != 1 else ''}")
@@ -137,7 +139,7 @@ def _explain_content(stream: list) -> Callable[[list, Any], str | None]:
                     return (f"event {start}, block [{i}]: expected tool {key} {want[key]!r}, "
                             f"got {have.get(key)!r}")
             if have.get("input") != want["input"]:
-                stop = _event_of(stream, "content_block_stop", i)
+                stop = _event_of(stream, anthropic.CONTENT_BLOCK_STOP, i)
                 return (f"event {stop}, block [{i}]: expected tool input {want['input']!r}, "
                         f"got {_short(have.get('input'))}")
         if len(got) > len(expected):

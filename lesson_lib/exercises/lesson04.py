@@ -328,7 +328,8 @@ def outcome_cases(raw_used: list[str] | None = None) -> list[Case]:
         cases.append(Case(cap.key, (end,), expected, _explain_outcome(end, raw_used)))
     # The smallest stream that pauses (Anthropic's pause_turn), by hand, beside the captures.
     paused = {"wire": "anthropic-messages", "status": 200,
-              "event_types": ["message_start", "message_delta", "message_stop"],
+              "event_types": [anthropic.MESSAGE_START, anthropic.MESSAGE_DELTA,
+                              anthropic.MESSAGE_STOP],
               "finish": "pause"}
     cases.append(Case("hand-made: an Anthropic stop_reason pause_turn", (paused,),
                       outcome_of_step("proper", "pause"), _explain_outcome(paused, raw_used)))

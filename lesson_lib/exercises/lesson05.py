@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..breaks import budget, resume, retry
+from ..wires import responses
 from ..wires.wire_events import WireEvent, parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 
@@ -194,8 +195,8 @@ def _explain_join(expected: list[dict], got: Any) -> str | None:
 
 
 def _numbered(numbers: list[int | None]) -> list[dict]:
-    return [{"type": "response.output_text.delta", "delta": f"[{n}]"} if n is None else
-            {"type": "response.output_text.delta", "sequence_number": n, "delta": f"<{n}>"}
+    return [{"type": responses.TEXT_DELTA, "delta": f"[{n}]"} if n is None else
+            {"type": responses.TEXT_DELTA, "sequence_number": n, "delta": f"<{n}>"}
             for n in numbers]
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..accumulate.checkpoints import is_checkpoint_copy
 from ..partial_json import NOTHING, Change, FixedChain, PartialJSON, PartialJSONError, SettledPaths
+from .checkpoints import is_checkpoint_copy
 from .paths import copy_open_chain, open_path_of
 from .states import CallError, ToolCallState
 from .view import ToolCallView
@@ -246,7 +246,7 @@ class ToolCall:
         the copy shares the open containers and string, keeping their sizes, and
         makes its own (one level each) when first fed or read. The fragment list is copied
         (one pointer per fragment); views taken earlier keep the original list. In
-        a checkpoint copy (`lesson_lib.accumulate.checkpoints`: read-only, only ever copied
+        a checkpoint copy (`lesson_lib.tool_calls.checkpoints`: read-only, only ever copied
         again) the list is shared with its length instead, O(1).
         """
         twin = copy.copy(self)

@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
+from ..accumulate.changes import Channel
+from ..wires.common import FinishReason
+
 Outcome = Literal["completed", "failed", "truncated", "paused", "cancelled", "max_steps"]
-FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal",
-                       "pause", "error", "other"]
 BlockKind = Literal["text", "reasoning", "tool_call", "tool_result", "other"]
-Channel = Literal["text", "reasoning", "refusal", "other"]
 CallState = Literal["forming", "complete", "invalid", "cut"]
 ExecutionState = Literal["running", "done", "failed"]
 ExecutionStatus = Literal["ok", "error", "denied", "interrupted"]

@@ -13,7 +13,8 @@ is kept and marked incomplete, and the turn never says "completed" for it.
 
 from __future__ import annotations
 
-from .events import FinishReason, Outcome
+from ..wires.common import FinishReason
+from .events import Outcome
 
 CUT_STREAM_OUTCOME: Outcome = "truncated"
 """What lessons 1-3 call a cut stream, in the turn's vocabulary."""

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from ..capture.captures import Capture
+from ..wires import anthropic
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
 from .events import TurnEvent, TurnFinished, TurnStarted
@@ -127,14 +128,15 @@ def _model(capture: Capture) -> str | None:
 _SDK_RAW = {"anthropic-messages": lambda e: e.type in _ANTHROPIC_RAW,
             "openai-chat": lambda e: e.type == "chunk",
             "openai-responses": lambda e: True}
-_ANTHROPIC_RAW = frozenset({"message_start", "content_block_start", "content_block_delta",
-                            "content_block_stop", "message_delta", "message_stop", "error"})
+_ANTHROPIC_RAW = frozenset({anthropic.MESSAGE_START, anthropic.CONTENT_BLOCK_START,
+                            anthropic.CONTENT_BLOCK_DELTA, anthropic.CONTENT_BLOCK_STOP,
+                            anthropic.MESSAGE_DELTA, anthropic.MESSAGE_STOP, "error"})
 
 
 def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None]:
     """For each SDK event, the arrival time of the wire event it came from."""
     wire: list[WireEvent] = [e for e in parse_all(capture.events)
-                             if e.type != DONE and e.type != "ping"]
+                             if e.type != DONE and e.type != anthropic.PING]
     is_raw = _SDK_RAW.get(capture.wire or "", lambda e: True)
     chat = capture.wire == "openai-chat"
     out: list[float | None] = []

@@ -11,7 +11,7 @@ data and small pure functions:
   ``FAILURES``: those that report an in-band failure after HTTP 200;
 - ``read_error(event_type, payload) -> WireError | None``: how its in-band
   errors read;
-- ``finish_reason(raw) -> Finish | None``: its stop reason in the unified
+- ``finish_reason(raw) -> FinishReason | None``: its stop reason in the unified
   vocabulary `FINISHES` (``stop``, ``length``, ``tool_calls``,
   ``content_filter``, ``refusal``, ``pause``, ``error``, ``other``). On
   Anthropic `raw` is a ``stop_reason``, on Chat a choice's
@@ -52,7 +52,7 @@ from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini
 from .common import (
     FINISHES,
     USAGE_COUNTS,
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -65,7 +65,7 @@ WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, 
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
-__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Finish", "RetryRule", "Sheet",
+__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "FinishReason", "RetryRule", "Sheet",
            "WireError", "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat",
            "error_body", "for_wire", "gemini", "read_error", "responses", "retryable_status"]
 

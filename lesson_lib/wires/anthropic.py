@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import (
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -38,6 +38,14 @@ DELTA_TYPES = frozenset({
     "text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta",
     "compaction_delta",
 })
+# Each event type another station matches on, by name (one spelling, here).
+CONTENT_BLOCK_DELTA = "content_block_delta"
+CONTENT_BLOCK_START = "content_block_start"
+CONTENT_BLOCK_STOP = "content_block_stop"
+MESSAGE_DELTA = "message_delta"
+MESSAGE_START = "message_start"
+MESSAGE_STOP = "message_stop"
+PING = "ping"
 # The three events that address a block by its ``index``.
 BLOCK_EVENTS = ("content_block_start", "content_block_delta", "content_block_stop")
 
@@ -66,7 +74,7 @@ ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partia
 # short, and only a shorter input (not a larger max_tokens) lets it go on. ``compaction``
 # (beta, with ``pause_after_compaction``): the server compacted the context and paused;
 # like ``pause_turn``, sending the message back (summary included) continues the turn.
-FINISH_REASONS: dict[str, Finish] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",
     "tool_use": "tool_calls", "pause_turn": "pause", "compaction": "pause",
@@ -74,7 +82,7 @@ FINISH_REASONS: dict[str, Finish] = {
 }
 
 
-def finish_reason(stop_reason: Any) -> Finish | None:
+def finish_reason(stop_reason: Any) -> FinishReason | None:
     """A ``stop_reason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, stop_reason)
 

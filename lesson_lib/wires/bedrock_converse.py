@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
-from .common import Finish, Sheet, WireError, count, unified
+from .common import FinishReason, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = CONVERSE
@@ -28,6 +28,13 @@ EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS
 # A delta is named by the one field it fills (besides nothing else but padding).
 DELTA_TYPES = frozenset({"text", "toolUse", "toolResult", "reasoningContent", "citation",
                          "image"})
+# Each event type another station matches on, by name (one spelling, here).
+CONTENT_BLOCK_DELTA = "contentBlockDelta"
+CONTENT_BLOCK_START = "contentBlockStart"
+CONTENT_BLOCK_STOP = "contentBlockStop"
+MESSAGE_START = "messageStart"
+MESSAGE_STOP = "messageStop"
+SERVICE_UNAVAILABLE_EXCEPTION = "serviceUnavailableException"
 BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
 PADDING = "p"     # the padding field every payload carries
 
@@ -36,7 +43,7 @@ TERMINALS = frozenset({"messageStop"})   # the stream ended properly (metadata m
 FAILURES = EXCEPTIONS                    # exception frames
 
 # -- stop reasons ----------------------------------------------------------------------
-FINISH_REASONS: dict[str, Finish] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop", "stop_sequence": "stop",
     "max_tokens": "length", "model_context_window_exceeded": "length",
     "tool_use": "tool_calls",
@@ -44,7 +51,7 @@ FINISH_REASONS: dict[str, Finish] = {
 }
 
 
-def finish_reason(stop_reason: Any) -> Finish | None:
+def finish_reason(stop_reason: Any) -> FinishReason | None:
     """A ``stopReason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, stop_reason)
 

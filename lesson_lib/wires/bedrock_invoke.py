@@ -15,7 +15,7 @@ from typing import Any
 
 from . import anthropic
 from .bedrock import EXCEPTIONS, INVOKE, RETRY, read_exception
-from .common import Finish, RetryRule, Sheet, WireError
+from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = INVOKE
@@ -37,7 +37,7 @@ FINISH_REASONS = anthropic.FINISH_REASONS
 usage_counts = anthropic.usage_counts
 
 
-def finish_reason(stop_reason: Any) -> Finish | None:
+def finish_reason(stop_reason: Any) -> FinishReason | None:
     """A ``stop_reason`` in the unified vocabulary, as on the Anthropic wire."""
     return anthropic.finish_reason(stop_reason)
 

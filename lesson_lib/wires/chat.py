@@ -17,7 +17,7 @@ from typing import Any
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -38,6 +38,8 @@ PATH_STREAMS = False
 
 # -- the event vocabulary --------------------------------------------------------------
 EVENT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})
+# Each event type another station matches on, by name (one spelling, here).
+CHUNK = "chat.completion.chunk"
 DELTA_TYPES = None    # a chunk's delta is named by the field it fills
 # The delta fields the event table names as its ``delta_type``.
 DELTA_FIELDS = ("content", "refusal", "reasoning_content")
@@ -134,13 +136,13 @@ def fragment_arguments(fragment: Any) -> str | None:
 
 
 # -- finish reasons --------------------------------------------------------------------
-FINISH_REASONS: dict[str, Finish] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop", "length": "length", "tool_calls": "tool_calls",
     "content_filter": "content_filter", "function_call": "tool_calls",
 }
 
 
-def finish_reason(raw: Any) -> Finish | None:
+def finish_reason(raw: Any) -> FinishReason | None:
     """A choice's ``finish_reason`` in the unified vocabulary (None while there is none)."""
     return unified(FINISH_REASONS, raw)
 

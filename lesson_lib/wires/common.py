@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # Why a turn stopped, in one vocabulary for every wire (lesson 4's turn reads it).
-Finish = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "pause",
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "pause",
                  "error", "other"]
-FINISHES: tuple[Finish, ...] = ("stop", "length", "tool_calls", "content_filter", "refusal",
+FINISHES: tuple[FinishReason, ...] = ("stop", "length", "tool_calls", "content_filter", "refusal",
                                 "pause", "error", "other")
 
 # HTTP statuses a retry can cure: timeout, conflict, rate limit, and every server error
@@ -38,7 +38,7 @@ def retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
 
 
-def unified(table: dict[str, Finish], raw: Any) -> Finish | None:
+def unified(table: dict[str, FinishReason], raw: Any) -> FinishReason | None:
     """`raw` looked up in a wire's finish table: None for no reason yet, ``other`` for a
     reason the table does not know."""
     if raw is None:

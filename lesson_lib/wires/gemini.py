@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .common import Finish, RetryRule, Sheet, WireError, count, unified
+from .common import FinishReason, RetryRule, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .wire_events import GEMINI_RECORD, WireEvent
 
@@ -122,7 +122,7 @@ def terminal_reached(events: list[WireEvent]) -> bool:
 
 
 # -- finish reasons --------------------------------------------------------------------
-FINISH_REASONS: dict[str, Finish] = {
+FINISH_REASONS: dict[str, FinishReason] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",
     "SAFETY": "content_filter", "RECITATION": "content_filter", "BLOCKLIST": "content_filter",
@@ -136,7 +136,7 @@ FINISH_REASONS: dict[str, Finish] = {
 }
 
 
-def finish_reason(raw: Any) -> Finish | None:
+def finish_reason(raw: Any) -> FinishReason | None:
     """A candidate's ``finishReason`` in the unified vocabulary (None while there is none).
 
     ``STOP`` reads ``stop``: only the parts can tell a turn that asks for tools
@@ -144,7 +144,7 @@ def finish_reason(raw: Any) -> Finish | None:
     return unified(FINISH_REASONS, raw)
 
 
-def finish_from(raw: Any, *, called_tools: bool) -> Finish | None:
+def finish_from(raw: Any, *, called_tools: bool) -> FinishReason | None:
     """The unified finish of a candidate that ended with `raw` and, `called_tools`, holds
     a ``functionCall`` part: ``STOP`` with a call is ``tool_calls``."""
     found = finish_reason(raw)

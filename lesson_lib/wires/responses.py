@@ -17,7 +17,7 @@ from typing import Any
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
-    Finish,
+    FinishReason,
     RetryRule,
     Sheet,
     WireError,
@@ -105,14 +105,52 @@ ARGUMENTS_DELTA = "response.function_call_arguments.delta"  # a call's arguments
 ITEM_ADDED = "response.output_item.added"
 ITEM_DONE = "response.output_item.done"
 COMPLETED = "response.completed"
+# ... and every other event type another station matches on.
+AUDIO_DELTA = "response.audio.delta"
+AUDIO_DONE = "response.audio.done"
+AUDIO_TRANSCRIPT_DELTA = "response.audio.transcript.delta"
+AUDIO_TRANSCRIPT_DONE = "response.audio.transcript.done"
+CODE_INTERPRETER_CALL_CODE_DELTA = "response.code_interpreter_call_code.delta"
+CODE_INTERPRETER_CALL_CODE_DONE = "response.code_interpreter_call_code.done"
+COMPACTION_COMPACTING = "response.compaction.compacting"
+CONTENT_PART_ADDED = "response.content_part.added"
+CONTENT_PART_DONE = "response.content_part.done"
+CREATED = "response.created"
+CUSTOM_TOOL_CALL_INPUT_DELTA = "response.custom_tool_call_input.delta"
+CUSTOM_TOOL_CALL_INPUT_DONE = "response.custom_tool_call_input.done"
+FAILED = "response.failed"
+FUNCTION_CALL_ARGUMENTS_DONE = "response.function_call_arguments.done"
+IMAGE_GENERATION_CALL_PARTIAL_IMAGE = "response.image_generation_call.partial_image"
+IN_PROGRESS = "response.in_progress"
+MCP_CALL_ARGUMENTS_DELTA = "response.mcp_call_arguments.delta"
+MCP_CALL_ARGUMENTS_DONE = "response.mcp_call_arguments.done"
+MCP_LIST_TOOLS_COMPLETED = "response.mcp_list_tools.completed"
+MCP_LIST_TOOLS_FAILED = "response.mcp_list_tools.failed"
+MCP_LIST_TOOLS_IN_PROGRESS = "response.mcp_list_tools.in_progress"
+OUTPUT_TEXT_ANNOTATION_ADDED = "response.output_text.annotation.added"
+OUTPUT_TEXT_DONE = "response.output_text.done"
+QUEUED = "response.queued"
+REASONING_SUMMARY_PART_ADDED = "response.reasoning_summary_part.added"
+REASONING_SUMMARY_PART_DONE = "response.reasoning_summary_part.done"
+REASONING_SUMMARY_TEXT_DELTA = "response.reasoning_summary_text.delta"
+REASONING_SUMMARY_TEXT_DONE = "response.reasoning_summary_text.done"
+REASONING_TEXT_DELTA = "response.reasoning_text.delta"
+REASONING_TEXT_DONE = "response.reasoning_text.done"
+REFUSAL_DELTA = "response.refusal.delta"
+REFUSAL_DONE = "response.refusal.done"
+SHELL_CALL_COMMAND_ADDED = "response.shell_call_command.added"
+SHELL_CALL_COMMAND_DELTA = "response.shell_call_command.delta"
+SHELL_CALL_COMMAND_DONE = "response.shell_call_command.done"
+SHELL_CALL_OUTPUT_CONTENT_DELTA = "response.shell_call_output_content.delta"
+SHELL_CALL_OUTPUT_CONTENT_DONE = "response.shell_call_output_content.done"
 
 # -- finish ----------------------------------------------------------------------------
 # ``incomplete_details.reason`` in the unified vocabulary.
-INCOMPLETE_REASONS: dict[str, Finish] = {"max_output_tokens": "length",
+INCOMPLETE_REASONS: dict[str, FinishReason] = {"max_output_tokens": "length",
                                          "content_filter": "content_filter"}
 
 
-def finish_reason(response: Any) -> Finish | None:
+def finish_reason(response: Any) -> FinishReason | None:
     """Why a Responses response stopped, in the unified vocabulary (None while it runs).
 
     Reads the response object's ``status``, ``incomplete_details.reason`` and
@@ -131,7 +169,7 @@ def finish_reason(response: Any) -> Finish | None:
 
 
 def finish_from(status: Any, incomplete_reason: Any = None, *, called_tools: bool = False,
-                refused: bool = False) -> Finish | None:
+                refused: bool = False) -> FinishReason | None:
     """The unified finish reason of a response in `status` (None while it runs).
 
     ``completed`` is ``tool_calls`` when an output item calls a client tool

@@ -66,6 +66,7 @@ from functools import partial
 from typing import Any
 
 from ...capture.diagnostics import Diagnostic
+from ...wires import responses
 from ...wires.responses import AFTER_TERMINAL, TERMINAL_STATUS
 from ...wires.wire_events import WireEvent
 from ..base import Accumulator, Slot
@@ -105,7 +106,7 @@ class ResponsesAccumulator(Accumulator):
     ...                           "content_index": 0, "item_id": "msg_1", "delta": "Hi"}))
     >>> acc.final()["output"][0]["content"][0]["text"], acc.diagnostics[0].code
     ('Hi', 'event_before_start')
-    >>> [c.kind for c in changes if c.kind != "noted"]
+    >>> [c.kind for c in changes if c.kind != "diagnostic_noted"]
     ['slot_opened', 'slot_opened', 'slot_removed', 'text_appended']
     """
 
@@ -132,19 +133,19 @@ class ResponsesAccumulator(Accumulator):
         parts, tools, server = self.parts, self.tools, self.server_tools
         handlers: dict[str | None, Callable[[WireEvent, dict], None]] = {
             "error": self._on_error,
-            "response.output_item.added": self.item_events.on_item_added,
-            "response.output_item.done": self.item_events.on_item_done,
-            "response.content_part.added": parts.on_part_added,
-            "response.content_part.done": parts.on_part_done,
-            "response.output_text.annotation.added": parts.on_annotation,
-            "response.reasoning_summary_part.added": partial(parts.on_part_added, summary=True),
-            "response.reasoning_summary_part.done": parts.on_summary_part_done,
-            "response.image_generation_call.partial_image": server.on_partial_image,
-            "response.shell_call_command.added": server.on_shell_command,
-            "response.shell_call_command.delta": server.on_shell_command,
-            "response.shell_call_command.done": server.on_shell_command,
-            "response.shell_call_output_content.delta": server.on_shell_output,
-            "response.shell_call_output_content.done": server.on_shell_output,
+            responses.ITEM_ADDED: self.item_events.on_item_added,
+            responses.ITEM_DONE: self.item_events.on_item_done,
+            responses.CONTENT_PART_ADDED: parts.on_part_added,
+            responses.CONTENT_PART_DONE: parts.on_part_done,
+            responses.OUTPUT_TEXT_ANNOTATION_ADDED: parts.on_annotation,
+            responses.REASONING_SUMMARY_PART_ADDED: partial(parts.on_part_added, summary=True),
+            responses.REASONING_SUMMARY_PART_DONE: parts.on_summary_part_done,
+            responses.IMAGE_GENERATION_CALL_PARTIAL_IMAGE: server.on_partial_image,
+            responses.SHELL_CALL_COMMAND_ADDED: server.on_shell_command,
+            responses.SHELL_CALL_COMMAND_DELTA: server.on_shell_command,
+            responses.SHELL_CALL_COMMAND_DONE: server.on_shell_command,
+            responses.SHELL_CALL_OUTPUT_CONTENT_DELTA: server.on_shell_output,
+            responses.SHELL_CALL_OUTPUT_CONTENT_DONE: server.on_shell_output,
         }
         for kinds, handler in ((LIFECYCLE, self._on_lifecycle), (TERMINAL_STATUS, self._on_terminal),
                                (PART_DELTAS, parts.on_part_delta),
@@ -220,7 +221,7 @@ class ResponsesAccumulator(Accumulator):
                       event=event)
         if not self._started:
             self._started = True
-            if event.type not in ("response.created", "response.queued", "error"):
+            if event.type not in (responses.CREATED, responses.QUEUED, "error"):
                 self.compare.resumed = True
                 self.note("event_before_start",
                           f"the stream begins with {event.type}, not response.created: the "
@@ -240,12 +241,12 @@ class ResponsesAccumulator(Accumulator):
 
     def _on_lifecycle(self, ev: WireEvent, p: dict) -> None:
         resp = self._response_in(p)
-        if ev.type == "response.created":
+        if ev.type == responses.CREATED:
             if self._created:
                 self.note("duplicate_start", "response.created again; the later one's settings "
                           "are kept", severity="warning", event=ev)
             self._created = True
-        elif ev.type == "response.in_progress":
+        elif ev.type == responses.IN_PROGRESS:
             self._in_progress_order(ev)
         self._check_identity(ev, resp)
         self._response = resp

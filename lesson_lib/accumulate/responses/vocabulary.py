@@ -9,35 +9,37 @@ from __future__ import annotations
 
 from typing import Any
 
-LIFECYCLE = ("response.created", "response.queued", "response.in_progress")
+from ...wires import responses
+
+LIFECYCLE = (responses.CREATED, responses.QUEUED, responses.IN_PROGRESS)
 
 # Deltas into a part or a summary part: event type -> (the part's type, the item type that holds it).
 PART_DELTAS = {
-    "response.output_text.delta": ("output_text", "message"),
-    "response.refusal.delta": ("refusal", "message"),
-    "response.reasoning_text.delta": ("reasoning_text", "reasoning"),
-    "response.reasoning_summary_text.delta": ("summary_text", "reasoning"),
+    responses.TEXT_DELTA: ("output_text", "message"),
+    responses.REFUSAL_DELTA: ("refusal", "message"),
+    responses.REASONING_TEXT_DELTA: ("reasoning_text", "reasoning"),
+    responses.REASONING_SUMMARY_TEXT_DELTA: ("summary_text", "reasoning"),
 }
 # A part's text stated whole: event type -> (part type, item type, the event's field).
 PART_DONES = {
-    "response.output_text.done": ("output_text", "message", "text"),
-    "response.refusal.done": ("refusal", "message", "refusal"),
-    "response.reasoning_text.done": ("reasoning_text", "reasoning", "text"),
-    "response.reasoning_summary_text.done": ("summary_text", "reasoning", "text"),
+    responses.OUTPUT_TEXT_DONE: ("output_text", "message", "text"),
+    responses.REFUSAL_DONE: ("refusal", "message", "refusal"),
+    responses.REASONING_TEXT_DONE: ("reasoning_text", "reasoning", "text"),
+    responses.REASONING_SUMMARY_TEXT_DONE: ("summary_text", "reasoning", "text"),
 }
 # Deltas into one string field of an item: event type -> (item type, path in the item).
 FIELD_DELTAS = {
-    "response.function_call_arguments.delta": ("function_call", ("arguments",)),
-    "response.mcp_call_arguments.delta": ("mcp_call", ("arguments",)),
-    "response.custom_tool_call_input.delta": ("custom_tool_call", ("input",)),
-    "response.code_interpreter_call_code.delta": ("code_interpreter_call", ("code",)),
+    responses.ARGUMENTS_DELTA: ("function_call", ("arguments",)),
+    responses.MCP_CALL_ARGUMENTS_DELTA: ("mcp_call", ("arguments",)),
+    responses.CUSTOM_TOOL_CALL_INPUT_DELTA: ("custom_tool_call", ("input",)),
+    responses.CODE_INTERPRETER_CALL_CODE_DELTA: ("code_interpreter_call", ("code",)),
     "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", ("operation", "diff")),
 }
 FIELD_DONES = {
-    "response.function_call_arguments.done": ("function_call", ("arguments",), "arguments"),
-    "response.mcp_call_arguments.done": ("mcp_call", ("arguments",), "arguments"),
-    "response.custom_tool_call_input.done": ("custom_tool_call", ("input",), "input"),
-    "response.code_interpreter_call_code.done": ("code_interpreter_call", ("code",), "code"),
+    responses.FUNCTION_CALL_ARGUMENTS_DONE: ("function_call", ("arguments",), "arguments"),
+    responses.MCP_CALL_ARGUMENTS_DONE: ("mcp_call", ("arguments",), "arguments"),
+    responses.CUSTOM_TOOL_CALL_INPUT_DONE: ("custom_tool_call", ("input",), "input"),
+    responses.CODE_INTERPRETER_CALL_CODE_DONE: ("code_interpreter_call", ("code",), "code"),
     "response.apply_patch_call_operation_diff.done": ("apply_patch_call", ("operation", "diff"),
                                                       "diff"),
 }
@@ -57,14 +59,14 @@ STATUS_EVENTS = {
     for step in steps
 }
 STATUS_EVENTS.update({
-    "response.mcp_list_tools.in_progress": ("mcp_list_tools", None),
-    "response.mcp_list_tools.completed": ("mcp_list_tools", None),
-    "response.mcp_list_tools.failed": ("mcp_list_tools", None),
-    "response.compaction.compacting": ("compaction", None),
+    responses.MCP_LIST_TOOLS_IN_PROGRESS: ("mcp_list_tools", None),
+    responses.MCP_LIST_TOOLS_COMPLETED: ("mcp_list_tools", None),
+    responses.MCP_LIST_TOOLS_FAILED: ("mcp_list_tools", None),
+    responses.COMPACTION_COMPACTING: ("compaction", None),
 })
 # Events that address no output item and add nothing to the `Response`.
-UNADDRESSED = ("response.audio.delta", "response.audio.done",
-               "response.audio.transcript.delta", "response.audio.transcript.done")
+UNADDRESSED = (responses.AUDIO_DELTA, responses.AUDIO_DONE,
+               responses.AUDIO_TRANSCRIPT_DELTA, responses.AUDIO_TRANSCRIPT_DONE)
 
 
 class Malformed(Exception):

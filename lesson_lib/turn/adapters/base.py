@@ -273,7 +273,7 @@ class WireAdapter:
                 and block.kind in ("text", "reasoning")):
             block.restated = c.content
 
-    def _signature(self, c: ch.SignatureAdded, out: list, t: float | None, at: int | None) -> None:
+    def _signature(self, c: ch.SlotSigned, out: list, t: float | None, at: int | None) -> None:
         block = self._block(c.address)
         if block is not None:
             out.append(self._ev(SignatureAdded, block=block.id, signature=c.signature, t=t, at=at))
@@ -359,7 +359,7 @@ class WireAdapter:
         out.append(self._ev(WireEventPassed, step=self.step, event_type=c.event_type,
                             payload=c.payload, t=t, at=at))
 
-    def _noted(self, c: ch.Noted, out: list, t: float | None, at: int | None) -> None:
+    def _noted(self, c: ch.DiagnosticNoted, out: list, t: float | None, at: int | None) -> None:
         d = c.diagnostic
         if d.code in _SAID_ELSEWHERE:
             return
@@ -403,10 +403,10 @@ class WireAdapter:
 
 _HANDLERS = {
     ch.SlotOpened: WireAdapter._opened, ch.TextAppended: WireAdapter._text,
-    ch.ToolInputGrew: WireAdapter._input, ch.SignatureAdded: WireAdapter._signature,
+    ch.ToolInputGrew: WireAdapter._input, ch.SlotSigned: WireAdapter._signature,
     ch.CitationAdded: WireAdapter._citation, ch.SlotClosed: WireAdapter._closed,
     ch.SlotRestated: WireAdapter._restated,
     ch.ResponseChanged: WireAdapter._response, ch.TerminalReached: WireAdapter._terminal,
     ch.InBandError: WireAdapter._error, ch.UnknownEvent: WireAdapter._unknown,
-    ch.Noted: WireAdapter._noted, ch.StreamEnded: WireAdapter._ended,
+    ch.DiagnosticNoted: WireAdapter._noted, ch.StreamEnded: WireAdapter._ended,
 }

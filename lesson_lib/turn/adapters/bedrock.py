@@ -51,7 +51,7 @@ class ConverseAdapter(WireAdapter):
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
         the step a cut one, not one that ended properly."""
         changes = list(changes or ())
-        if any(isinstance(c, ch.Noted) and c.diagnostic.code in _CUT_OR_BROKEN
+        if any(isinstance(c, ch.DiagnosticNoted) and c.diagnostic.code in _CUT_OR_BROKEN
                for c in changes):
             self.terminal = None
         return super().feed(changes, t=t, at=at)

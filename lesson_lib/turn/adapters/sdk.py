@@ -170,11 +170,11 @@ class _AnthropicSDK(_Translator):
 
     def changes(self, ev: Any) -> list:
         kind = ev.type
-        if kind == "message_start":
+        if kind == wires.anthropic.MESSAGE_START:
             msg = ev.message
             return [ch.ResponseChanged(None, {"id": msg.id, "model": msg.model,
                                               "usage": _data(msg.usage)})]
-        if kind == "content_block_start":
+        if kind == wires.anthropic.CONTENT_BLOCK_START:
             block = ev.content_block
             btype = block.type
             opened = [self.opened(ch.SlotOpened(
@@ -187,7 +187,7 @@ class _AnthropicSDK(_Translator):
                 # The event names the model that serves the rest, as on the wire route.
                 opened.append(ch.ResponseChanged(None, {"model": to["model"]}))
             return opened
-        if kind == "content_block_delta":
+        if kind == wires.anthropic.CONTENT_BLOCK_DELTA:
             delta, i = ev.delta, ev.index
             dtype = delta.type
             if dtype == "text_delta":
@@ -195,7 +195,7 @@ class _AnthropicSDK(_Translator):
             if dtype == "thinking_delta":
                 return [ch.TextAppended(None, i, "reasoning", delta.thinking, "thinking")]
             if dtype == "signature_delta":
-                return [ch.SignatureAdded(None, i, delta.signature)]
+                return [ch.SlotSigned(None, i, delta.signature)]
             if dtype == "input_json_delta":
                 grew = self.calls.grow(i, delta.partial_json)
                 return [grew] if grew else []
@@ -206,60 +206,61 @@ class _AnthropicSDK(_Translator):
                 return [ch.TextAppended(None, i, "other", content, "content")
                         ] if isinstance(content, str) and content else []
             return [ch.UnknownEvent(None, dtype, _data(ev))]
-        if kind == "content_block_stop":
+        if kind == wires.anthropic.CONTENT_BLOCK_STOP:
             return self.closed(ev.index, "stop")
-        if kind == "message_delta":
+        if kind == wires.anthropic.MESSAGE_DELTA:
             return [ch.ResponseChanged(None, {"stop_reason": ev.delta.stop_reason,
                                               "usage": _data(ev.usage)})]
-        if kind == "message_stop":
+        if kind == wires.anthropic.MESSAGE_STOP:
             self.terminal = True
-            return [ch.TerminalReached(None, "message_stop")]
+            return [ch.TerminalReached(None, wires.anthropic.MESSAGE_STOP)]
         if kind in ("text", "thinking", "signature", "input_json", "citation"):
             return []       # the helper's projections of the raw deltas above
-        if kind == "ping":
+        if kind == wires.anthropic.PING:
             return []
         return [ch.UnknownEvent(None, kind, _data(ev))]
 
 
 # Responses events that grow or end a call's input, and other streamed fields of items.
-_CALL_DELTAS = frozenset({"response.function_call_arguments.delta",
-                          "response.custom_tool_call_input.delta",
-                          "response.mcp_call_arguments.delta"})
-_CALL_DONES = {"response.function_call_arguments.done": "arguments",
-               "response.custom_tool_call_input.done": "input",
-               "response.mcp_call_arguments.done": "arguments"}
-_FIELD_DELTAS = {"response.code_interpreter_call_code.delta": "code",
+_CALL_DELTAS = frozenset({wires.responses.ARGUMENTS_DELTA,
+                          wires.responses.CUSTOM_TOOL_CALL_INPUT_DELTA,
+                          wires.responses.MCP_CALL_ARGUMENTS_DELTA})
+_CALL_DONES = {wires.responses.FUNCTION_CALL_ARGUMENTS_DONE: "arguments",
+               wires.responses.CUSTOM_TOOL_CALL_INPUT_DONE: "input",
+               wires.responses.MCP_CALL_ARGUMENTS_DONE: "arguments"}
+_FIELD_DELTAS = {wires.responses.CODE_INTERPRETER_CALL_CODE_DELTA: "code",
                  "response.apply_patch_call_operation_diff.delta": "diff"}
 
 
 class _ResponsesSDK(_Translator):
     def changes(self, ev: Any) -> list:
         kind = ev.type
-        if kind in ("response.created", "response.in_progress", "response.queued"):
+        if kind in (wires.responses.CREATED, wires.responses.IN_PROGRESS, wires.responses.QUEUED):
             r = ev.response
             return [ch.ResponseChanged(None, {"id": r.id, "model": r.model,
                                               "status": r.status})]
-        if kind == "response.output_item.added":
+        if kind == wires.responses.ITEM_ADDED:
             item = ev.item
             itype = item.type
             return [self.opened(ch.SlotOpened(
                 None, (ev.output_index,), itype, itype, name=_get(item, "name"),
                 call_id=_get(item, "call_id"), item_id=_get(item, "id"),
                 takes_input=itype in ("function_call", "custom_tool_call", "mcp_call")))]
-        if kind == "response.content_part.added":
+        if kind == wires.responses.CONTENT_PART_ADDED:
             part = ev.part
             return [self.opened(ch.SlotOpened(None, (ev.output_index, ev.content_index),
                                               part.type, part.type,
                                               content=_get(part, "text") or ""))]
-        if kind == "response.reasoning_summary_part.added":
+        if kind == wires.responses.REASONING_SUMMARY_PART_ADDED:
             return [self.opened(ch.SlotOpened(None, (ev.output_index, "summary",
                                                      ev.summary_index), "summary_text",
                                               "summary_text"))]
-        if kind in ("response.output_text.delta", "response.refusal.delta"):
-            channel = "refusal" if kind == "response.refusal.delta" else "text"
+        if kind in (wires.responses.TEXT_DELTA, wires.responses.REFUSAL_DELTA):
+            channel = "refusal" if kind == wires.responses.REFUSAL_DELTA else "text"
             return [ch.TextAppended(None, (ev.output_index, ev.content_index), channel,
                                     ev.delta)]
-        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+        if kind in (wires.responses.REASONING_SUMMARY_TEXT_DELTA,
+                    wires.responses.REASONING_TEXT_DELTA):
             index = _get(ev, "summary_index", _get(ev, "content_index", 0))
             return [ch.TextAppended(None, (ev.output_index, "summary", index), "reasoning",
                                     ev.delta, "summary_text")]
@@ -273,14 +274,14 @@ class _ResponsesSDK(_Translator):
             # (The SDK types the diff delta of apply_patch as an audio delta: read by type.)
             return [ch.TextAppended(None, (_get(ev, "output_index"),), "other", ev.delta,
                                     _FIELD_DELTAS[kind])]
-        if kind == "response.output_text.annotation.added":
+        if kind == wires.responses.OUTPUT_TEXT_ANNOTATION_ADDED:
             return [ch.CitationAdded(None, (ev.output_index, ev.content_index),
                                      _data(ev.annotation))]
-        if kind == "response.content_part.done":
+        if kind == wires.responses.CONTENT_PART_DONE:
             return self.closed((ev.output_index, ev.content_index), "done")
-        if kind == "response.reasoning_summary_part.done":
+        if kind == wires.responses.REASONING_SUMMARY_PART_DONE:
             return self.closed((ev.output_index, "summary", ev.summary_index), "done")
-        if kind == "response.output_item.done":
+        if kind == wires.responses.ITEM_DONE:
             ends = self.closed((ev.output_index,), "done")
             if not ends and ev.item.type == "function_call":
                 return []
@@ -428,7 +429,7 @@ class SDKAdapter:
             # content filter, incomplete).
             # The stream is what it is; the raise is noted.
             code = "sdk_raised" if self.translator.terminal else "sdk_broke"
-            changes.append(ch.Noted(None, Diagnostic(
+            changes.append(ch.DiagnosticNoted(None, Diagnostic(
                 code, f"the SDK's helper raised {type(error).__name__}: {error}",
                 severity="warning")))
         changes += self.translator.close_all()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-_CHECKPOINT = "lesson_lib.accumulate.checkpoints"   # a memo key: never an object's id
+_CHECKPOINT = "lesson_lib.tool_calls.checkpoints"   # a memo key: never an object's id
 
 
 def checkpoint(state: Any) -> Any:
