@@ -39,6 +39,8 @@ import requests
 import websocket
 import yaml
 
+from lesson_lib.course.plan import LESSON_GLOB
+
 ROOT = Path(__file__).resolve().parent.parent
 PROXY = ROOT / "tests" / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 WRAPPER = ROOT / "tests" / "hub" / "singleuser_with_hook.py"
@@ -360,7 +362,7 @@ def learner_gets_the_course(hub: Hub, user: str, origin: Path,
                     json={"note": "course check", "expires_in": 900}).json()["token"]
     listing = hub.api("GET", f"/user/{user}/api/contents/{COURSE}/my-work", token=token)
     assert listing.status_code == 200, listing.text
-    lessons = sorted(p.name for p in (ROOT / "notebooks" / "learner").glob("[0-9][0-9]-*.ipynb"))
+    lessons = sorted(p.name for p in (ROOT / "notebooks" / "learner").glob(LESSON_GLOB))
     assert lessons
     names = sorted(item["name"] for item in listing.json()["content"])
     assert names == sorted(["README.md", *lessons]), (user, names)
