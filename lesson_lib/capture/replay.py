@@ -207,14 +207,7 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
             # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
             from .bedrock_replay import boto3_events, text_of_event
             for event in boto3_events(capture, chunk_size, client):
-                out.event_count += 1
-                if keep_events:
-                    out.events.append(event)
-                if on_event is not None:
-                    try:
-                        on_event(event)
-                    except Exception as exc:
-                        raise _OnEventFailed() from exc
+                _take(event, out, keep_events, on_event)
                 texts.append(text_of_event(event))
         else:
             raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
@@ -224,18 +217,23 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
         out.error = exc
 
 
+def _take(event: Any, out: SDKOutcome, keep_events: bool, on_event: OnEvent | None) -> None:
+    """Count one SDK event, keep it if asked, and hand it to `on_event`."""
+    out.event_count += 1
+    if keep_events:
+        out.events.append(event)
+    if on_event is not None:
+        try:
+            on_event(event)
+        except Exception as exc:
+            raise _OnEventFailed() from exc
+
+
 def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
              keep_events: bool, on_event: OnEvent | None = None) -> None:
     kind, key = _TEXT_EVENT[wire]
     for event in stream:
-        out.event_count += 1
-        if keep_events:
-            out.events.append(event)
-        if on_event is not None:
-            try:
-                on_event(event)
-            except Exception as exc:
-                raise _OnEventFailed() from exc
+        _take(event, out, keep_events, on_event)
         if kind is None:
             texts.append(gemini_text(event))
         elif event.type == kind:
