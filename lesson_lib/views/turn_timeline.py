@@ -79,6 +79,104 @@ def tool_timeline_text(result: Any) -> str:
     return "\n".join(lines) if lines else "No stream was played."
 
 
+class _Lanes:
+    """The figure's rows, top to bottom in reading order: each step's stream, then each run."""
+
+    def __init__(self, result: Any, runs: list) -> None:
+        self.names: list[str] = []
+        self.of_step: dict[int, int] = {}
+        for step, _, _ in result.streams:
+            self.of_step[step] = len(self.names)
+            self.names.append(f"step {step} stream")
+        self.first_run = len(self.names)
+        self.names += [run_label(run) for run, _ in runs]
+        self.top = len(self.names) - 1
+
+    def y(self, lane: int) -> int:
+        """The lane's height on the axes: the first lane is drawn highest."""
+        return self.top - lane
+
+    def y_of_block(self, block: str) -> int | None:
+        """The height of the stream lane a block's step is drawn in (None: no such lane)."""
+        step = int(block[1:].split(".", 1)[0]) if block.startswith("s") else 1
+        return self.y(self.of_step[step]) if step in self.of_step else None
+
+
+def _draw_streams(ax: Any, result: Any, lanes: _Lanes) -> None:
+    for step, start, end in result.streams:
+        ax.broken_barh([(start, max(end - start, 1.0))], (lanes.y(lanes.of_step[step]) - 0.3, 0.6),
+                       facecolors="#dddddd", edgecolor="#777777", linewidth=0.6, zorder=1)
+        ax.axvline(end, color="#444444", linestyle="--", linewidth=0.8, zorder=2)
+
+
+def _draw_deltas(ax: Any, result: Any, lanes: _Lanes) -> set[str]:
+    """Each fragment as a mark on its step's lane; returns the kinds drawn (for the legend)."""
+    kinds = _block_kinds(result.events)
+    used: set[str] = set()
+    for kind_name in ("text delta", "reasoning delta", "tool-args delta"):
+        xs, ys = [], []
+        for e in result.events:
+            if e.kind == "block_delta" and e.t is not None and \
+                    _DELTA_KIND.get(kinds.get(e.block, ""), "") == kind_name:
+                y = lanes.y_of_block(e.block)
+                if y is not None:
+                    xs.append(e.t)
+                    ys.append(y)
+        if xs:
+            style = KIND_STYLES[kind_name]
+            ax.scatter(xs, ys, marker=style.marker, s=22, facecolor=style.colour,
+                       edgecolor="black", linewidth=0.4, zorder=3)
+            used.add(kind_name)
+    return used
+
+
+def _draw_ready_ticks(ax: Any, result: Any, lanes: _Lanes) -> bool:
+    """A tick where each call became ready; returns whether any was drawn."""
+    ready = [(e.t, e.block) for e in result.events if e.kind == "tool_call_ready"
+             and e.t is not None]
+    for t, block in ready:
+        y = lanes.y_of_block(block)
+        if y is not None:
+            ax.plot([t, t], [y - 0.42, y + 0.42], color="black", linewidth=1.6, zorder=4)
+    return bool(ready)
+
+
+def _draw_runs(ax: Any, runs: list, lanes: _Lanes) -> None:
+    for n, (run, head) in enumerate(runs):
+        colour, hatch, word = RUN_STYLES.get(run.status, RUN_STYLES["ok"])
+        lane = lanes.y(lanes.first_run + n)
+        ax.broken_barh([(run.start, max(run.end - run.start, 1.0))], (lane - 0.3, 0.6),
+                       facecolors=colour, edgecolor="black", hatch=hatch or None,
+                       linewidth=0.8, zorder=3)
+        if run.step in lanes.of_step:       # from the stream, where the call became ready
+            ax.plot([run.start, run.start], [lane + 0.3, lanes.y(lanes.of_step[run.step]) - 0.3],
+                    color="#444444", linestyle=":", linewidth=1.0, zorder=2)
+        ax.text(run.end, lane, f"  {word}, {head_start_words(head)}", va="center",
+                ha="left", fontsize=8, parse_math=False, zorder=5)
+
+
+def _name_lanes(ax: Any, lanes: _Lanes) -> None:
+    # Lane names as plain texts (tick labels are remade at draw time, with mathtext on).
+    ax.set_yticks([lanes.y(i) for i in range(len(lanes.names))], [""] * len(lanes.names))
+    for i, name in enumerate(lanes.names):
+        ax.text(-0.01, lanes.y(i), name, transform=ax.get_yaxis_transform(), ha="right",
+                va="center", fontsize=10, parse_math=False)
+    ax.set_ylim(-0.7, lanes.top + 0.7)
+
+
+def _legend(fig: Figure, runs: list, used: set[str], any_ready: bool) -> None:
+    handles = [Patch(facecolor="#dddddd", edgecolor="#777777", label="stream (dashed line: "
+                     "its end)")]
+    handles += [Patch(facecolor=KIND_STYLES[k].colour, edgecolor="black", label=k)
+                for k in ("text delta", "reasoning delta", "tool-args delta") if k in used]
+    statuses = {r.status for r, _ in runs}
+    handles += [Patch(facecolor=c, edgecolor="black", hatch=h or None, label=f"tool {w}")
+                for s, (c, h, w) in RUN_STYLES.items() if s in statuses]
+    if any_ready:
+        handles.append(Patch(facecolor="black", label="call ready (tick)"))
+    fig.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
+
+
 def tool_timeline_figure(result: Any, *, title: str | None = None,
                          figsize: tuple[float, float] = (9.0, 3.6)) -> Figure:
     """The arrival timeline of the loop's stream(s), with each tool's run as a bar over it.
@@ -87,82 +185,22 @@ def tool_timeline_figure(result: Any, *, title: str | None = None,
     """
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()
-    kinds = _block_kinds(result.events)
     runs = result.head_start()
-    lanes: list[str] = []
-    y_of_step: dict[int, int] = {}
-    for step, _, _ in result.streams:
-        y_of_step[step] = len(lanes)
-        lanes.append(f"step {step} stream")
-    first_run_lane = len(lanes)
-    lanes += [run_label(run) for run, _ in runs]
-    # Top to bottom in reading order: the first lane is drawn highest.
-    top = len(lanes) - 1
-
-    def y(lane: int) -> int:
-        return top - lane
-
-    for step, start, end in result.streams:
-        ax.broken_barh([(start, max(end - start, 1.0))], (y(y_of_step[step]) - 0.3, 0.6),
-                       facecolors="#dddddd", edgecolor="#777777", linewidth=0.6, zorder=1)
-        ax.axvline(end, color="#444444", linestyle="--", linewidth=0.8, zorder=2)
-    used: set[str] = set()
-    for kind_name in ("text delta", "reasoning delta", "tool-args delta"):
-        xs, ys = [], []
-        for e in result.events:
-            if e.kind == "block_delta" and e.t is not None and \
-                    _DELTA_KIND.get(kinds.get(e.block, ""), "") == kind_name:
-                step = int(e.block[1:].split(".", 1)[0]) if e.block.startswith("s") else 1
-                if step in y_of_step:
-                    xs.append(e.t)
-                    ys.append(y(y_of_step[step]))
-        if xs:
-            style = KIND_STYLES[kind_name]
-            ax.scatter(xs, ys, marker=style.marker, s=22, facecolor=style.colour,
-                       edgecolor="black", linewidth=0.4, zorder=3)
-            used.add(kind_name)
-    ready = [(e.t, e.block) for e in result.events if e.kind == "tool_call_ready"
-             and e.t is not None]
-    for t, block in ready:
-        step = int(block[1:].split(".", 1)[0]) if block.startswith("s") else 1
-        if step in y_of_step:
-            ax.plot([t, t], [y(y_of_step[step]) - 0.42, y(y_of_step[step]) + 0.42],
-                    color="black", linewidth=1.6, zorder=4)
-    for n, (run, head) in enumerate(runs):
-        colour, hatch, word = RUN_STYLES.get(run.status, RUN_STYLES["ok"])
-        lane = y(first_run_lane + n)
-        ax.broken_barh([(run.start, max(run.end - run.start, 1.0))], (lane - 0.3, 0.6),
-                       facecolors=colour, edgecolor="black", hatch=hatch or None,
-                       linewidth=0.8, zorder=3)
-        if run.step in y_of_step:       # from the stream, where the call became ready
-            ax.plot([run.start, run.start], [lane + 0.3, y(y_of_step[run.step]) - 0.3],
-                    color="#444444", linestyle=":", linewidth=1.0, zorder=2)
-        ax.text(run.end, lane, f"  {word}, {head_start_words(head)}", va="center",
-                ha="left", fontsize=8, parse_math=False, zorder=5)
-    # Lane names as plain texts (tick labels are remade at draw time, with mathtext on).
-    ax.set_yticks([y(i) for i in range(len(lanes))], [""] * len(lanes))
-    for i, name in enumerate(lanes):
-        ax.text(-0.01, y(i), name, transform=ax.get_yaxis_transform(), ha="right",
-                va="center", fontsize=10, parse_math=False)
-    ax.set_ylim(-0.7, top + 0.7)
+    lanes = _Lanes(result, runs)
+    _draw_streams(ax, result, lanes)
+    used = _draw_deltas(ax, result, lanes)
+    any_ready = _draw_ready_ticks(ax, result, lanes)
+    _draw_runs(ax, runs, lanes)
+    _name_lanes(ax, lanes)
     ends = [end for _, _, end in result.streams] + [r.end for r, _ in runs]
     if ends:
         ax.set_xlim(0, max(ends) * 1.35 + 1)
     ax.set_xlabel("time on the loop's virtual clock (ms from the turn's start)")
     ax.grid(axis="x", linestyle=":", linewidth=0.6)
-    handles = [Patch(facecolor="#dddddd", edgecolor="#777777", label="stream (dashed line: "
-                     "its end)")]
-    handles += [Patch(facecolor=KIND_STYLES[k].colour, edgecolor="black", label=k)
-                for k in ("text delta", "reasoning delta", "tool-args delta") if k in used]
-    statuses = {r.status for r, _ in runs}
-    handles += [Patch(facecolor=c, edgecolor="black", hatch=h or None, label=f"tool {w}")
-                for s, (c, h, w) in RUN_STYLES.items() if s in statuses]
-    if ready:
-        handles.append(Patch(facecolor="black", label="call ready (tick)"))
-    fig.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
+    _legend(fig, runs, used, any_ready)
     if title:
         ax.set_title(title, fontsize=10, loc="left").set_parse_math(False)
-    if not lanes:
+    if not lanes.names:
         ax.text(0.5, 0.5, "no stream was played", transform=ax.transAxes, ha="center",
                 va="center")
     _show_as_png()

@@ -47,15 +47,21 @@ class Settings:
         self.finished.add(token)
 
 
-def build_app(settings: Settings) -> Starlette:
-    """The Starlette app serving `settings.corpus` at the providers' paths."""
+class _Endpoints:
+    """The server's endpoints, all reading one `Settings`."""
 
-    def provider_for(wire: str) -> Any:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def provider_for(self, wire: str) -> Any:
+        """The POST endpoint at one provider's path."""
         async def endpoint(request: Request) -> Response:
-            return await provider(request, wire)
+            return await self.provider(request, wire)
         return endpoint
 
-    async def provider(request: Request, wire: str) -> Response:
+    async def provider(self, request: Request, wire: str) -> Response:
+        """A provider's request: read it, find the capture it asks for, serve it."""
+        settings = self.settings
         body = await _body(request, settings.max_body)
         if body is None:
             return _error(wire, 413, f"the request body is larger than {settings.max_body:,} "
@@ -76,9 +82,11 @@ def build_app(settings: Settings) -> Starlette:
         if isinstance(found, matching.Miss):
             return _error(wire, found.status, found.message)
         stream = wire in matching.STREAMING_PATHS or streaming.is_streaming(payload)
-        return _serve(request, found, wire, stream=stream)
+        return self.serve(request, found, wire, stream=stream)
 
-    async def stream_get(request: Request) -> Response:
+    async def stream_get(self, request: Request) -> Response:
+        """``GET /stream/<wire>/<name>``, for EventSource: 204 on a reconnect after the end."""
+        settings = self.settings
         wire, name = request.path_params["wire"], request.path_params["name"]
         found = matching.by_name(settings.corpus, wire, f"{wire}/{name}")
         if isinstance(found, matching.Miss):
@@ -91,13 +99,15 @@ def build_app(settings: Settings) -> Starlette:
             response.delete_cookie(_COOKIE, path=request.url.path)
             return response
         token = secrets.token_hex(8)
-        response = _serve(request, found, wire, stream=True, on_end=settings.stream_ended,
-                          token=token)
+        response = self.serve(request, found, wire, stream=True, on_end=settings.stream_ended,
+                              token=token)
         response.set_cookie(_COOKIE, token, path=request.url.path, httponly=True)
         return response
 
-    def _serve(request: Request, cap: Capture, wire: str, *, stream: bool,
-               on_end: Any = None, token: str = "") -> Response:
+    def serve(self, request: Request, cap: Capture, wire: str, *, stream: bool,
+              on_end: Any = None, token: str = "") -> Response:
+        """A capture as the provider's response: faults applied, paced at its recorded timing."""
+        settings = self.settings
         try:
             specs = (fault_spec.parse_all(request.query_params.getlist("fault"))
                      or list(settings.faults))
@@ -114,24 +124,31 @@ def build_app(settings: Settings) -> Starlette:
         return StreamingResponse(body, status_code=cap.status, headers=headers,
                                  media_type=media)
 
-    async def listing(request: Request) -> Response:
+    async def listing(self, request: Request) -> Response:
+        """``GET /captures``: every capture served, with what it demonstrates."""
         return JSONResponse([{"name": c.key, "wire": c.wire, "demonstrates": c.demonstrates}
-                             for c in settings.corpus])
+                             for c in self.settings.corpus])
 
-    async def home(request: Request) -> Response:
-        return HTMLResponse(index_html(settings.corpus))
+    async def home(self, request: Request) -> Response:
+        """``GET /``: the index page."""
+        return HTMLResponse(index_html(self.settings.corpus))
 
-    routes = [Route(path, provider_for(wire), methods=["POST"])
-              for wire, path in matching.PATHS.items()]
-    routes += [Route("/stream/{wire}/{name}", stream_get, methods=["GET"]),
-               Route("/captures", listing, methods=["GET"]),
-               Route("/", home, methods=["GET"])]
-    async def unknown(request: Request, exc: Exception) -> Response:
+    async def unknown(self, request: Request, exc: Exception) -> Response:
+        """Any other path: a 404 in the shape of the provider it looks like."""
         wire, message = not_found(request.url.path, matching.PATHS)
         return _error(wire, 404, message)
 
+
+def build_app(settings: Settings) -> Starlette:
+    """The Starlette app serving `settings.corpus` at the providers' paths."""
+    endpoints = _Endpoints(settings)
+    routes = [Route(path, endpoints.provider_for(wire), methods=["POST"])
+              for wire, path in matching.PATHS.items()]
+    routes += [Route("/stream/{wire}/{name}", endpoints.stream_get, methods=["GET"]),
+               Route("/captures", endpoints.listing, methods=["GET"]),
+               Route("/", endpoints.home, methods=["GET"])]
     _quiet_about_drops(logging.getLogger("uvicorn.error"))
-    app = Starlette(routes=routes, exception_handlers={404: unknown})
+    app = Starlette(routes=routes, exception_handlers={404: endpoints.unknown})
     app.state.settings = settings
     return app
 
