@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from lesson_lib.course import plan as course
+from lesson_lib.course import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -125,16 +125,16 @@ def learner_copy(nb: nbformat.NotebookNode, source_name: str = "") -> nbformat.N
     return copy
 
 
-def sync_times(nb: nbformat.NotebookNode, plan: list[course.Lesson]) -> None:
+def sync_times(nb: nbformat.NotebookNode, lessons: list[plan.Lesson]) -> None:
     """Course-map rows in markdown cells take their times from the plan."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = course.sync_times(cell.source, plan)
+            cell.source = plan.sync_times(cell.source, lessons)
 
 
 def build(path: Path) -> str:
     nb = nbformat.read(path, as_version=4)
-    sync_times(nb, course.lessons(NOTEBOOKS))
+    sync_times(nb, plan.lessons(NOTEBOOKS))
     fill_solutions(nb)
     execute(nb)
     strip_volatile(nb)
@@ -152,12 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learner-only", action="store_true",
                         help="only regenerate the learner copies from the built notebooks")
     args = parser.parse_args(argv)
-    paths = args.notebooks or sorted(NOTEBOOKS.glob(course.LESSON_GLOB))
+    paths = args.notebooks or sorted(NOTEBOOKS.glob(plan.LESSON_GLOB))
     LEARNER.mkdir(exist_ok=True)
     if not args.learner_only:
         readme = ROOT / "README.md"
         text = readme.read_text(encoding="utf-8")
-        synced = course.sync_times(text, course.lessons(NOTEBOOKS))
+        synced = plan.sync_times(text, plan.lessons(NOTEBOOKS))
         if synced != text:
             readme.write_text(synced, encoding="utf-8")
     for path in paths:

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib.course import plan as course
+from lesson_lib.course import plan
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = sorted((ROOT / "notebooks").glob(course.LESSON_GLOB))
+LESSONS = sorted((ROOT / "notebooks").glob(plan.LESSON_GLOB))
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.capture.captures import corpus
-from lesson_lib.course import plan as course
+from lesson_lib.course import plan
 from lesson_lib.wires.event_table import TOOL_ARGUMENT_DELTAS, event_table
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-PLAN = course.lessons(NOTEBOOKS)
-LESSON_FILES = sorted(NOTEBOOKS.glob(course.LESSON_GLOB))
+PLAN = plan.lessons(NOTEBOOKS)
+LESSON_FILES = sorted(NOTEBOOKS.glob(plan.LESSON_GLOB))
 
 
 def markdown(path: Path) -> str:
@@ -30,7 +30,7 @@ def test_every_lesson_states_its_time():
 @pytest.mark.parametrize("lesson", [p for p in PLAN if p.exercises], ids=lambda p: p.notebook)
 def test_the_instructor_notes_timing_adds_up_to_the_header(lesson):
     assert lesson.timing_note, f"{lesson.notebook} has no **Timing.** line in its instructor notes"
-    sections, exercises, split = course.timing_note_minutes(lesson.timing_note)
+    sections, exercises, split = plan.timing_note_minutes(lesson.timing_note)
     assert sum(sections) == lesson.teaching, lesson.timing_note
     assert exercises == lesson.exercises and sum(split) == lesson.exercises, lesson.timing_note
 
@@ -39,16 +39,16 @@ def test_the_instructor_notes_timing_adds_up_to_the_header(lesson):
 def test_the_course_maps_quote_the_lessons_times(text):
     path = ROOT / text if text.endswith(".md") else NOTEBOOKS / text
     source = path.read_text(encoding="utf-8") if text.endswith(".md") else markdown(path)
-    rows = course.MAP_ROW.findall(source)
+    rows = plan.MAP_ROW.findall(source)
     assert {r[2] for r in rows} >= {p.notebook for p in PLAN if p.number}, "a lesson is missing"
-    assert course.sync_times(source, PLAN) == source, "run `make notebooks`"
+    assert plan.sync_times(source, PLAN) == source, "run `make notebooks`"
 
 
 def test_sync_times_rewrites_a_drifted_row_and_leaves_unknown_ones():
     drifted = ("| 1 | `01-raw-events.ipynb`: Reading | objectives | 40 + 20 min |\n"
                "| 9 | `09-later.ipynb` | not written yet | 30 min |")
     lesson = next(p for p in PLAN if p.number == 1)
-    synced = course.sync_times(drifted, PLAN).splitlines()
+    synced = plan.sync_times(drifted, PLAN).splitlines()
     assert synced[0].endswith(f"| {lesson.time_text} |") and synced[1] == drifted.splitlines()[1]
 
 
@@ -57,7 +57,7 @@ def test_a_header_whose_total_does_not_add_up_is_refused(tmp_path):
     bad.write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": [
         "# Lesson 7 · Bad\n", "**Time:** 50 minutes (35 teaching / 25 exercises)."]}]}))
     with pytest.raises(ValueError, match="35 \\+ 25 = 60"):
-        course.read_lesson(bad)
+        plan.read_lesson(bad)
 
 
 def test_delta_counts_quoted_by_a_sidecar_are_the_real_ones():
@@ -75,8 +75,8 @@ def test_delta_counts_quoted_by_a_sidecar_are_the_real_ones():
 
 def test_links_between_lessons_point_at_real_notebooks():
     for path in LESSON_FILES:
-        for target in re.findall(rf"\]\(({course.NOTEBOOK_NAME})\)", markdown(path)):
-            assert (NOTEBOOKS / target).exists() or target in course.UPCOMING, (
+        for target in re.findall(rf"\]\(({plan.NOTEBOOK_NAME})\)", markdown(path)):
+            assert (NOTEBOOKS / target).exists() or target in plan.UPCOMING, (
                 f"{path.name} links to a missing {target}")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib.course import plan as course
+from lesson_lib.course import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 # The venv these tests run in: `make lab` is started on it, so that each Python the suite
@@ -54,7 +54,7 @@ def test_make_lab_serves_the_notebook_list(tmp_path):
             except OSError:
                 time.sleep(0.5)
         assert names is not None, "the server never answered"
-        expected = sorted(p.name for p in (ROOT / "notebooks").glob(course.LESSON_GLOB))
+        expected = sorted(p.name for p in (ROOT / "notebooks").glob(plan.LESSON_GLOB))
         assert expected and set(expected) <= set(names)
         assert set(expected) <= set(listing(port, token, "notebooks"))
         opens_on = urllib.request.urlopen(f"http://127.0.0.1:{port}/?token={token}", timeout=5)

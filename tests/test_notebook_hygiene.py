@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from lesson_lib.course import plan as course
+from lesson_lib.course import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import build_notebooks  # noqa: E402
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob(course.LESSON_GLOB))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob(plan.LESSON_GLOB))
 
 
 def load(path: Path) -> dict:

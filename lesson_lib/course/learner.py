@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import plan as course
+from . import plan
 
 FOLDER = "my-work"
 PROGRESS_FILE = ".progress.json"
@@ -65,7 +65,7 @@ def seed(root: Path | None = None) -> Seeded:
     source, folder = root / "notebooks" / "learner", root / FOLDER
     folder.mkdir(exist_ok=True)
     copied = []
-    for notebook in sorted(source.glob(course.LESSON_GLOB)):
+    for notebook in sorted(source.glob(plan.LESSON_GLOB)):
         target = folder / notebook.name
         if not target.exists():
             shutil.copyfile(notebook, target)
