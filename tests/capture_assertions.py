@@ -1,4 +1,4 @@
-"""What every constructed OpenAI corpus must satisfy, shared by the Chat and Responses tests.
+"""What every constructed corpus must satisfy, shared by the Chat, Responses and Gemini tests.
 
 A corpus module has ``build(root)``, which writes one ``<wire>/<name>.sse``
 and ``<name>.json`` sidecar per capture below `root`. The tests build it into
@@ -46,6 +46,25 @@ def assert_committed_as_built(built: dict[str, captures.Capture], names: set[str
         assert (folder / f"{name}.sse").read_bytes() == cap.body, f"{name}.sse is stale"
         assert ((folder / f"{name}.json").read_bytes()
                 == cap.path.with_suffix(".json").read_bytes()), f"{name}.json is stale"
+
+
+class CorpusAsFiles:
+    """The corpus as files, for every constructed corpus: a test module subclasses this as
+    ``TestCorpusAsFiles``, sets `corpus`, `names` and `wire`, and provides a ``built``
+    fixture (`build_corpus` into a temporary folder)."""
+
+    corpus: ModuleType
+    names: set[str]
+    wire: str
+
+    def test_the_builder_writes_exactly_the_named_captures(self, built):
+        assert set(built) == self.names
+
+    def test_rebuilding_gives_identical_bytes(self, built, tmp_path):
+        assert_rebuilt_identically(self.corpus, built, tmp_path, self.wire)
+
+    def test_committed_captures_are_what_the_builder_writes(self, built):
+        assert_committed_as_built(built, self.names, self.wire)
 
 
 def assert_sidecar_request(cap: captures.Capture, wire: str) -> None:

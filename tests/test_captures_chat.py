@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 from capture_assertions import (
-    assert_committed_as_built,
-    assert_rebuilt_identically,
+    CorpusAsFiles,
     assert_sdk_does_what_the_sidecar_says,
     assert_sdk_outcome_independent_of_chunking,
     assert_sidecar_provenance,
@@ -79,16 +78,8 @@ def finish_reasons(cap: captures.Capture) -> dict[int, str]:
 # -- the corpus as files ----------------------------------------------------------
 
 
-def test_the_builder_writes_exactly_the_named_captures(built):
-    assert set(built) == NAMES
-
-
-def test_rebuilding_gives_identical_bytes(built, tmp_path):
-    assert_rebuilt_identically(chat_corpus, built, tmp_path, WIRE)
-
-
-def test_committed_captures_are_what_the_builder_writes(built):
-    assert_committed_as_built(built, NAMES, WIRE)
+class TestCorpusAsFiles(CorpusAsFiles):
+    corpus, names, wire = chat_corpus, NAMES, WIRE
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))

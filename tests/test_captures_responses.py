@@ -19,8 +19,7 @@ from typing import Any
 import pydantic
 import pytest
 from capture_assertions import (
-    assert_committed_as_built,
-    assert_rebuilt_identically,
+    CorpusAsFiles,
     assert_sdk_does_what_the_sidecar_says,
     assert_sdk_outcome_independent_of_chunking,
     assert_sidecar_provenance,
@@ -63,16 +62,8 @@ def of_type(cap: captures.Capture, kind: str) -> list[dict[str, Any]]:
 # -- the corpus as files ----------------------------------------------------------
 
 
-def test_the_builder_writes_exactly_the_named_captures(built):
-    assert set(built) == NAMES
-
-
-def test_rebuilding_gives_identical_bytes(built, tmp_path):
-    assert_rebuilt_identically(responses_corpus, built, tmp_path, WIRE)
-
-
-def test_committed_captures_are_what_the_builder_writes(built):
-    assert_committed_as_built(built, NAMES, WIRE)
+class TestCorpusAsFiles(CorpusAsFiles):
+    corpus, names, wire = responses_corpus, NAMES, WIRE
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
