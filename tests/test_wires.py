@@ -39,8 +39,8 @@ def payloads(capture, event_type: str):
 
 
 def test_every_wire_module_offers_the_same_facts():
-    names = ("WIRE", "PATH", "PATH_STREAMS", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES", "RETRY",
-             "RETRYABLE_ERRORS",
+    names = ("WIRE", "PATH", "PATH_STREAMS", "EVENT_TYPES", "DELTA_TYPES", "TERMINALS", "FAILURES",
+             "ERROR_EXAMPLE", "NAMES_EVENTS", "RETRY", "RETRYABLE_ERRORS",
              "FINAL_ERRORS", "SHEET", "finish_reason", "read_error", "retryable_error",
              "retryable", "retryable_status")
     for name, module in wires.WIRES.items():
@@ -55,6 +55,16 @@ def test_for_wire_names_the_module_and_refuses_an_unknown_wire():
     assert wires.for_wire("openai-chat") is wires.chat
     with pytest.raises(ValueError, match="unknown wire"):
         wires.for_wire("carrier-pigeon")
+
+
+def test_each_wire_reads_its_own_error_example_as_an_in_band_error():
+    for name, module in wires.WIRES.items():
+        if name.startswith("aws-bedrock"):   # an exception frame's payload: its type is a header
+            error = module.read_error(wires.bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION,
+                                     module.ERROR_EXAMPLE)
+        else:
+            error = module.read_error("error", module.ERROR_EXAMPLE)
+        assert error is not None and error.message, name
 
 
 # -- the vocabularies -------------------------------------------------------------------

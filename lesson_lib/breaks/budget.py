@@ -54,7 +54,7 @@ def _anthropic(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
     if ev.type == anthropic.CONTENT_BLOCK_START:
         block = p.get("content_block") or {}
-        if block.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        if block.get("type") in anthropic.CALL_BLOCKS:
             yield Delta(ev.index, ev.t, "", True)
     elif ev.type == anthropic.CONTENT_BLOCK_DELTA:
         d = p.get("delta") or {}
@@ -66,7 +66,7 @@ def _anthropic(ev: WireEvent) -> Iterable[Delta]:
 def _responses(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
     if ev.type == responses.ITEM_ADDED:
-        if (p.get("item") or {}).get("type") in ("function_call", "custom_tool_call"):
+        if (p.get("item") or {}).get("type") in responses.CLIENT_CALL_ITEMS:
             yield Delta(ev.index, ev.t, "", True)
     elif (ev.type or "").endswith(".delta") and isinstance(p.get("delta"), str):
         yield Delta(ev.index, ev.t, p["delta"])

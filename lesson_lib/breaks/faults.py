@@ -72,26 +72,9 @@ __all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_at", 
 
 # The in-band error each wire sends, in its own shape (Responses also gets a
 # ``sequence_number`` that continues the stream's own numbering).
-ERROR_PAYLOADS: dict[str, dict[str, Any]] = {
-    "anthropic-messages": {"type": "error",
-                           "error": {"type": "overloaded_error", "message": "Overloaded"}},
-    "openai-responses": {"type": "error",
-                         "error": {"type": "server_error", "code": "server_error",
-                                   "message": "The server had an error while processing "
-                                              "your request. Sorry about that!",
-                                   "param": None}},
-    "openai-chat": {"error": {"message": "The server had an error while processing your "
-                                         "request. Sorry about that!",
-                              "type": "server_error", "param": None, "code": None}},
-    "google-gemini": {"error": {"code": 503, "message": "The model is overloaded. Please try "
-                                                        "again later.", "status": "UNAVAILABLE"}},
-    # Bedrock: the payload of an exception frame (`BEDROCK_EXCEPTION` names it).
-    "aws-bedrock-converse": {"message": "Bedrock is unable to process your request."},
-    "aws-bedrock-invoke": {"message": "Bedrock is unable to process your request."},
-}
+ERROR_PAYLOADS: dict[str, dict[str, Any]] = {name: m.ERROR_EXAMPLE
+                                             for name, m in wires.WIRES.items()}
 BEDROCK_EXCEPTION = wires.bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION
-# Wires whose events carry no ``event:`` name: their error is a bare ``data:`` line.
-_UNNAMED = frozenset({"openai-chat", "google-gemini"})
 
 
 class FaultError(ValueError):
@@ -157,7 +140,7 @@ def inject_error(capture: Capture, after_event: int,
         if wire not in ERROR_PAYLOADS:
             raise FaultError(f"no in-band error shape for wire {wire!r}")
         payload = copy.deepcopy(ERROR_PAYLOADS[wire])
-        if wire == "openai-responses":
+        if wire == wires.responses.WIRE:
             numbers = [e.payload.get("sequence_number") for e in events[:after_event + 1]
                        if isinstance(e.payload, dict)]
             numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
@@ -170,9 +153,10 @@ def inject_error(capture: Capture, after_event: int,
                        what=f"an exception frame after event {after_event}, then the stream "
                             "ends")
     nl = _newline(capture.body, ev)
+    named = wires.for_wire(wire).NAMES_EVENTS
     data = json.dumps(payload, ensure_ascii=False,
-                      separators=(", ", ": ") if wire in _UNNAMED else (",", ":"))
-    lines = [] if wire in _UNNAMED else [b"event: error"]
+                      separators=(",", ":") if named else (", ", ": "))
+    lines = [b"event: error"] if named else []
     lines.append(b"data: " + data.encode("utf-8"))
     block = nl.join(lines) + nl + nl
     start = ev.sse.end

@@ -165,9 +165,12 @@ def ui_state(silence_ms: float, last_kind: str, limits: Limits) -> str:
 
 
 # What a UI says while a server-side tool runs, by the tool's name or item type.
-_SERVER_TOOL_WORDS = {"web_search": "searching the web", "web_search_call": "searching the web",
-                      "web_fetch": "fetching a page", "file_search_call": "searching files",
-                      "code_execution": "running code", "code_interpreter_call": "running code"}
+# (Anthropic names the tool in its ``server_tool_use`` block; Responses by the item type.)
+_SERVER_TOOL_WORDS = {"web_search": "searching the web", "web_fetch": "fetching a page",
+                      "code_execution": "running code",
+                      responses.WEB_SEARCH_CALL_ITEM: "searching the web",
+                      responses.FILE_SEARCH_CALL_ITEM: "searching files",
+                      responses.CODE_INTERPRETER_CALL_ITEM: "running code"}
 THINKING = "thinking"
 
 
@@ -183,12 +186,12 @@ def _anthropic_activity(events: list[WireEvent]) -> str | None:
         if ev.type == anthropic.CONTENT_BLOCK_START:
             block = p.get("content_block") or {}
             open_blocks[p.get("index")] = block.get("type") or ""
-            if block.get("type") == "server_tool_use":
+            if block.get("type") == anthropic.SERVER_TOOL_USE_BLOCK:
                 waiting_for[block.get("id") or ""] = block.get("name") or "?"
             waiting_for.pop(block.get("tool_use_id") or "", None)
         elif ev.type == anthropic.CONTENT_BLOCK_STOP:
             open_blocks.pop(p.get("index"), None)
-    if any(kind in ("thinking", "redacted_thinking") for kind in open_blocks.values()):
+    if any(kind in anthropic.THINKING_BLOCKS for kind in open_blocks.values()):
         return THINKING
     if waiting_for and not open_blocks:
         return _server_tool_words(list(waiting_for.values())[-1])
@@ -204,7 +207,7 @@ def _responses_activity(events: list[WireEvent]) -> str | None:
         elif ev.type == responses.ITEM_DONE:
             open_items.pop(p.get("output_index"), None)
     for kind in reversed(list(open_items.values())):
-        if kind == "reasoning":
+        if kind == responses.REASONING_ITEM:
             return THINKING
         if kind.endswith("_call") and kind not in responses.CLIENT_CALL_ITEMS:
             return _server_tool_words(kind)
@@ -221,9 +224,9 @@ def activity(events: list[WireEvent], wire: str) -> str | None:
     Responses server-side ``*_call`` item is open. None otherwise, and on the
     wires that do not say (Chat, Gemini).
     """
-    if wire == "anthropic-messages":
+    if wire == anthropic.WIRE:
         return _anthropic_activity(events)
-    if wire == "openai-responses":
+    if wire == responses.WIRE:
         return _responses_activity(events)
     return None
 

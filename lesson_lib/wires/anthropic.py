@@ -52,6 +52,9 @@ BLOCK_EVENTS = ("content_block_start", "content_block_delta", "content_block_sto
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"message_stop"})    # the stream ended properly
 FAILURES = frozenset({"error"})            # an in-band failure after HTTP 200
+# An in-band error as this wire sends it (lesson 5 injects it): an ``event: error`` record.
+ERROR_EXAMPLE = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+NAMES_EVENTS = True                        # each record has an ``event:`` line
 
 # -- the blocks ------------------------------------------------------------------------
 KNOWN_BLOCKS = frozenset({
@@ -64,6 +67,10 @@ KNOWN_BLOCKS = frozenset({
     "advisor_tool_result",
 })
 TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
+SERVER_TOOL_USE_BLOCK = "server_tool_use"   # a call the provider runs; a result block follows
+# The blocks that are calls, whose input streams as ``input_json_delta``.
+CALL_BLOCKS = frozenset({TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK, "mcp_tool_use"})
+THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
 ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
 

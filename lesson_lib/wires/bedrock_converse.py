@@ -41,6 +41,10 @@ PADDING = "p"     # the padding field every payload carries
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"messageStop"})   # the stream ended properly (metadata may follow)
 FAILURES = EXCEPTIONS                    # exception frames
+# An exception frame's payload as this wire sends it (lesson 5 injects it, framed as
+# `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
+ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
+NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
 
 # -- stop reasons ----------------------------------------------------------------------
 FINISH_REASONS: dict[str, FinishReason] = {

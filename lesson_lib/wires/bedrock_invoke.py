@@ -32,6 +32,10 @@ KNOWN_BLOCKS = anthropic.KNOWN_BLOCKS
 
 TERMINALS = anthropic.TERMINALS
 FAILURES = anthropic.FAILURES | EXCEPTIONS
+# An exception frame's payload as this wire sends it (lesson 5 injects it, framed as
+# `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
+ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
+NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
 
 FINISH_REASONS = anthropic.FINISH_REASONS
 usage_counts = anthropic.usage_counts

@@ -76,6 +76,11 @@ def content_part_text(part: Any) -> tuple[str, str]:
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({DONE})      # counts only once every choice has a finish_reason
 FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``error``)
+# An in-band error as this wire sends it (lesson 5 injects it): a bare ``data:`` record.
+ERROR_EXAMPLE = {"error": {"message": "The server had an error while processing your request. "
+                                      "Sorry about that!",
+                           "type": "server_error", "param": None, "code": None}}
+NAMES_EVENTS = False                       # records are bare ``data:`` lines
 
 
 # -- a body without [DONE] --------------------------------------------------------------

@@ -71,6 +71,10 @@ def part_kind(part: Any) -> str | None:
 # -- the ending ------------------------------------------------------------------------
 TERMINALS: frozenset[str] = frozenset()   # no terminal event: see `ended_properly`
 FAILURES = frozenset({"error"})           # an error record, after HTTP 200
+# An in-band error as this wire sends it (lesson 5 injects it): a bare ``data:`` record.
+ERROR_EXAMPLE = {"error": {"code": 503, "message": "The model is overloaded. Please try again "
+                                                  "later.", "status": "UNAVAILABLE"}}
+NAMES_EVENTS = False                      # records are bare ``data:`` lines
 
 
 def candidates(payload: Any) -> list[dict]:

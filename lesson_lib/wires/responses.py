@@ -78,6 +78,12 @@ ADDRESS_FIELDS = ("output_index", "content_index", "summary_index")
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"response.completed", "response.incomplete"})  # ended properly
 FAILURES = frozenset({"error", "response.failed"})                   # in-band failure
+# An in-band error as this wire sends it (lesson 5 injects it, numbered after the stream).
+ERROR_EXAMPLE = {"type": "error",
+                 "error": {"type": "server_error", "code": "server_error",
+                           "message": "The server had an error while processing your request. "
+                                      "Sorry about that!", "param": None}}
+NAMES_EVENTS = True                        # each record has an ``event:`` line
 # What may follow the terminal event and is passed through, not a fault: some servers
 # (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
 AFTER_TERMINAL = frozenset({DONE})
@@ -100,6 +106,10 @@ KNOWN_ITEMS = frozenset({
 FUNCTION_CALL_ITEM = "function_call"
 # Items that ask the client to run one of its own tools: the turn ends for tool calls.
 CLIENT_CALL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+REASONING_ITEM = "reasoning"
+WEB_SEARCH_CALL_ITEM = "web_search_call"
+FILE_SEARCH_CALL_ITEM = "file_search_call"
+CODE_INTERPRETER_CALL_ITEM = "code_interpreter_call"
 TEXT_DELTA = "response.output_text.delta"                   # a message's text: ``delta``
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"  # a call's arguments: ``delta``
 ITEM_ADDED = "response.output_item.added"
