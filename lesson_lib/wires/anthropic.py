@@ -30,35 +30,36 @@ PATH_STREAMS = False
 
 # -- the event vocabulary (the pinned SDK's stream event and delta types; tests keep
 #    these sets supersets of the SDK's) -----------------------------------------------
-EVENT_TYPES = frozenset({
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-    "message_delta", "message_stop", "ping", "error",
-})
+# Each event type, by name (one spelling, here), in the order a stream sends them.
+MESSAGE_START = "message_start"
+CONTENT_BLOCK_START = "content_block_start"
+CONTENT_BLOCK_DELTA = "content_block_delta"
+CONTENT_BLOCK_STOP = "content_block_stop"
+MESSAGE_DELTA = "message_delta"
+MESSAGE_STOP = "message_stop"
+PING = "ping"
+ERROR = "error"
+EVENT_TYPES = frozenset({MESSAGE_START, CONTENT_BLOCK_START, CONTENT_BLOCK_DELTA,
+                         CONTENT_BLOCK_STOP, MESSAGE_DELTA, MESSAGE_STOP, PING, ERROR})
 DELTA_TYPES = frozenset({
     "text_delta", "input_json_delta", "citations_delta", "thinking_delta", "signature_delta",
     "compaction_delta",
 })
-# Each event type another station matches on, by name (one spelling, here).
-CONTENT_BLOCK_DELTA = "content_block_delta"
-CONTENT_BLOCK_START = "content_block_start"
-CONTENT_BLOCK_STOP = "content_block_stop"
-MESSAGE_DELTA = "message_delta"
-MESSAGE_START = "message_start"
-MESSAGE_STOP = "message_stop"
-PING = "ping"
 # The three events that address a block by its ``index``.
-BLOCK_EVENTS = ("content_block_start", "content_block_delta", "content_block_stop")
+BLOCK_EVENTS = (CONTENT_BLOCK_START, CONTENT_BLOCK_DELTA, CONTENT_BLOCK_STOP)
 
 # -- the ending ------------------------------------------------------------------------
-TERMINALS = frozenset({"message_stop"})    # the stream ended properly
-FAILURES = frozenset({"error"})            # an in-band failure after HTTP 200
+TERMINALS = frozenset({MESSAGE_STOP})      # the stream ended properly
+FAILURES = frozenset({ERROR})              # an in-band failure after HTTP 200
 # An in-band error as this wire sends it (lesson 5 injects it): an ``event: error`` record.
 ERROR_EXAMPLE = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
 
 # -- the blocks ------------------------------------------------------------------------
+TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
+SERVER_TOOL_USE_BLOCK = "server_tool_use"   # a call the provider runs; a result block follows
 KNOWN_BLOCKS = frozenset({
-    "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
+    "text", "thinking", "redacted_thinking", TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK,
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
     "tool_search_tool_result", "container_upload",
@@ -66,8 +67,6 @@ KNOWN_BLOCKS = frozenset({
     "mcp_tool_use", "mcp_tool_result", "mcp_tool_listing", "compaction", "fallback",
     "advisor_tool_result",
 })
-TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
-SERVER_TOOL_USE_BLOCK = "server_tool_use"   # a call the provider runs; a result block follows
 # The blocks that are calls, whose input streams as ``input_json_delta``.
 CALL_BLOCKS = frozenset({TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK, "mcp_tool_use"})
 THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})

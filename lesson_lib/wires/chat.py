@@ -37,9 +37,11 @@ PATH = "/v1/chat/completions"
 PATH_STREAMS = False
 
 # -- the event vocabulary --------------------------------------------------------------
-EVENT_TYPES = frozenset({"chat.completion.chunk", DONE, "error"})
-# Each event type another station matches on, by name (one spelling, here).
+# Each event type, by name (one spelling, here): a chunk's ``object``, the end marker, and
+# what `wire_events` calls an error payload.
 CHUNK = "chat.completion.chunk"
+ERROR = "error"
+EVENT_TYPES = frozenset({CHUNK, DONE, ERROR})
 DELTA_TYPES = None    # a chunk's delta is named by the field it fills
 # The delta fields the event table names as its ``delta_type``.
 DELTA_FIELDS = ("content", "refusal", "reasoning_content")
@@ -75,7 +77,7 @@ def content_part_text(part: Any) -> tuple[str, str]:
 
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({DONE})      # counts only once every choice has a finish_reason
-FAILURES = frozenset({"error"})    # an error payload (wire_events types it ``error``)
+FAILURES = frozenset({ERROR})      # an error payload (wire_events types it ``error``)
 # An in-band error as this wire sends it (lesson 5 injects it): a bare ``data:`` record.
 ERROR_EXAMPLE = {"error": {"message": "The server had an error while processing your request. "
                                       "Sorry about that!",
