@@ -91,14 +91,6 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
         "the output of programmatic tool calling, sent back by the client",
     ("responses.items", "tool_search_output"):
         "the recorded tool search is the client's; its output is sent back by the client",
-    ("chat.delta_fields", "audio"):
-        "audio output needs an audio model (gpt-4o-audio); no recording",
-    ("chat.delta_fields", "function_call"):
-        "the legacy functions API, replaced by tool_calls",
-    ("chat.finish_reasons", "function_call"): "the legacy functions API, as delta.function_call",
-    ("chat.chunk_fields", "moderation"):
-        "the moderation chunk (input and output results) comes only when a request sets "
-        "`moderation`; no recording and no documented example",
 }
 
 
