@@ -64,7 +64,17 @@ def test_our_captures_show_the_features_they_were_built_for():
                  ("responses.events", "response.compaction.compacting"),
                  ("chat.delta_fields", "audio"), ("chat.delta_fields", "function_call"),
                  ("chat.finish_reasons", "function_call"),
-                 ("chat.chunk_fields", "moderation")]:
+                 ("chat.chunk_fields", "moderation"),
+                 ("responses.events", "response.mcp_call.failed"),
+                 ("responses.events", "response.mcp_list_tools.failed"),
+                 ("responses.events", "response.audio.delta"),
+                 ("responses.events", "response.audio.transcript.done"),
+                 ("responses.events", "response.shell_call_command.delta"),
+                 ("responses.events", "response.shell_call_output_content.done"),
+                 ("responses.events", "response.file_search_call.searching"),
+                 ("responses.items", "mcp_approval_request"),
+                 ("responses.items", "tool_search_call"),
+                 ("responses.items", "tool_search_output")]:
         assert seen.get(pair) == {coverage.OURS}, pair
 
 

@@ -4,6 +4,8 @@ moderation chunk, the legacy functions API (Chat); a call the client must approv
 
 from __future__ import annotations
 
+import pytest
+
 from lesson_lib.capture.captures import load
 from lesson_lib.turn.events import Noted
 from lesson_lib.turn.reduce import reduce_all
@@ -40,3 +42,76 @@ def test_chat_legacy_function_call_is_a_client_tool_call():
     assert block.call_id is None        # the functions API has no call id
     finish = s.steps[0].finish
     assert (finish.reason, finish.raw) == ("tool_calls", "function_call")
+
+
+# -- Responses: calls the client answers, server tools that fail --------------------------
+
+
+def test_an_mcp_approval_request_is_a_call_the_client_must_answer():
+    s = state("openai-responses/mcp-approval-request")
+    call = s.blocks[-1]
+    assert (call.kind, call.wire_kind, call.server_side) == ("tool_call",
+                                                             "mcp_approval_request", False)
+    assert call.name == "book_seat" and call.call_id.startswith("mcpr_")
+    assert call.input == {"connection_id": "TGV6171-20260116", "class": "2"}
+    assert call.call_state == "complete"
+    # Not an answer: the step asks for a tool, as a function call does.
+    assert s.steps[0].finish.reason == "tool_calls" and not any(
+        b.kind == "text" for b in s.blocks)
+
+
+def test_apply_patch_is_a_client_call_whose_input_is_the_operation():
+    from lesson_lib.accumulate import changes as ch
+    from lesson_lib.turn.adapters import adapter_for
+
+    item = {"id": "apc_1", "type": "apply_patch_call", "status": "in_progress",
+            "call_id": "call_1", "operation": {"type": "create_file", "path": "a.md",
+                                               "diff": ""}}
+    done = {**item, "status": "completed",
+            "operation": {"type": "create_file", "path": "a.md", "diff": "+hi\n"}}
+    adapter = adapter_for("openai-responses")
+    events = adapter.begin() + adapter.feed([
+        ch.SlotOpened(0, (0,), "apply_patch_call", "[0] apply_patch_call", call_id="call_1",
+                      item_id="apc_1", data=item),
+        ch.SlotClosed(1, (0,), "done", data=done),
+        ch.ResponseChanged(2, {"status": "completed"}), ch.TerminalReached(2, "response.completed"),
+        ch.StreamEnded(None, properly=True)])
+    s = reduce_all(events)
+    (call,) = s.blocks
+    assert (call.kind, call.server_side, call.name, call.call_id) == ("tool_call", False,
+                                                                      "apply_patch", "call_1")
+    assert call.input == done["operation"] and call.call_state == "complete"
+    assert s.steps[0].finish.reason == "tool_calls"
+
+
+def test_a_failing_mcp_server_is_noted_and_the_turn_goes_on():
+    events = turn_events(load("openai-responses/mcp-failures"), "wire")
+    notes = [e.message for e in events if isinstance(e, Noted) and e.code == "server_tool_failed"]
+    assert len(notes) == 2
+    assert "mcp_list_tools hotels" in notes[0] and "503" in notes[0]
+    assert "mcp_call search_trains" in notes[1] and "timed out" in notes[1]
+    s = reduce_all(events)
+    assert s.outcome == "completed" and not s.errors
+    assert s.blocks[-1].text.startswith("I couldn't look up the trains")
+
+
+def test_hosted_tools_state_their_input_whole():
+    shell = state("openai-responses/hosted-shell").blocks[0]
+    assert (shell.name, shell.server_side) == ("shell", True)
+    assert shell.input["commands"][0] == "head -3 /mnt/data/orders.csv"
+    search = state("openai-responses/file-search").blocks[0]
+    assert search.name == "file_search" and len(search.input["queries"]) == 2
+    tools = state("openai-responses/tool-search").blocks
+    assert [(b.kind, b.server_side) for b in tools] == [
+        ("tool_call", True), ("tool_result", True), ("tool_call", False)]
+
+
+@pytest.mark.xfail(strict=True, reason="the Responses accumulator passes response.audio.* "
+                   "events over without a change, so the turn never sees them; awaits the "
+                   "Responses accumulator rewrite (issue 17)")
+def test_responses_audio_is_a_block_of_its_own_like_chat_audio():
+    s = state("openai-responses/audio-output")
+    (block,) = s.blocks
+    assert (block.kind, block.wire_kind, block.channel) == ("other", "audio", "other")
+    assert block.text.startswith("Le train pour Marseille")
+    assert block.end_data["data"] and block.complete

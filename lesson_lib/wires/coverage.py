@@ -62,15 +62,6 @@ UNIONS = (
 # Each SDK type no capture shows, with why it has none. The test fails when a type here
 # turns up in the corpus (the line goes) and when a type is neither shown nor here.
 NOT_IN_CORPUS: dict[tuple[str, str], str] = {
-    ("responses.events", "response.audio.delta"):
-        "audio output needs an audio model; no recording with a compatible licence",
-    ("responses.events", "response.audio.done"): "as response.audio.delta",
-    ("responses.events", "response.audio.transcript.delta"): "as response.audio.delta",
-    ("responses.events", "response.audio.transcript.done"): "as response.audio.delta",
-    ("responses.events", "response.mcp_call.failed"):
-        "no recording of a failing MCP server; the accumulator passes it through as a "
-        "server tool's progress",
-    ("responses.events", "response.mcp_list_tools.failed"): "as response.mcp_call.failed",
     ("responses.items", "additional_tools"):
         "a newer item with no recording and no documented stream",
     ("responses.items", "apply_patch_call_output"):
@@ -83,14 +74,9 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
     ("responses.items", "local_shell_call"):
         "the local shell tool of codex models; no recording",
     ("responses.items", "local_shell_call_output"): "an input item the client sends back",
-    ("responses.items", "mcp_approval_request"):
-        "asked when an MCP tool requires approval; the reference set records the call after "
-        "the approval, not the request, and the course has no capture of it yet",
     ("responses.items", "mcp_approval_response"): "an input item the client sends back",
     ("responses.items", "program_output"):
         "the output of programmatic tool calling, sent back by the client",
-    ("responses.items", "tool_search_output"):
-        "the recorded tool search is the client's; its output is sent back by the client",
 }
 
 
