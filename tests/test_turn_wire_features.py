@@ -115,3 +115,22 @@ def test_responses_audio_is_a_block_of_its_own_like_chat_audio():
     assert (block.kind, block.wire_kind, block.channel) == ("other", "audio", "other")
     assert block.text.startswith("Le train pour Marseille")
     assert block.end_data["data"] and block.complete
+
+
+# -- Anthropic: one call, several model calls ------------------------------------------
+
+
+def test_a_fallback_step_counts_the_usage_of_each_hop_and_totals_them():
+    s = state("anthropic-messages/fallback-after-refusal")
+    usage = s.steps[0].usage
+    assert [(h.input, h.output, h.raw["type"]) for h in usage.hops] == [
+        (41, 11, "message"), (58, 81, "fallback_message")]
+    # The top-level input (41) counts only the first model's; every hop was billed.
+    assert (usage.input, usage.output) == (99, 92) and usage.raw["input_tokens"] == 41
+    assert s.usage.input == 99
+
+
+def test_a_step_of_one_model_call_has_no_hops():
+    usage = state("anthropic-messages/hello").steps[0].usage
+    assert usage.hops == () and usage.input == usage.raw["input_tokens"] + \
+        usage.raw.get("cache_read_input_tokens", 0) + usage.raw.get("cache_creation_input_tokens", 0)
