@@ -134,3 +134,26 @@ def test_a_step_of_one_model_call_has_no_hops():
     usage = state("anthropic-messages/hello").steps[0].usage
     assert usage.hops == () and usage.input == usage.raw["input_tokens"] + \
         usage.raw.get("cache_read_input_tokens", 0) + usage.raw.get("cache_creation_input_tokens", 0)
+
+
+def test_the_sdk_route_keeps_the_compaction_text_as_the_wire_route_does():
+    from lesson_lib.capture.captures import from_bytes
+
+    body = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
+            b'"type":"message","role":"assistant","model":"claude-opus-4-6","content":[],'
+            b'"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,'
+            b'"output_tokens":1}}}\n\n'
+            b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+            b'"content_block":{"type":"compaction","content":null}}\n\n'
+            b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+            b'"delta":{"type":"compaction_delta","content":"Summary: the user said hi."}}\n\n'
+            b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+            b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":'
+            b'"compaction","stop_sequence":null},"usage":{"output_tokens":7}}\n\n'
+            b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+    cap = from_bytes(body, sidecar={"wire": "anthropic-messages",
+                                    "request": {"model": "claude-opus-4-6", "max_tokens": 64,
+                                                "messages": []}})
+    texts = {route: [b.text for b in reduce_all(turn_events(cap, route)).blocks]
+             for route in ("wire", "sdk")}
+    assert texts["sdk"] == texts["wire"] == ["Summary: the user said hi."]
