@@ -57,10 +57,13 @@ def audio_output(root: Path) -> Path:
     sound = _pcm16_fragments(s.rng, 3 * len(words) // 2, 96)
     # The transcript runs ahead of the sound, as it does in audio streams: every word first,
     # then the sound it describes, in uneven bursts.
-    said = 0
+    said, tear = 0, True
     for i, fragment in enumerate(sound):
         while said < len(words) and said <= i * len(words) // len(sound) + 2:
-            s.say(0, {"audio": {"transcript": words[said]}}, after_ms=s.pace.token())
+            torn = tear and not words[said].isascii()    # a read ends inside "é"
+            tear = tear and not torn
+            s.say(0, {"audio": {"transcript": words[said]}}, after_ms=s.pace.token(),
+                  torn=torn)
             s.completion_tokens += 1
             said += 1
         s.say(0, {"audio": {"data": fragment}}, after_ms=s.pace.token())
