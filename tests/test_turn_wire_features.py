@@ -157,3 +157,26 @@ def test_the_sdk_route_keeps_the_compaction_text_as_the_wire_route_does():
     texts = {route: [b.text for b in reduce_all(turn_events(cap, route)).blocks]
              for route in ("wire", "sdk")}
     assert texts["sdk"] == texts["wire"] == ["Summary: the user said hi."]
+
+
+# -- what goes back to the model ----------------------------------------------------------
+
+
+def test_the_next_request_answers_each_call_in_its_own_kind():
+    from lesson_lib.turn.next_request import next_request
+
+    approval = load("openai-responses/mcp-approval-request")
+    s = reduce_all(turn_events(approval, "wire"))
+    items = next_request(s, approval.request)["input"]
+    request_item, answer = items[-2:]
+    assert request_item["type"] == "mcp_approval_request" and request_item["name"] == "book_seat"
+    assert answer == {"type": "mcp_approval_response",
+                      "approval_request_id": request_item["id"], "approve": False}
+
+    legacy = load("openai-chat/legacy-function-call")
+    messages = next_request(reduce_all(turn_events(legacy, "wire")), legacy.request)["messages"]
+    assistant, function = messages[-2:]
+    assert "tool_calls" not in assistant
+    assert assistant["function_call"] == {"name": "convert_currency",
+                                          "arguments": '{"amount":249.9,"from":"EUR","to":"JPY"}'}
+    assert function["role"] == "function" and function["name"] == "convert_currency"
