@@ -574,3 +574,43 @@ def test_an_error_object_inside_a_chunk_with_choices_is_an_in_band_error_usage_k
     assert r.final["usage"] == USAGE
     assert "delta_after_finish" not in codes(r)    # the error's own choices are not applied
     assert message(r)["content"] == "a"
+
+
+# -- spoken output, the moderation chunk ----------------------------------------------
+
+
+def test_audio_fields_are_concatenated_and_the_expiry_comes_last():
+    stream = (chunk(choice(role="assistant", content=None, audio={"id": "audio_1",
+                                                                  "transcript": ""})),
+              chunk(choice(audio={"transcript": "Bon"})), chunk(choice(audio={"data": "AAAA"})),
+              chunk(choice(audio={"transcript": "jour"})), chunk(choice(audio={"data": "BBB="})),
+              chunk(choice(audio={"expires_at": 1700003600})), chunk(choice(finish="stop")), DONE)
+    r = run(*stream)
+    assert message(r)["audio"] == {"id": "audio_1", "transcript": "Bonjour", "data": "AAAABBB=",
+                                   "expires_at": 1700003600}
+    assert message(r)["content"] is None and "unknown_delta" not in codes(r)
+    closed = [c for c in changes_of(*stream)
+              if isinstance(c, SlotClosed) and c.address == (0, "audio")]
+    assert closed[0].data["transcript"] == "Bonjour"
+
+
+def test_a_repeated_audio_id_or_expiry_is_not_garbled_as_the_sdk_does():
+    # The SDK's delta merge would give "audio_1audio_1" and the sum of the two expiries.
+    r = run(chunk(choice(audio={"id": "audio_1", "expires_at": 5})),
+            chunk(choice(audio={"id": "audio_1", "data": "AA"})),
+            chunk(choice(audio={"expires_at": 7})), chunk(choice(finish="stop")), DONE)
+    assert message(r)["audio"] == {"id": "audio_1", "expires_at": 7, "data": "AA"}
+
+
+@pytest.mark.parametrize(("output", "severity"), [
+    ({"type": "moderation_results", "model": "m", "results": [{"flagged": True}]}, "warning"),
+    ({"type": "error", "code": "timeout", "message": "m"}, "warning"),
+    ({"type": "moderation_results", "model": "m", "results": [{"flagged": False}]}, "info")])
+def test_the_moderation_chunk_is_kept_latest_first_and_noted(output, severity):
+    mod = {"input": {"type": "moderation_results", "model": "m",
+                     "results": [{"flagged": False}]}, "output": output}
+    r = run(chunk(choice(content="Hi")), chunk(choice(finish="stop")),
+            chunk(moderation={"input": {}, "output": {}}), chunk(moderation=mod), DONE)
+    assert r.final["moderation"] == mod
+    notes = [d for d in r.diagnostics if d.code == "moderation"]
+    assert [d.severity for d in notes] == ["info", severity]

@@ -37,7 +37,8 @@ NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools
          "n2-choices", "refusal", "finish-length", "content-filter", "cut-in-arguments",
          "error-mid-stream", "index-reused-new-id", "reasoning-content", "weather-turn-step1",
          "weather-turn-step2", "structured-output", "thinking-parts-no-done",
-         "length-then-error-in-chunk"}
+         "length-then-error-in-chunk", "audio-output", "moderation-chunk",
+         "legacy-function-call"}
 UNFINISHED = {"cut-in-arguments", "error-mid-stream"}
 NO_DONE = {"thinking-parts-no-done"}    # ends properly without [DONE] (a warning)
 COMPATIBLE = {"parallel-tools-interleaved", "index-reused-new-id", "reasoning-content",
@@ -136,7 +137,7 @@ def test_every_finished_call_is_json_and_named_once(built, name):
     for raw in arguments_by_slot(cap).values():
         json.loads(raw)
     assert set(finish_reasons(cap).values()) <= {"stop", "tool_calls", "length",
-                                                 "content_filter"}
+                                                 "content_filter", "function_call"}
 
 
 def test_usage_rides_on_a_last_chunk_without_choices(built):

@@ -24,9 +24,20 @@ named after the schema: fed every content fragment, ended at the choice's
 the content stays the JSON text). A usage chunk (``choices: []``) may come
 last; ``data: [DONE]`` ends the stream (a body without it ends properly, with a
 ``no_done_marker`` warning, by `wires.chat.ended_without_done`); a payload with
-a top-level ``error`` is an in-band error (its ``usage`` kept). The legacy single ``function_call`` delta is accumulated
-like a tool call. Fields a provider adds (to a chunk, a choice or a delta)
-are kept where they arrived, an unknown delta field with one warning.
+a top-level ``error`` is an in-band error (its ``usage`` kept). The legacy single
+``function_call`` delta is accumulated like a tool call. Fields a provider adds (to a
+chunk, a choice or a delta) are kept where they arrived, an unknown delta field with one
+warning.
+
+Spoken output (``delta.audio``) is one slot per choice, ``(choice, "audio")``: its
+``transcript`` pieces are its text (channel ``other``), its base64 ``data`` fragments are
+concatenated, and the last update carries only ``expires_at``. The message's ``audio`` is
+the SDK's concatenation, except where the SDK garbles an identity: a repeated ``id`` is kept
+once and a repeated ``expires_at`` replaces the earlier one (the SDK would concatenate the
+one and add up the other). The moderation chunk (``moderation``: the input's and the
+output's results) is kept on the completion as the SDK keeps it (the latest wins), and
+noted: a warning when either side is flagged or failed, since the text it judges has
+already streamed.
 
 Chat numbers nothing, but its few markers show an order, and what breaks
 it is an error that keeps the text the chunk carried (``orphan_text``) next
@@ -83,11 +94,39 @@ _SLOT_NAME = {"content": "content", "refusal": "refusal", "reasoning_content": "
 _CHANNEL = {"content": "text", "refusal": "refusal", "reasoning_content": "reasoning",
             "reasoning": "reasoning", "thinking": "reasoning"}
 _new = tuple.__new__
-_DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call"}
+_DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call", "audio"}
 _CHOICE_KNOWN = frozenset({"index", "delta", "logprobs", "finish_reason"})
 # Chunk fields read on their own, or stream-only (obfuscation pads the chunk's size).
 _CHUNK_KNOWN = frozenset({"id", "object", "created", "model", "system_fingerprint",
-                          "service_tier", "choices", "usage", *STREAM_ONLY_FIELDS})
+                          "service_tier", "choices", "usage", "moderation",
+                          *STREAM_ONLY_FIELDS})
+
+
+class _Audio:
+    """A choice's spoken output: its id, its transcript and data fragments, its expiry."""
+
+    __slots__ = ("fields", "texts")
+
+    def __init__(self) -> None:
+        self.fields: dict[str, Any] = {}         # id (first kept), expires_at (last), others
+        self.texts: dict[str, Fragments] = {}    # transcript, data: concatenated
+
+    def add(self, delta: dict) -> str | None:
+        """Take one ``delta.audio``; return its transcript piece (None when it has none)."""
+        for key, value in delta.items():
+            if value is None:
+                continue
+            if isinstance(value, str) and key != "id":
+                self.texts.setdefault(key, Fragments()).append(value)
+            elif key != "id" or "id" not in self.fields:
+                self.fields[key] = copy.deepcopy(value)
+        piece = delta.get("transcript")
+        return piece if isinstance(piece, str) else None
+
+    def as_dict(self) -> dict:
+        out = dict(copy.deepcopy(self.fields))
+        out.update({key: frags.text for key, frags in self.texts.items()})
+        return out
 
 
 class _Call:
@@ -141,7 +180,7 @@ class _Choice:
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
                  "finish_reason", "logprobs", "extra", "extra_text", "extra_lists", "fields",
-                 "function_call",
+                 "function_call", "audio",
                  "structured", "parts")
 
     def __init__(self, index: int) -> None:
@@ -161,6 +200,7 @@ class _Choice:
         self.function_call: _Call | None = None     # the legacy single function call
         self.structured: ToolCall | None = None     # structured output: content as a call
         self.parts: ContentParts | None = None       # content as typed parts (Mistral)
+        self.audio: _Audio | None = None              # spoken output
 
     def message(self, calls_as: Any) -> dict:
         msg: dict[str, Any] = {"role": self.role or "assistant", "content": None,
@@ -179,6 +219,8 @@ class _Choice:
             msg["tool_calls"] = [calls_as(c) for c in self.calls]
         if self.function_call is not None:
             msg["function_call"] = calls_as(self.function_call)["function"]
+        if self.audio is not None:
+            msg["audio"] = self.audio.as_dict()
         return msg
 
 
@@ -276,6 +318,9 @@ class ChatAccumulator(Accumulator):
         if payload.get("usage") is not None:
             self.usage = copy.deepcopy(payload["usage"])
             fields["usage"] = copy.deepcopy(payload["usage"])
+        if payload.get("moderation") is not None:
+            self._moderation(payload["moderation"], event)
+            fields["moderation"] = copy.deepcopy(payload["moderation"])
         if fields:
             self.changes.append(ResponseChanged(event.index, fields))
         choices = payload.get("choices")
@@ -290,6 +335,25 @@ class ChatAccumulator(Accumulator):
                           raw=event.sse.data)
                 continue
             self._choice(choice, event)
+
+    def _moderation(self, moderation: Any, event: WireEvent) -> None:
+        """The moderation chunk: kept (the latest wins, as in the SDK) and noted."""
+        self.head["moderation"] = copy.deepcopy(moderation)
+        said = []
+        for side in ("input", "output"):
+            result = moderation.get(side) if isinstance(moderation, dict) else None
+            result = result if isinstance(result, dict) else {}
+            if result.get("type") == "error":
+                said.append(f"the {side} could not be judged ({result.get('code')})")
+            elif any(isinstance(r, dict) and r.get("flagged")
+                     for r in result.get("results") or []):
+                said.append(f"the {side} is flagged")
+        if said:
+            self.note("moderation", "; ".join(said) + " by moderation, after the text "
+                      "streamed", event=event, severity="warning", raw=event.sse.data)
+        else:
+            self.note("moderation", "moderation flagged nothing", event=event,
+                      severity="info")
 
     def _choice(self, data: dict, event: WireEvent) -> None:
         index = data.get("index", 0)
@@ -339,6 +403,10 @@ class ChatAccumulator(Accumulator):
         """`SlotClosed` for each text slot of a choice (its structured output included)."""
         index = event.index if event is not None else None
         cut = how == "end_of_stream"
+        if choice.audio is not None:
+            self.changes.append(SlotClosed(index, (choice.index, "audio"), how,  # type: ignore[arg-type]
+                                           synthesised=cut, reason=reason,
+                                           data=choice.audio.as_dict()))
         for name in choice.texts:
             call = choice.structured if name == "content" else None
             self.changes.append(SlotClosed(
@@ -363,6 +431,8 @@ class ChatAccumulator(Accumulator):
                 self._content_parts(choice, value, event)
             elif key == "role":
                 choice.role = value
+            elif key == "audio" and isinstance(value, dict):
+                self._audio(choice, value, event)
             elif key == "tool_calls" and isinstance(value, list):
                 for fragment in value:
                     self._tool_fragment(choice, fragment, event)
@@ -404,6 +474,18 @@ class ChatAccumulator(Accumulator):
                                                 _CHANNEL[key], value, key)))
         if key == "content" and self._structured is not None:
             self._feed_structured(choice, value, event)
+
+    def _audio(self, choice: _Choice, delta: dict, event: WireEvent) -> None:
+        """One ``delta.audio`` to the choice's audio slot (opened by the first): its
+        transcript piece is the slot's text."""
+        if choice.audio is None:
+            choice.audio = _Audio()
+            self.changes.append(SlotOpened(event.index, (choice.index, "audio"), "audio",
+                                           f"[{choice.index}] audio", choice=choice.index))
+        piece = choice.audio.add(delta)
+        if piece:
+            self.changes.append(_new(TextAppended, (event.index, (choice.index, "audio"),
+                                                    "other", piece, "transcript")))
 
     def _content_parts(self, choice: _Choice, parts: list, event: WireEvent) -> None:
         """``content`` as an array of typed parts (Mistral): a ``text`` part's text goes
@@ -715,6 +797,10 @@ class ChatAccumulator(Accumulator):
             for name, frags in choice.texts.items():
                 kind = _SLOT_NAME[name]
                 out.append(Slot((i, kind), kind, f"[{i}] {kind}", frags.text, state))
+            if choice.audio is not None:
+                spoken = choice.audio.texts.get("transcript")
+                out.append(Slot((i, "audio"), "audio", f"[{i}] audio",
+                                spoken.text if spoken is not None else "", state))
             for call in self._calls_of(choice):
                 raw = call.arguments.text
                 value = call.input if call.ended else call.call.view().value

@@ -100,7 +100,9 @@ class Usage:
     """Token counts of one step (or a turn's totals), with the provider's own object.
 
     `input` counts all input, cache reads and writes included; a count the
-    wire does not report is 0; `raw` is the wire's usage object as it came.
+    wire does not report is 0; `raw` is the wire's usage object as it came. `hops` is the
+    usage of each model call where one step made several (Anthropic's ``usage.iterations``:
+    a fallback model, an advisor, a compaction); the counts are then their sum.
     """
 
     input: int = 0
@@ -109,6 +111,7 @@ class Usage:
     cache_write: int = 0
     reasoning: int = 0
     raw: Any = None
+    hops: tuple[Usage, ...] = ()
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.input + other.input, self.output + other.output,

@@ -10,9 +10,13 @@ spells it its own way:
   a ``user`` message of ``tool_result`` blocks;
 - Responses: the output items as input items (``reasoning`` with its
   ``encrypted_content``, ``message``, ``function_call`` with its raw
-  ``arguments``), then ``function_call_output`` items;
-- Chat: one ``assistant`` message (``content``, ``tool_calls``), then one
-  ``tool`` message per call;
+  ``arguments``; an ``apply_patch_call`` or an ``mcp_approval_request`` as it
+  finished), then per call its answer: ``function_call_output``,
+  ``apply_patch_call_output`` (status ``completed`` or ``failed``), or an
+  ``mcp_approval_response`` (approved when the application's run of it said ok);
+- Chat: one ``assistant`` message (``content``, ``tool_calls``; the legacy
+  ``function_call``), then one ``tool`` message per call (a ``function`` message
+  for the legacy call);
 - Gemini: the model's parts back in ``contents`` under ``role: model``, each
   with its ``thoughtSignature`` where it came with one (text, ``thought``
   text, ``functionCall`` with its parsed ``args``; other parts as they came),
@@ -116,21 +120,46 @@ def _responses(blocks: list[BlockView]) -> list[dict[str, Any]]:
                 item["encrypted_content"] = encrypted
             items.append(item)
         elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
-            items.append({"type": "function_call", "id": b.item_id, "call_id": b.call_id,
-                          "name": b.name, "arguments": b.raw_input})
-    return items + [{"type": "function_call_output", "call_id": b.call_id,
-                     "output": _result(b)} for b in _runs(blocks)]
+            if b.wire_kind in _STATED_ITEMS and isinstance(b.end_data, dict):
+                items.append(copy.deepcopy(b.end_data))
+            else:
+                items.append({"type": "function_call", "id": b.item_id, "call_id": b.call_id,
+                              "name": b.name, "arguments": b.raw_input})
+    return items + [_responses_answer(b) for b in _runs(blocks)]
+
+
+# Client calls whose item goes back as it finished (not as a function_call).
+_STATED_ITEMS = frozenset({"apply_patch_call", "mcp_approval_request"})
+
+
+def _responses_answer(b: BlockView) -> dict[str, Any]:
+    """What answers one client call on the Responses wire."""
+    if b.wire_kind == "mcp_approval_request":
+        return {"type": "mcp_approval_response", "approval_request_id": b.call_id,
+                "approve": b.execution_status == "ok"}
+    if b.wire_kind == "apply_patch_call":
+        return {"type": "apply_patch_call_output", "call_id": b.call_id,
+                "status": "completed" if b.execution_status == "ok" else "failed",
+                "output": _result(b)}
+    return {"type": "function_call_output", "call_id": b.call_id, "output": _result(b)}
 
 
 def _chat(blocks: list[BlockView]) -> list[dict[str, Any]]:
     text = "".join(b.text for b in blocks if b.kind == "text" and b.channel == "text")
+    runs = _runs(blocks)
     calls = [{"id": b.call_id, "type": "function",
-              "function": {"name": b.name, "arguments": b.raw_input}} for b in _runs(blocks)]
+              "function": {"name": b.name, "arguments": b.raw_input}} for b in runs
+             if b.wire_kind != "function_call"]
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = calls
-    return [message] + [{"role": "tool", "tool_call_id": b.call_id, "content": _result(b)}
-                        for b in _runs(blocks)]
+    for b in runs:
+        if b.wire_kind == "function_call":     # the legacy functions API: no call id
+            message["function_call"] = {"name": b.name, "arguments": b.raw_input}
+    return [message] + [
+        {"role": "function", "name": b.name, "content": _result(b)}
+        if b.wire_kind == "function_call" else
+        {"role": "tool", "tool_call_id": b.call_id, "content": _result(b)} for b in runs]
 
 
 def _gemini(blocks: list[BlockView]) -> list[dict[str, Any]]:

@@ -337,7 +337,7 @@ class TurnState:
             "steps": [{"step": s.step, "wire": s.wire, "model": s.model,
                        "finish": ({"reason": s.finish.reason, "raw": s.finish.raw}
                                   if s.finish else None),
-                       "usage": _usage_dict(s.usage) | {"raw": s.usage.raw}}
+                       "usage": _usage_dict(s.usage) | {"raw": s.usage.raw} | _hops(s.usage)}
                       for s in steps],
             "usage": _usage_dict(usage) | {"raw": [s.usage.raw for s in steps]},
             "blocks": [_block_dict(b) for b in self.blocks],
@@ -345,6 +345,13 @@ class TurnState:
                         "retryable": e.retryable, "message": e.message, "code": e.code,
                         "raw": e.raw} for e in self.errors],
         }
+
+
+def _hops(u: Usage) -> dict[str, Any]:
+    """A step's per-hop usage, where one call made several model calls."""
+    return {"hops": [_usage_dict(h) | {k: h.raw[k] for k in ("type", "model")
+                                       if isinstance(h.raw, dict) and k in h.raw}
+                     for h in u.hops]} if u.hops else {}
 
 
 def _usage_dict(u: Usage) -> dict[str, Any]:

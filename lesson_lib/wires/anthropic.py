@@ -93,9 +93,26 @@ def finish_reason(stop_reason: Any) -> FinishReason | None:
     return unified(FINISH_REASONS, stop_reason)
 
 
+def iterations(usage: Any) -> list[dict]:
+    """The hops of one call, where it made several model calls (``usage.iterations``: a
+    fallback model after a refusal, an advisor, a compaction), each with its own usage;
+    ``[]`` when it made one."""
+    hops = usage.get("iterations") if isinstance(usage, dict) else None
+    if isinstance(hops, list) and hops and all(isinstance(h, dict) for h in hops):
+        return hops
+    return []
+
+
 def usage_counts(usage: Any) -> dict[str, int]:
     """A ``usage`` object's counts in the unified names (`USAGE_COUNTS`): the input counts
-    cache reads and writes, which Anthropic reports apart from ``input_tokens``."""
+    cache reads and writes, which Anthropic reports apart from ``input_tokens``. With
+    ``iterations``, the sum over the hops: the top-level counts cover only some of them
+    (the executor's own calls; not a compaction's or an advisor's, and after a fallback not
+    the second model's input), while every hop was billed."""
+    hops = iterations(usage)
+    if hops:
+        each = [usage_counts(hop) for hop in hops]
+        return {key: sum(counts[key] for counts in each) for key in each[0]}
     read, write = count(usage, "cache_read_input_tokens"), count(usage, "cache_creation_input_tokens")
     return {"input": count(usage, "input_tokens") + read + write,
             "output": count(usage, "output_tokens"), "cache_read": read, "cache_write": write,

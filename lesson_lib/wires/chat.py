@@ -219,7 +219,12 @@ SHEET = Sheet(
     also=(("delta.refusal", "a refusal's text, in place of content"),
           ("delta.reasoning_content", "reasoning text, from some compatible servers only"),
           ("annotations", "url_citation citations of web-search models, no event of their "
-                          "own")),
+                          "own"),
+          ("delta.audio", "spoken output: id, transcript and base64 data pieces, then "
+                          "expires_at alone"),
+          ("moderation", "a chunk with empty choices judging input and output, after the "
+                         "text"),
+          ("delta.function_call", "the legacy functions API; finish_reason function_call")),
     finish="`finish_reason` per choice: " + finish_words(FINISH_REASONS),
     error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )

@@ -2,9 +2,10 @@
 
 The installed ``anthropic`` and ``openai`` packages list, in their type
 unions, every event, block, delta, item, stop reason and chunk field a
-stream can carry. `sdk_types` reads those unions (``typing.get_args`` over
-the union members' ``type`` literals, pydantic ``model_fields`` for Chat's
-field-named chunks); `sightings` reads a corpus (the project's captures,
+stream can carry. Each `Union` says where its members are (a module, a
+name in it, a field of that model) and how to read them (`READS`: the union
+members' ``type`` literals, a ``Literal``'s values, or a model's field names
+for Chat's field-named chunks); `sdk_types` reads them all; `sightings` reads a corpus (the project's captures,
 and the shared reference captures when present) and says where each one
 was seen at least once. `NOT_IN_CORPUS` names each type no capture shows,
 with why; `rows` puts the three together and `markdown` renders the table
@@ -16,6 +17,7 @@ type has a capture or a reason: the table keeps itself true.
 
 from __future__ import annotations
 
+import importlib
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -30,47 +32,52 @@ HEADING = "## What the corpus shows of each SDK type union"
 
 @dataclass(frozen=True)
 class Union:
-    """One SDK type union the table covers: its wire, what it lists and where it lives."""
+    """One SDK type union the table covers: its wire, what it lists, where it lives, and
+    how its members are read (`module`'s `attribute`, or that model's `field`; `read` names
+    one of `READS`)."""
 
     name: str
     wire: str
     what: str
     source: str          # where in the SDK the union is (for the reader of the table)
+    module: str
+    attribute: str
+    read: str = "type_literals"
+    field: str | None = None
 
+
+_BETA, _RESPONSES = "anthropic.types.beta", "openai.types.responses"
+_CHUNK = "openai.types.chat.chat_completion_chunk"
 
 UNIONS = (
     Union("anthropic.events", "anthropic-messages", "stream event types",
-          "anthropic.types.beta.BetaRawMessageStreamEvent"),
+          "anthropic.types.beta.BetaRawMessageStreamEvent", _BETA,
+          "BetaRawMessageStreamEvent"),
     Union("anthropic.blocks", "anthropic-messages", "content block types",
-          "BetaRawContentBlockStartEvent.content_block"),
+          "BetaRawContentBlockStartEvent.content_block", _BETA,
+          "BetaRawContentBlockStartEvent", field="content_block"),
     Union("anthropic.deltas", "anthropic-messages", "content block delta types",
-          "anthropic.types.beta.BetaRawContentBlockDelta"),
+          "anthropic.types.beta.BetaRawContentBlockDelta", _BETA, "BetaRawContentBlockDelta"),
     Union("anthropic.stop_reasons", "anthropic-messages", "stop reasons",
-          "anthropic.types.beta.BetaStopReason"),
+          "anthropic.types.beta.BetaStopReason", _BETA, "BetaStopReason", read="literals"),
     Union("responses.events", "openai-responses", "stream event types",
-          "openai.types.responses.ResponseStreamEvent"),
+          "openai.types.responses.ResponseStreamEvent", _RESPONSES, "ResponseStreamEvent"),
     Union("responses.items", "openai-responses", "output item types",
-          "openai.types.responses.ResponseOutputItem"),
+          "openai.types.responses.ResponseOutputItem", _RESPONSES, "ResponseOutputItem"),
     Union("chat.chunk_fields", "openai-chat", "chunk fields",
-          "openai.types.chat.ChatCompletionChunk"),
+          "openai.types.chat.ChatCompletionChunk", _CHUNK, "ChatCompletionChunk",
+          read="fields"),
     Union("chat.delta_fields", "openai-chat", "choice delta fields",
-          "openai.types.chat.chat_completion_chunk.ChoiceDelta"),
+          "openai.types.chat.chat_completion_chunk.ChoiceDelta", _CHUNK, "ChoiceDelta",
+          read="fields"),
     Union("chat.finish_reasons", "openai-chat", "finish reasons",
-          "openai.types.chat.chat_completion_chunk.Choice.finish_reason"),
+          "openai.types.chat.chat_completion_chunk.Choice.finish_reason", _CHUNK, "Choice",
+          read="literals", field="finish_reason"),
 )
 
 # Each SDK type no capture shows, with why it has none. The test fails when a type here
 # turns up in the corpus (the line goes) and when a type is neither shown nor here.
 NOT_IN_CORPUS: dict[tuple[str, str], str] = {
-    ("responses.events", "response.audio.delta"):
-        "audio output needs an audio model; no recording with a compatible licence",
-    ("responses.events", "response.audio.done"): "as response.audio.delta",
-    ("responses.events", "response.audio.transcript.delta"): "as response.audio.delta",
-    ("responses.events", "response.audio.transcript.done"): "as response.audio.delta",
-    ("responses.events", "response.mcp_call.failed"):
-        "no recording of a failing MCP server; the accumulator passes it through as a "
-        "server tool's progress",
-    ("responses.events", "response.mcp_list_tools.failed"): "as response.mcp_call.failed",
     ("responses.items", "additional_tools"):
         "a newer item with no recording and no documented stream",
     ("responses.items", "apply_patch_call_output"):
@@ -83,22 +90,9 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
     ("responses.items", "local_shell_call"):
         "the local shell tool of codex models; no recording",
     ("responses.items", "local_shell_call_output"): "an input item the client sends back",
-    ("responses.items", "mcp_approval_request"):
-        "asked when an MCP tool requires approval; the reference set records the call after "
-        "the approval, not the request, and the course has no capture of it yet",
     ("responses.items", "mcp_approval_response"): "an input item the client sends back",
     ("responses.items", "program_output"):
         "the output of programmatic tool calling, sent back by the client",
-    ("responses.items", "tool_search_output"):
-        "the recorded tool search is the client's; its output is sent back by the client",
-    ("chat.delta_fields", "audio"):
-        "audio output needs an audio model (gpt-4o-audio); no recording",
-    ("chat.delta_fields", "function_call"):
-        "the legacy functions API, replaced by tool_calls",
-    ("chat.finish_reasons", "function_call"): "the legacy functions API, as delta.function_call",
-    ("chat.chunk_fields", "moderation"):
-        "the moderation chunk (input and output results) comes only when a request sets "
-        "`moderation`; no recording and no documented example",
 }
 
 
@@ -113,26 +107,30 @@ def _type_literals(union: Any) -> set[str]:
     return found
 
 
-def sdk_types() -> dict[str, frozenset[str]]:
-    """Every union's members, read from the installed SDKs (imported here, not at load)."""
-    import anthropic.types.beta as bt
-    from openai.types.chat import chat_completion_chunk as chunk
-    from openai.types.responses import ResponseOutputItem, ResponseStreamEvent
+def _literals(annotation: Any) -> set[str]:
+    """The string values of a ``Literal``, read inside ``Optional`` and unions."""
+    found: set[str] = set()
+    for arg in typing.get_args(annotation):
+        found |= {arg} if isinstance(arg, str) else _literals(arg)
+    return found
 
-    finish = chunk.Choice.model_fields["finish_reason"].annotation
-    return {
-        "anthropic.events": frozenset(_type_literals(bt.BetaRawMessageStreamEvent)),
-        "anthropic.blocks": frozenset(_type_literals(
-            bt.BetaRawContentBlockStartEvent.model_fields["content_block"].annotation)),
-        "anthropic.deltas": frozenset(_type_literals(bt.BetaRawContentBlockDelta)),
-        "anthropic.stop_reasons": frozenset(typing.get_args(bt.BetaStopReason)),
-        "responses.events": frozenset(_type_literals(ResponseStreamEvent)),
-        "responses.items": frozenset(_type_literals(ResponseOutputItem)),
-        "chat.chunk_fields": frozenset(chunk.ChatCompletionChunk.model_fields),
-        "chat.delta_fields": frozenset(chunk.ChoiceDelta.model_fields),
-        "chat.finish_reasons": frozenset(v for arg in typing.get_args(finish)
-                                         for v in typing.get_args(arg) if isinstance(v, str)),
-    }
+
+READS: dict[str, Callable[[Any], set[str]]] = {
+    "type_literals": _type_literals, "literals": _literals,
+    "fields": lambda model: set(model.model_fields)}
+
+
+def members(union: Union) -> frozenset[str]:
+    """One union's members, read from the installed SDK (imported here, not at load)."""
+    target = getattr(importlib.import_module(union.module), union.attribute)
+    if union.field is not None:
+        target = target.model_fields[union.field].annotation
+    return frozenset(READS[union.read](target))
+
+
+def sdk_types() -> dict[str, frozenset[str]]:
+    """Every union's members, read from the installed SDKs."""
+    return {union.name: members(union) for union in UNIONS}
 
 
 def _dict(value: Any) -> dict:

@@ -266,7 +266,9 @@ SHEET = Sheet(
                                                     "summary_index"),
           ("response.refusal.delta / .done", "a refusal part's text"),
           ("response.output_text.annotation.added", "a citation (url_citation, "
-                                                    "file_citation) on the text")),
+                                                    "file_citation) on the text"),
+          ("mcp_approval_request", "an item asking the client to approve an MCP call: "
+                                   "answered like a tool call")),
     finish="no finish field: the final `status`; completed → stop (tool_calls with a "
            "function_call item, refusal with a refusal part); incomplete by "
            "`incomplete_details.reason`: " + finish_words(INCOMPLETE_REASONS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import openai_chat_features
 from . import weather_turn as weather
 from .openai_chat_common import BASE, HELPER, STREAM_USAGE, WIRE, compact, function_tool, ok, user
 from .openai_chat_compatible import length_then_error, thinking_parts
@@ -262,4 +263,5 @@ def build(root: Path) -> list[Path]:
     paths += [refusal(root), finish_length(root), content_filter(root)]
     paths += [cut_in_arguments(root), error_mid_stream(root), index_reused_new_id(root),
               reasoning_content(root), thinking_parts(root), length_then_error(root)]
+    paths += openai_chat_features.build(root)
     return paths + weather_turn(root) + [structured_output(root)]

@@ -62,8 +62,10 @@ class ChatStream:
     # -- chunks --------------------------------------------------------------
 
     def chunk(self, choices: list[dict[str, Any]], *, after_ms: float,
-              usage: Any = _ABSENT, torn: bool = False) -> None:
-        """Send one ``chat.completion.chunk`` (`torn`: in two reads split inside a character)."""
+              usage: Any = _ABSENT, torn: bool = False,
+              fields: dict[str, Any] | None = None) -> None:
+        """Send one ``chat.completion.chunk`` (`torn`: in two reads split inside a character;
+        `fields`: chunk-level fields before ``usage``, e.g. ``moderation``)."""
         payload: dict[str, Any] = {"id": self.id, "object": "chat.completion.chunk",
                                    "created": self.created, "model": self.model}
         if self.dialect == "openai":
@@ -71,6 +73,7 @@ class ChatStream:
         if self.fingerprint is not None:
             payload["system_fingerprint"] = self.fingerprint
         payload["choices"] = choices
+        payload.update(fields or {})
         if usage is not _ABSENT:
             payload["usage"] = usage
         elif self.include_usage or self.dialect == "deepseek":

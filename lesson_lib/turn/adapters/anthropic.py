@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ..events import Finish
+from ..events import Finish, Usage
 from .base import WireAdapter
 
 # Provider-side tools: the call the server made, and what it got back.
@@ -40,6 +41,16 @@ class AnthropicAdapter(WireAdapter):
         """From ``stop_reason`` (``pause_turn`` is a pause, ``max_tokens`` a length stop)."""
         raw = self.response.get("stop_reason")
         return Finish(wires.anthropic.finish_reason(raw) or "other", raw)
+
+    def step_usage(self, raw: Any) -> Usage:
+        """The step's usage; with ``usage.iterations``, each hop's usage too, and the
+        counts their sum (`wires.anthropic.usage_counts`)."""
+        usage = super().step_usage(raw)
+        hops = wires.anthropic.iterations(raw)
+        if not hops:
+            return usage
+        return replace(usage, hops=tuple(
+            Usage(**wires.anthropic.usage_counts(hop), raw=hop) for hop in hops))
 
     def merge_usage(self, old: Any, new: Any) -> Any:
         """``message_start`` has the input counts, each ``message_delta`` the output so far."""

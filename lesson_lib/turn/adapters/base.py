@@ -89,6 +89,7 @@ class _Block:
     fragments: list[str] = field(default_factory=list)   # tool input, joined only at the end
     ended: bool = False
     restated: str | None = None     # the server's whole text, where it differs from the deltas
+    wire_kind: str | None = None    # the slot's kind as the wire spells it
 
 
 class WireAdapter:
@@ -144,6 +145,17 @@ class WireAdapter:
     def finish(self) -> Finish:
         """The step's finish reason from what the response said."""
         return Finish("other", None)
+
+    def stated_call(self, wire_kind: str | None, data: Any
+                    ) -> tuple[str | None, str | None, Any] | None:
+        """``(name, call_id, input)`` of a call whose item states them whole rather than
+        streaming its input as JSON text (an input given as a string is parsed), else None."""
+        return None
+
+    def server_failure(self, wire_kind: str | None, data: Any) -> str | None:
+        """What went wrong, where a server-side item's finished object says its tool failed
+        (the model goes on: a note, not an error of the turn), else None."""
+        return None
 
     def merge_usage(self, old: Any, new: Any) -> Any:
         """The step's usage after a change: the wire's usage is cumulative."""
@@ -230,8 +242,11 @@ class WireAdapter:
             kind = "reasoning" if channel == "reasoning" else "other"
         # Structured output is the answer as text: the schema's name is no call's name.
         name, call_id = (None, None) if c.structured else (c.name, c.call_id)
+        stated = self.stated_call(c.slot_kind, c.data) if kind == "tool_call" else None
+        if stated is not None:
+            name, call_id = name or stated[0], call_id or stated[1]
         block = _Block(self.new_block_id(), kind, name, call_id, server,  # type: ignore[arg-type]
-                       channel)
+                       channel, wire_kind=c.slot_kind)
         if kind == "tool_call" and c.content:
             block.fragments.append(c.content)     # arguments the start already carries
         self.blocks[c.address] = block
@@ -285,13 +300,34 @@ class WireAdapter:
 
     def _closed(self, c: ch.SlotClosed, out: list, t: float | None, at: int | None) -> None:
         block = self.blocks.get(c.address)
-        if block is None or block.ended:
+        if block is None:
             return
-        # ("forming": the slot closed and its call did not end; the adapter checks it.)
-        state = None if c.call_state == "forming" else c.call_state
-        self._end(block, out, t, at, synthesised=c.synthesised,
-                  reason=c.reason or c.how, call_state=state, value=c.input,
-                  data=getattr(c, "data", None))
+        if not block.ended:
+            # ("forming": the slot closed and its call did not end; the adapter checks it.)
+            state = None if c.call_state == "forming" else c.call_state
+            value = c.input
+            stated = (self.stated_call(block.wire_kind, c.data)
+                      if block.kind == "tool_call" and state is None and not c.synthesised
+                      else None)
+            if stated is not None:
+                state, value = self._stated_input(block, stated[2])
+            self._end(block, out, t, at, synthesised=c.synthesised,
+                      reason=c.reason or c.how, call_state=state, value=value,
+                      data=getattr(c, "data", None))
+        why = self.server_failure(block.wire_kind, c.data) if block.server_side else None
+        if why:
+            out.append(self._ev(Noted, step=self.step, code="server_tool_failed", message=why,
+                                t=t, at=at))
+
+    @staticmethod
+    def _stated_input(block: _Block, stated: Any) -> tuple[str, Any]:
+        """A stated input's call state and value: a string is the call's raw JSON text."""
+        if not isinstance(stated, str):
+            return "complete", stated
+        from ...accumulate.base import parse_tool_input
+        block.fragments = [stated]
+        value, error = parse_tool_input(stated)
+        return ("invalid" if error else "complete"), value
 
     def _end(self, block: _Block, out: list, t: float | None, at: int | None, *,
              synthesised: bool, reason: str | None, call_state: str | None = None,

@@ -1,5 +1,10 @@
 """The Chat Completions adapter: choices, and a call ready only at its finish reason.
 
+A choice's content, refusal and reasoning are text and reasoning blocks; its tool calls,
+and the legacy ``function_call`` (the functions API, ``finish_reason: "function_call"``),
+are client tool calls; its spoken output (``delta.audio``) is an ``other`` block whose
+text is the transcript and whose end data is the audio object (id, data, expires_at).
+
 Chat has no per-call end event: a call's arguments are over only when its
 choice's ``finish_reason`` arrives (the accumulator closes the slot then,
 ``how="finish_reason"``). So a Chat call can never be ready earlier, and the
@@ -29,6 +34,11 @@ class ChatAdapter(WireAdapter):
             return "reasoning", False, "reasoning"
         if part == "content" and not opened.takes_input:
             return "text", False, "text"
+        if part == "audio":
+            # Spoken output: its transcript is the block's text, the sound (base64) and its
+            # id and expiry the block's end data. Not the answer's text (``content`` stays
+            # null), so a block of its own: ``other``, on the ``other`` channel.
+            return "other", False, "other"
         return super().classify(opened)
 
     def finish(self) -> Finish:

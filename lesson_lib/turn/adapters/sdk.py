@@ -244,7 +244,7 @@ class _ResponsesSDK(_Translator):
             itype = item.type
             return [self.opened(ch.SlotOpened(
                 None, (ev.output_index,), itype, itype, name=_get(item, "name"),
-                call_id=_get(item, "call_id"), item_id=_get(item, "id"),
+                call_id=_get(item, "call_id"), item_id=_get(item, "id"), data=_data(item),
                 takes_input=itype in ("function_call", "custom_tool_call", "mcp_call")))]
         if kind == wires.responses.CONTENT_PART_ADDED:
             part = ev.part
