@@ -9,10 +9,10 @@ means botocore is slower than ours. Both must yield the same frames.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 
 from botocore.eventstream import EventStreamBuffer
+from timing import best_of, print_decoders, reads
 
 from lesson_lib.sse.eventstream import EventStreamDecoder, encode_frame
 
@@ -33,8 +33,7 @@ def one_large_frame(size: int) -> bytes:
 
 
 def chunks(body: bytes) -> Iterator[bytes]:
-    for i in range(0, len(body), CHUNK):
-        yield body[i:i + CHUNK]
+    return reads(body, CHUNK)
 
 
 def ours(body: bytes) -> int:
@@ -54,15 +53,6 @@ def botocore_parser(body: bytes) -> int:
 
 IMPLEMENTATIONS: dict[str, Callable[[bytes], int]] = {
     "lesson_lib": ours, "botocore": botocore_parser}
-
-
-def best_of(fn: Callable[[bytes], int], body: bytes, repeat: int) -> tuple[float, int]:
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        count = fn(body)
-        best = min(best, time.perf_counter() - start)
-    return best, count
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -88,10 +78,7 @@ def main(quick: bool = False) -> list[dict]:
     rows = run(quick)
     print(f"Event-stream decoding, {CHUNK}-byte reads (ratio = time / lesson_lib time)")
     print(f"{'case':<18}{'size':>7}  " + "".join(f"{n:>24}" for n in IMPLEMENTATIONS))
-    for i in range(0, len(rows), len(IMPLEMENTATIONS)):
-        group = rows[i:i + len(IMPLEMENTATIONS)]
-        cells = "".join(f"{r['seconds']:>11.4f}s ({r['ratio_to_ours']:>6.1f}x)" for r in group)
-        print(f"{group[0]['case']:<18}{group[0]['size']:>7}  {cells}")
+    print_decoders(rows, len(IMPLEMENTATIONS), 18, 7)
     return rows
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 
 from anthropic._streaming import SSEDecoder as AnthropicSSEDecoder
 from openai._streaming import SSEDecoder as OpenAISSEDecoder
+from timing import best_of, print_decoders, reads
 
 from lesson_lib.sse.decoder import SSEDecoder, decode
 from lesson_lib.wires.wire_events import parse_all
@@ -45,8 +46,7 @@ def with_line_ends(body: bytes, ends: bytes) -> bytes:
 
 
 def chunks(body: bytes) -> Iterator[bytes]:
-    for i in range(0, len(body), CHUNK):
-        yield body[i:i + CHUNK]
+    return reads(body, CHUNK)
 
 
 def ours(body: bytes) -> int:
@@ -67,15 +67,6 @@ def openai_sdk(body: bytes) -> int:
 
 IMPLEMENTATIONS: dict[str, Callable[[bytes], int]] = {
     "lesson_lib": ours, "anthropic SDK": anthropic_sdk, "openai SDK": openai_sdk}
-
-
-def best_of(fn: Callable[[bytes], int], body: bytes, repeat: int) -> tuple[float, int]:
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        count = fn(body)
-        best = min(best, time.perf_counter() - start)
-    return best, count
 
 
 def median_interleaved(body: bytes, rounds: int) -> tuple[dict[str, float], set[int]]:
@@ -145,10 +136,7 @@ def main(quick: bool = False) -> list[dict]:
     print("SSE decoding, 64-byte chunks (ratio = time / lesson_lib time)")
     print(f"{'case':<20}{'size':>8}  " + "".join(f"{n:>24}" for n in IMPLEMENTATIONS))
     decoding = [r for r in rows if r["case"] != "payload parsing"]
-    for i in range(0, len(decoding), len(IMPLEMENTATIONS)):
-        group = decoding[i:i + len(IMPLEMENTATIONS)]
-        cells = "".join(f"{r['seconds']:>11.4f}s ({r['ratio_to_ours']:>6.1f}x)" for r in group)
-        print(f"{group[0]['case']:<20}{group[0]['size']:>8}  {cells}")
+    print_decoders(decoding, len(IMPLEMENTATIONS), 20, 8)
     print("payload parsing (ratio = time / parse_all time)")
     for r in rows:
         if r["case"] == "payload parsing":

@@ -14,7 +14,7 @@ times it, and times the whole way from the same bytes to a final object:
   ``get_final_response()`` / ``get_final_completion()``, keeping nothing
   else. The client is made once, outside the timed region.
 
-Both sides get the body in the same network chunks of `CHUNK` bytes (one
+Both sides get the body in the same network chunks of `timing.CHUNK` bytes (one
 chunk of several megabytes would time the SDK's SSE decoder on a shape no
 server sends, see ``bench_sse``). Before timing, each case checks that both
 sides ended with the same text or tool input.
@@ -26,7 +26,7 @@ in it (wall time counts those waits too; it is kept in the rows,
 ``*_wall_s``). Each figure is the best of interleaved rounds
 (each size and side once per round, so that a busy moment weighs on all of
 them alike), with the garbage collector off during each run (as `timeit`
-does): as many rounds for ours as fill about `BUDGET_S` seconds (between 3
+does): as many rounds for ours as fill about `timing.BUDGET_S` seconds (between 3
 and 9), the SDK's first two. ``SDK/ours`` is SDK time over our time (the
 goal is at least 5); ``x2`` is the time at a size over the time at half of
 it (the goal is at most 2.2 for ours: 2 is linear).
@@ -37,21 +37,18 @@ it (the goal is at most 2.2 for ours: 2 is linear).
 from __future__ import annotations
 
 import argparse
-import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
 from bench_accumulate import WORDS, anthropic_text, chat_text, responses_text
+from timing import DOUBLING_GOAL, capture_of, doubling_cells, goal_misses, turn_rows
 
-from lesson_lib.capture.captures import Capture, from_bytes
+from lesson_lib.capture.captures import Capture
 from lesson_lib.capture.replay import anthropic_client, openai_client, request_kwargs
 from lesson_lib.turn.run import route_for, turn_state
 
-CHUNK = 4096
 SPEED_GOAL = 5.0
-DOUBLING_GOAL = 2.2
-BUDGET_S = 4.0       # per case, for our rounds
+_capture = capture_of
 
 
 def anthropic_tool_bytes(size: int, fragment: int = 150) -> bytes:
@@ -92,11 +89,6 @@ CASES = [
 
 
 # -- the two sides ------------------------------------------------------------------
-
-
-def _capture(body: bytes, wire: str) -> Capture:
-    ends = list(range(CHUNK, len(body), CHUNK))
-    return from_bytes(body, name="bench", sidecar={"wire": wire, "chunks": {"ends": ends}})
 
 
 def _ours(body: bytes, wire: str) -> Callable[[], Any]:
@@ -141,70 +133,12 @@ def _same_result(wire: str, state: Any, final: Any) -> bool:
     return block.text == final.output_text
 
 
-Times = tuple[float, float]     # (CPU, wall) seconds
-
-
-def _once(fn: Callable[[], Any]) -> Times:
-    """One run's CPU and wall time, with the garbage collector off (as timeit does)."""
-    gc.collect()
-    gc.disable()
-    try:
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn()
-        return time.process_time() - c0, time.perf_counter() - w0
-    finally:
-        gc.enable()
-
-
-def _best(a: Times, b: Times) -> Times:
-    return min(a[0], b[0]), min(a[1], b[1])
-
-
-def _interleaved(ours: list[Callable[[], Any]], sdk: list[Callable[[], Any]],
-                 rounds: int, sdk_rounds: int) -> tuple[list[Times], list[Times]]:
-    """The best times of each function over `rounds` rounds, every size once per round
-    (the SDK's in the first `sdk_rounds` only: seconds long)."""
-    never = (float("inf"), float("inf"))
-    best_ours, best_sdk = [never] * len(ours), [never] * len(sdk)
-    for r in range(rounds):
-        for i, fn in enumerate(ours):
-            best_ours[i] = _best(best_ours[i], _once(fn))
-            if r < sdk_rounds:
-                best_sdk[i] = _best(best_sdk[i], _once(sdk[i]))
-    return best_ours, best_sdk
-
-
 def run(quick: bool = False) -> list[dict]:
-    """Time every case at its sizes; one row per case and size, with both times,
-    SDK/ours, the route ours took, and (from the second size on) what the doubling
-    cost each side."""
-    rows: list[dict] = []
-    for name, wire, build, unit, sizes, quick_sizes in CASES:
-        route = route_for(wire)             # what ``route="auto"`` takes on this wire
-        sizes = quick_sizes if quick else sizes
-        bodies = [build(n) for n in sizes]
-        ours = [_ours(body, wire) for body in bodies]
-        sdk = [_sdk(_capture(body, wire)) for body in bodies]
-        t0 = time.process_time()
-        for n, mine, theirs in zip(sizes, ours, sdk, strict=True):
-            if not _same_result(wire, mine(), theirs()):
-                raise AssertionError(f"{name} at {n}: ours and the SDK's final object differ")
-        first = time.process_time() - t0    # one run of each: prices a round
-        rounds = 2 if quick else max(3, min(9, int(BUDGET_S / max(first, 1e-6))))
-        t_ours, t_sdk = _interleaved(ours, sdk, rounds, 1 if quick else 2)
-        before: dict | None = None
-        for n, body, (mine, mine_wall), (theirs, theirs_wall) in zip(
-                sizes, bodies, t_ours, t_sdk, strict=True):
-            row = {"bench": "turn", "case": name, "wire": wire, "route": route,
-                   "size": n, "unit": unit, "bytes": len(body), "rounds": rounds,
-                   "ours_s": mine, "sdk_s": theirs, "ratio": theirs / mine,
-                   "ours_wall_s": mine_wall, "sdk_wall_s": theirs_wall}
-            if before is not None:
-                row["ours_x2"] = mine / before["ours_s"]
-                row["sdk_x2"] = theirs / before["sdk_s"]
-            rows.append(row)
-            before = row
-    return rows
+    """Time every case at its sizes (`timing.turn_rows`): one row per case and size, with
+    both times, SDK/ours, the route ours took, and what each doubling cost each side."""
+    return turn_rows("turn", CASES, _ours, lambda body, wire: _sdk(_capture(body, wire)),
+                     _same_result, "ours and the SDK's final object differ", route_for,
+                     quick=quick)
 
 
 def main(quick: bool = False) -> list[dict]:
@@ -219,16 +153,9 @@ def main(quick: bool = False) -> list[dict]:
           f"{'SDK/ours':>9} {'ours x2':>8} {'SDK x2':>7}")
     for r in rows:
         size = f"{r['size']:,} {r['unit']}"
-        x2 = (f"{r['ours_x2']:>8.2f} {r['sdk_x2']:>7.2f}" if "ours_x2" in r
-              else f"{'':>8} {'':>7}")
-        misses = []
-        if r["ratio"] < SPEED_GOAL:
-            misses.append("speed")
-        if r.get("ours_x2", 0) > DOUBLING_GOAL:
-            misses.append("doubling")
-        flag = f"  under the goal: {', '.join(misses)}" if misses else ""
         print(f"{r['case']:<24} {r['route']:>5} {size:>15} {r['ours_s'] * 1e3:>9.1f} "
-              f"{r['sdk_s'] * 1e3:>9.1f} {r['ratio']:>8.1f}x {x2}{flag}")
+              f"{r['sdk_s'] * 1e3:>9.1f} {r['ratio']:>8.1f}x {doubling_cells(r)}"
+              f"{goal_misses(r, SPEED_GOAL)}")
     return rows
 
 

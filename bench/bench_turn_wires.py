@@ -2,7 +2,7 @@
 stream handling, at three sizes.
 
 The same measure as ``bench_turn`` (CPU time, best of interleaved rounds, the
-garbage collector off, the body in the same `CHUNK`-byte network chunks on both
+garbage collector off, the body in the same `timing.CHUNK`-byte network chunks on both
 sides), on the two wires whose official clients are not Anthropic's or OpenAI's:
 
 - ours: `lesson_lib.turn.run.turn_state` on the bytes: SSE (Gemini) or the
@@ -31,12 +31,11 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 from bench_accumulate import WORDS
-from bench_turn import DOUBLING_GOAL, _capture, _interleaved
+from timing import DOUBLING_GOAL, capture_of, doubling_cells, goal_misses, turn_rows
 
 from lesson_lib.capture.bedrock_replay import boto3_events, text_of_event
 from lesson_lib.capture.replay import gemini_client, gemini_text, request_kwargs
@@ -44,7 +43,7 @@ from lesson_lib.sse.eventstream import encode_frame
 from lesson_lib.turn.run import route_for, turn_state
 
 SPEED_GOAL = 3.0
-BUDGET_S = 4.0       # per case, for our rounds
+_capture = capture_of
 PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
 
 
@@ -152,38 +151,16 @@ def _text(state: Any) -> str:
     return "".join(b.text for b in state.blocks if b.kind == "text")
 
 
+def _same_text(wire: str, state: Any, text: str) -> bool:
+    return state.outcome == "completed" and _text(state) == text
+
+
 def run(quick: bool = False) -> list[dict]:
-    """Time every case at its sizes; one row per case and size, with both times,
-    SDK/ours, and (from the second size on) what the doubling cost each side."""
-    rows: list[dict] = []
-    for name, wire, build, unit, sizes, quick_sizes in CASES:
-        route = route_for(wire)
-        sizes = quick_sizes if quick else sizes
-        bodies = [build(n) for n in sizes]
-        ours = [_ours(body, wire) for body in bodies]
-        sdk = [_sdk(body, wire) for body in bodies]
-        t0 = time.process_time()
-        for n, mine, theirs in zip(sizes, ours, sdk, strict=True):
-            state = mine()
-            if state.outcome != "completed" or _text(state) != theirs():
-                raise AssertionError(f"{name} at {n}: ours and the SDK's text differ "
-                                     f"(or the turn is {state.outcome})")
-        first = time.process_time() - t0
-        rounds = 2 if quick else max(3, min(9, int(BUDGET_S / max(first, 1e-6))))
-        t_ours, t_sdk = _interleaved(ours, sdk, rounds, 1 if quick else 2)
-        before: dict | None = None
-        for n, body, (mine, mine_wall), (theirs, theirs_wall) in zip(
-                sizes, bodies, t_ours, t_sdk, strict=True):
-            row = {"bench": "turn_wires", "case": name, "wire": wire, "route": route,
-                   "size": n, "unit": unit, "bytes": len(body), "rounds": rounds,
-                   "ours_s": mine, "sdk_s": theirs, "ratio": theirs / mine,
-                   "ours_wall_s": mine_wall, "sdk_wall_s": theirs_wall}
-            if before is not None:
-                row["ours_x2"] = mine / before["ours_s"]
-                row["sdk_x2"] = theirs / before["sdk_s"]
-            rows.append(row)
-            before = row
-    return rows
+    """Time every case at its sizes (`timing.turn_rows`): one row per case and size, with
+    both times, SDK/ours, and what each doubling cost each side."""
+    return turn_rows("turn_wires", CASES, _ours, _sdk, _same_text,
+                     "ours and the SDK's text differ (or the turn is not completed)",
+                     route_for, quick=quick)
 
 
 def main(quick: bool = False) -> list[dict]:
@@ -196,16 +173,9 @@ def main(quick: bool = False) -> list[dict]:
           f"{'SDK/ours':>9} {'ours x2':>8} {'SDK x2':>7}")
     for r in rows:
         size = f"{r['size']:,} {r['unit']}"
-        x2 = (f"{r['ours_x2']:>8.2f} {r['sdk_x2']:>7.2f}" if "ours_x2" in r
-              else f"{'':>8} {'':>7}")
-        misses = []
-        if r["ratio"] < SPEED_GOAL:
-            misses.append("speed")
-        if r.get("ours_x2", 0) > DOUBLING_GOAL:
-            misses.append("doubling")
-        flag = f"  under the goal: {', '.join(misses)}" if misses else ""
         print(f"{r['case']:<24} {size:>15} {r['bytes'] / 1e6:>6.2f} {r['ours_s'] * 1e3:>9.1f} "
-              f"{r['sdk_s'] * 1e3:>9.1f} {r['ratio']:>8.1f}x {x2}{flag}")
+              f"{r['sdk_s'] * 1e3:>9.1f} {r['ratio']:>8.1f}x {doubling_cells(r)}"
+              f"{goal_misses(r, SPEED_GOAL)}")
     return rows
 
 

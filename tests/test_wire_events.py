@@ -6,12 +6,20 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lesson_lib.accumulate import accumulate
 from lesson_lib.capture.captures import from_bytes
 from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.wires.event_table import event_table
-from lesson_lib.wires.wire_events import MAX_DEPTH, nested_deeper_than, parse_payload
+from lesson_lib.wires.wire_events import (
+    _STRICT,
+    MAX_DEPTH,
+    nested_deeper_than,
+    parse_payload,
+    strict_loads,
+)
 
 WIRE = {"wire": "anthropic-messages"}
 MS = {"type": "message_start", "message": {
@@ -77,3 +85,50 @@ def test_payloads_are_strict_json(data, says):
 def test_strict_json_still_reads_what_is_json():
     ev = parse_payload(ServerSentEvent(None, '{"type": "x", "v": [1.5e300, -0.0, 2], "w": {}}'))
     assert ev.parse_error is None and ev.payload["v"] == [1.5e300, -0.0, 2]
+
+
+# -- the quick read: the strict reader's answer, every time ------------------------------
+
+_names = st.sampled_from(["a", "b", "\\u0061", "a:b", "text", ""])
+_scalars = st.sampled_from(["1", "-0.5", "1e999", "NaN", "-Infinity", "true", "null",
+                            '"x"', '"x:y"', '"\\":"', '"\\u003a"'])
+
+
+@st.composite
+def _json_texts(draw, depth=0):
+    """JSON-like text from names and scalars: names possibly given twice, values not JSON."""
+    if depth > 2 or draw(st.booleans()):
+        return draw(_scalars)
+    space = draw(st.sampled_from(["", " ", "\n"]))
+    if draw(st.booleans()):
+        items = draw(st.lists(_json_texts(depth + 1), max_size=3))
+        return "[" + f",{space}".join(items) + "]"
+    pairs = draw(st.lists(st.tuples(_names, _json_texts(depth + 1)), max_size=4))
+    return "{" + f",{space}".join(f'"{n}"{space}:{space}{v}' for n, v in pairs) + "}"
+
+
+def _strict_answer(read, text):
+    try:
+        return "value", read(text)
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_texts(), st.sampled_from(["", " ", "x"]))
+def test_the_quick_read_answers_as_the_strict_reader_does(text, after):
+    # `strict_loads` may skip the name check only where a count proves it idle: on any
+    # text (names twice, escaped twice, colons in strings, NaN, trailing text) it must
+    # give the strict reader's value or its very error.
+    text += after
+    assert _strict_answer(strict_loads, text) == _strict_answer(_STRICT.decode, text)
+
+
+@pytest.mark.parametrize("data", [
+    '{"type":"x","a":"one: two","a":1}',     # a colon in a string hides the second name
+    '{"type":"x","a":1,"\\u0061":2}',       # the same name, spelled two ways
+    '{"type":"x","v":[{"b":1,"b":2}]}',      # inside an array
+])
+def test_a_name_given_twice_is_found_however_the_text_hides_it(data):
+    ev = parse_payload(ServerSentEvent("x", data))
+    assert ev.payload is None and "appears twice" in ev.parse_error

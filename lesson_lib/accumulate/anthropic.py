@@ -49,7 +49,7 @@ from ..tool_calls import ToolCall
 from ..wires import anthropic
 from ..wires.anthropic import KNOWN_BLOCKS, finish_reason
 from ..wires.wire_events import WireEvent
-from .base import Accumulator, Fragments, Slot, SlotState
+from .base import Fragments, SlotState
 from .changes import (
     CitationAdded,
     InBandError,
@@ -62,6 +62,7 @@ from .changes import (
     ToolInputGrew,
     UnknownEvent,
 )
+from .indexed import IndexedAccumulator, IndexedBlock
 
 # The delta type, and the block field its text goes to.
 _TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
@@ -75,19 +76,16 @@ _STREAMED = frozenset({"text", "thinking", "compaction"})
 _new = tuple.__new__
 
 
-class _Block:
+class _Block(IndexedBlock):
     """One slot: the start event's block, plus what the deltas added."""
 
-    __slots__ = ("index", "data", "kind", "state", "streams", "call", "input",
-                 "input_ended", "citations")
+    __slots__ = ("data", "streams", "input", "input_ended", "citations")
 
     def __init__(self, index: int, data: dict, state: SlotState = "open") -> None:
-        self.index = index
+        kind = data.get("type")
+        super().__init__(index, kind if isinstance(kind, str) else "unknown", state)
         self.data = data                       # the block as its start event gave it
-        self.kind = data.get("type") if isinstance(data.get("type"), str) else "unknown"
-        self.state: SlotState = state
         self.streams: dict[str, Fragments] = {}  # field name -> text appended by deltas
-        self.call: ToolCall | None = None      # a block that takes input: its tool call
         self.input: Any = None                 # parsed (or partial) at the end
         self.input_ended = False
         self.citations: list | None = None      # citations appended by deltas
@@ -96,6 +94,12 @@ class _Block:
     def takes_input(self) -> bool:
         return "input" in self.data or self.kind in ("tool_use", "server_tool_use",
                                                      "mcp_tool_use")
+
+    def identity(self) -> tuple[Any, Any]:
+        return self.data.get("name"), self.data.get("id")
+
+    def shown(self) -> str:
+        return _slot_text(self)
 
     def text_of(self, name: str) -> str:
         start = self.data.get(name)
@@ -137,15 +141,12 @@ class _Block:
             out["input"] = self.current_input()
         return out
 
-    def label(self) -> str:
-        name = self.data.get("name")
-        return f"[{self.index}] {self.kind}" + (f" {name}" if isinstance(name, str) else "")
 
-
-class AnthropicAccumulator(Accumulator):
+class AnthropicAccumulator(IndexedAccumulator):
     """Builds an Anthropic ``Message`` from Messages-API stream events."""
 
     wire = "anthropic-messages"
+    blocks: dict[int, _Block]
 
     def __init__(self) -> None:
         super().__init__()
@@ -153,7 +154,6 @@ class AnthropicAccumulator(Accumulator):
         self.started = False
         self.stopped = False
         self.errored = False
-        self.blocks: dict[int, _Block] = {}
         self._warned_before_start = False
         self.message_delta_seen = False
         # Open slot -> delta type -> (the delta's text key, where it goes, and the
@@ -460,25 +460,6 @@ class AnthropicAccumulator(Accumulator):
         message.update(copy.deepcopy(self.message))
         message["content"] = [self.blocks[i].as_dict() for i in sorted(self.blocks)]
         return message
-
-    def live_tool_calls(self) -> list[ToolCall]:
-        """The tool call of every block that takes input, in index order."""
-        return [self.blocks[i].call for i in sorted(self.blocks)
-                if self.blocks[i].call is not None]
-
-    def slots(self) -> list[Slot]:
-        """One slot per block index, in order."""
-        out = []
-        for i in sorted(self.blocks):
-            block = self.blocks[i]
-            if block.takes_input:
-                raw = block.call.raw if block.call is not None else ""
-                out.append(Slot(i, block.kind, block.label(), raw, block.state,
-                                name=block.data.get("name"), call_id=block.data.get("id"),
-                                raw_input=raw, input=block.current_input()))
-            else:
-                out.append(Slot(i, block.kind, block.label(), _slot_text(block), block.state))
-        return out
 
 
 def _slot_text(block: _Block) -> str:

@@ -56,7 +56,7 @@ from ..wires import bedrock, bedrock_converse
 from ..wires.bedrock_converse import PADDING
 from ..wires.wire_events import WireEvent
 from .anthropic import AnthropicAccumulator
-from .base import Accumulator, Fragments, Slot, SlotState
+from .base import Fragments
 from .changes import (
     CitationAdded,
     InBandError,
@@ -69,6 +69,7 @@ from .changes import (
     ToolInputGrew,
     UnknownEvent,
 )
+from .indexed import IndexedAccumulator, IndexedBlock
 
 # The slot kinds, as the non-streaming response names its content blocks.
 TEXT, REASONING, TOOL_USE, TOOL_RESULT = "text", "reasoningContent", "toolUse", "toolResult"
@@ -77,37 +78,30 @@ _DELTA_KIND = {"text": TEXT, "citation": TEXT, "reasoningContent": REASONING,
                "toolUse": TOOL_USE, "toolResult": TOOL_RESULT}
 
 
-class _Block:
+class _Block(IndexedBlock):
     """One slot: its kind, its start (tool blocks), and what the deltas added."""
 
-    __slots__ = ("index", "kind", "start", "state", "text", "signature", "redacted",
-                 "citations", "results", "call", "input")
+    __slots__ = ("start", "text", "signature", "redacted", "citations", "results", "input")
 
     def __init__(self, index: int, kind: str, start: dict | None = None) -> None:
-        self.index = index
-        self.kind = kind
+        super().__init__(index, kind)
         self.start = start or {}             # ``start.toolUse`` / ``start.toolResult``
-        self.state: SlotState = "open"
         self.text = Fragments()              # text, reasoning text
         self.signature: str | None = None
         self.redacted: Any = None
         self.citations: list = []
         self.results: list = []              # toolResult items
-        self.call: ToolCall | None = None
         self.input: Any = NOTHING            # a tool call's input once it ended
 
     @property
     def takes_input(self) -> bool:
         return self.kind == TOOL_USE
 
-    def label(self) -> str:
-        name = self.start.get("name")
-        return f"[{self.index}] {self.kind}" + (f" {name}" if isinstance(name, str) else "")
+    def identity(self) -> tuple[Any, Any]:
+        return self.start.get("name"), self.start.get("toolUseId")
 
-    def content(self) -> str:
-        """What the slot view shows: the text, the argument text, or the result items."""
-        if self.kind == TOOL_USE:
-            return self.call.raw if self.call is not None else ""
+    def shown(self) -> str:
+        """What the slot view shows: the text, or the result items."""
         if self.kind == TOOL_RESULT:
             return "".join(_item_text(item) for item in self.results)
         return self.text.text
@@ -151,10 +145,11 @@ def _unpadded(payload: dict) -> dict:
     return {k: copy.deepcopy(v) for k, v in payload.items() if k != PADDING}
 
 
-class ConverseAccumulator(Accumulator):
+class ConverseAccumulator(IndexedAccumulator):
     """Builds the Converse response from ConverseStream events (see the module docstring)."""
 
     wire = bedrock.CONVERSE
+    blocks: dict[int, _Block]
 
     def __init__(self) -> None:
         super().__init__()
@@ -163,7 +158,6 @@ class ConverseAccumulator(Accumulator):
         self.started = False
         self.stopped = False
         self.errored = False
-        self.blocks: dict[int, _Block] = {}
 
     # -- feeding ---------------------------------------------------------------
 
@@ -356,26 +350,6 @@ class ConverseAccumulator(Accumulator):
                                                       "content": content}},
                                "stopReason": None}
         out.update(copy.deepcopy(self.response))
-        return out
-
-    def live_tool_calls(self) -> list[ToolCall]:
-        """The tool call of every toolUse block, in index order."""
-        return [self.blocks[i].call for i in sorted(self.blocks)
-                if self.blocks[i].call is not None]
-
-    def slots(self) -> list[Slot]:
-        """One slot per block index, in order."""
-        out = []
-        for i in sorted(self.blocks):
-            block = self.blocks[i]
-            if block.takes_input:
-                raw = block.content()
-                out.append(Slot(i, block.kind, block.label(), raw, block.state,
-                                name=block.start.get("name"),
-                                call_id=block.start.get("toolUseId"), raw_input=raw,
-                                input=block.current_input()))
-            else:
-                out.append(Slot(i, block.kind, block.label(), block.content(), block.state))
         return out
 
 

@@ -72,29 +72,41 @@ MESSAGE_TYPES = frozenset({"event", "exception", "error"})
 def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
     """An ``unknown_message_type`` error for each frame whose ``:message-type`` is missing
     or not one of `MESSAGE_TYPES` (its event is passed on, typed as its headers say)."""
-    return [Diagnostic("unknown_message_type", f"a frame whose :message-type is "
-                       f"{frame.header(':message-type')!r}, not event, exception or error: "
-                       "what it carries cannot be trusted as the stream's own",
-                       offset=frame.start, raw=frame.payload.decode("utf-8", "replace"))
-            for frame in frames if frame.header(":message-type") not in MESSAGE_TYPES]
+    return [problem for frame in frames
+            if (problem := message_type_problem(frame, frame.header_values())) is not None]
 
 
-def frame_event(frame: Frame) -> FrameEvent:
-    """The event a frame carries (see the module docstring).
+def message_type_problem(frame: Frame, headers: dict[str, Any]) -> Diagnostic | None:
+    """The ``unknown_message_type`` error of one frame (None: its type is one of
+    `MESSAGE_TYPES`); `headers` are its header values by name."""
+    kind = headers.get(":message-type")
+    if kind in MESSAGE_TYPES:
+        return None
+    return Diagnostic("unknown_message_type", f"a frame whose :message-type is {kind!r}, "
+                      "not event, exception or error: what it carries cannot be trusted as "
+                      "the stream's own", offset=frame.start,
+                      raw=frame.payload.decode("utf-8", "replace"))
+
+
+def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEvent:
+    """The event a frame carries (see the module docstring); `headers` are its header
+    values by name, when already read (`Frame.header_values`).
 
     An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
     data, so the next station reports it as a payload that is not JSON.
     """
+    if headers is None:
+        headers = frame.header_values()
     data = frame.payload.decode("utf-8", "replace")
-    kind = frame.header(":message-type")
+    kind = headers.get(":message-type")
     if kind == "exception":
-        name = frame.header(":exception-type")
+        name = headers.get(":exception-type")
     elif kind == "error":
-        name = frame.header(":error-code") or "error"
+        name = headers.get(":error-code") or "error"
         if not frame.payload:
-            data = json.dumps({"message": frame.header(":error-message")})
+            data = json.dumps({"message": headers.get(":error-message")})
     else:
-        name = frame.header(":event-type")
+        name = headers.get(":event-type")
         if name == "chunk":
             name, data = _chunk(data) or (name, data)
     return FrameEvent(name if isinstance(name, str) else None, data, "", None,
@@ -105,7 +117,7 @@ def _chunk(data: str) -> tuple[str | None, str] | None:
     """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
     has no ``bytes`` text at all."""
     try:
-        payload = json.loads(data)
+        payload = _loads(data)
     except ValueError:
         return None
     encoded = payload.get("bytes") if isinstance(payload, dict) else None
@@ -116,10 +128,26 @@ def _chunk(data: str) -> tuple[str | None, str] | None:
     except (binascii.Error, ValueError):
         return "chunk", encoded
     try:
-        kind = json.loads(inner).get("type")
+        kind = _loads(inner).get("type")
     except (ValueError, AttributeError):
         kind = None
     return (kind if isinstance(kind, str) else "chunk"), inner
+
+
+_SCAN = json.JSONDecoder().scan_once
+
+
+def _loads(text: str) -> Any:
+    """`json.loads(text)`, without its wrapper's cost on text with no space around the
+    value (every frame's payload); anything else is left to `json.loads` itself."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        end = -1
+    return value if end == len(text) else json.loads(text)
+
+
+_VALUES_LIMIT = 256    # header blocks remembered per stream (as the frame decoder does)
 
 
 class FrameEventDecoder:
@@ -130,12 +158,30 @@ class FrameEventDecoder:
     def __init__(self) -> None:
         self._frames = EventStreamDecoder()
         self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
+        # Header values by name, per header block: frames with the same header bytes share
+        # one tuple of headers (the frame decoder reads each block once), so the values
+        # are found by that tuple's identity (kept in the entry, so the identity is its own).
+        self._values: dict[int, tuple[tuple, dict[str, Any]]] = {}
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[FrameEvent]:
         """The events of the frames this chunk completed."""
-        frames = self._frames.feed(chunk, t)
-        self.diagnostics.extend(message_type_problems(frames))
-        return [frame_event(frame) for frame in frames]
+        events = []
+        for frame in self._frames.feed(chunk, t):
+            headers = self._header_values(frame)
+            problem = message_type_problem(frame, headers)
+            if problem is not None:
+                self.diagnostics.append(problem)
+            events.append(frame_event(frame, headers))
+        return events
+
+    def _header_values(self, frame: Frame) -> dict[str, Any]:
+        entry = self._values.get(id(frame.headers))
+        if entry is not None and entry[0] is frame.headers:
+            return entry[1]
+        values = frame.header_values()
+        if len(self._values) < _VALUES_LIMIT:
+            self._values[id(frame.headers)] = (frame.headers, values)
+        return values
 
     def finish(self) -> list[FrameEvent]:
         """End of body: a frame cut short is reported; no event completes here."""

@@ -151,18 +151,21 @@ class EventStreamDecoder:
         buffer = self._buffer
         buffer += chunk
         frames: list[Frame] = []
-        pos = 0
-        try:
-            while len(buffer) - pos >= PRELUDE_LENGTH:
-                total = _frame_length(buffer, pos, self._offset + pos)
-                if len(buffer) - pos < total:
-                    break                       # the rest of this frame is still on its way
-                frames.append(_read_frame(bytes(buffer[pos:pos + total]),
-                                          self._offset + pos, t, self._known))
-                pos += total
-        except _Broken as broken:
-            self._stop(broken)
-            return frames
+        pos, have = 0, len(buffer)
+        # A view reads the buffer without copying it; released before the buffer shrinks.
+        with memoryview(buffer) as view:
+            try:
+                while have - pos >= PRELUDE_LENGTH:
+                    total = _frame_length(view, pos, self._offset + pos)
+                    if have - pos < total:
+                        break                   # the rest of this frame is still on its way
+                    frames.append(_read_frame(bytes(view[pos:pos + total]),
+                                              self._offset + pos, t, self._known))
+                    pos += total
+            except _Broken as broken:
+                view.release()
+                self._stop(broken)
+                return frames
         del buffer[:pos]
         self._offset += pos
         return frames
@@ -208,7 +211,7 @@ def decode(body: bytes) -> tuple[list[Frame], list[Diagnostic]]:
 # -- reading one frame ------------------------------------------------------------------
 
 
-def _frame_length(buffer: bytearray, pos: int, offset: int) -> int:
+def _frame_length(buffer: memoryview, pos: int, offset: int) -> int:
     """The total length a prelude announces, once its CRC and its lengths are checked."""
     total, headers_length, crc = _PRELUDE.unpack_from(buffer, pos)
     actual = zlib.crc32(buffer[pos:pos + 8])

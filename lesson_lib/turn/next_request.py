@@ -17,6 +17,14 @@ spells it its own way:
 - Chat: one ``assistant`` message (``content``, ``tool_calls``; the legacy
   ``function_call``), then one ``tool`` message per call (a ``function`` message
   for the legacy call);
+- Bedrock InvokeModel: Anthropic's messages, inside the request's ``body`` (a body
+  given as JSON text comes back as the object);
+- Bedrock Converse: an ``assistant`` message of content blocks (``text``,
+  ``reasoningContent`` with its ``reasoningText`` and signature, ``toolUse``
+  with the parsed input), then a ``user`` message of ``toolResult`` blocks (a
+  result object as a ``json`` block, anything else as ``text``; a failure as
+  ``text`` with ``status: error``). A server tool's call and result stay with
+  the provider, as on Gemini;
 - Gemini: the model's parts back in ``contents`` under ``role: model``, each
   with its ``thoughtSignature`` where it came with one (text, ``thought``
   text, ``functionCall`` with its parsed ``args``; other parts as they came),
@@ -30,6 +38,7 @@ text (`fake_tools.result_as_text`), in the order of the calls.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from .fake_tools import result_as_text
@@ -51,6 +60,13 @@ def next_request(state: TurnState, request: dict, step: int | None = None) -> di
         out["input"] = items + _responses(blocks)
     elif wire == "openai-chat":
         out["messages"] = list(out.get("messages") or []) + _chat(blocks)
+    elif wire == "aws-bedrock-invoke":
+        body = out.get("body")
+        body = json.loads(body) if isinstance(body, str | bytes) else body or {}
+        body["messages"] = list(body.get("messages") or []) + _anthropic(blocks)
+        out["body"] = body
+    elif wire == "aws-bedrock-converse":
+        out["messages"] = list(out.get("messages") or []) + _converse(blocks)
     elif wire == "google-gemini":
         given = out.get("contents")
         contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
@@ -192,3 +208,31 @@ def _gemini_result(block: BlockView) -> dict[str, Any]:
         return {"error": _result(block)}
     result = block.result
     return copy.deepcopy(result) if isinstance(result, dict) else {"result": result}
+
+
+def _converse(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.kind == "text":
+            content.append({"text": b.text})
+        elif b.kind == "reasoning":
+            text = {"text": b.text} | ({"signature": b.signature} if b.signature else {})
+            content.append({"reasoningContent": {"reasoningText": text}})
+        elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
+            content.append({"toolUse": {"toolUseId": b.call_id, "name": b.name,
+                                        "input": b.input}})
+    results = [{"toolResult": _converse_result(b)} for b in _runs(blocks)]
+    out = [{"role": "assistant", "content": content}]
+    return out + ([{"role": "user", "content": results}] if results else [])
+
+
+def _converse_result(block: BlockView) -> dict[str, Any]:
+    """A ``toolResult``: a result object as a ``json`` block, anything else as ``text``; a
+    failure as ``text`` with ``status: error``."""
+    if block.execution_status != "ok":
+        return {"toolUseId": block.call_id, "content": [{"text": _result(block)}],
+                "status": "error"}
+    result = block.result
+    item = ({"json": copy.deepcopy(result)} if isinstance(result, dict)
+            else {"text": result_as_text(result)})
+    return {"toolUseId": block.call_id, "content": [item]}

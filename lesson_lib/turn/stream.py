@@ -134,7 +134,7 @@ class TurnStream:
         for sse in framed:
             event = parse_payload(sse, self._read)
             self._read += 1
-            adapter = self._adapter(event.payload, out)
+            adapter = self.adapter or self._adapter(event.payload, out)
             changes = self._accumulator.feed(event)
             out.append((event, adapter.feed(changes, t=event.t, at=event.index)))
         return out

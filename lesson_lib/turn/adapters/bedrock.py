@@ -50,10 +50,10 @@ class ConverseAdapter(WireAdapter):
     def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
         the step a cut one, not one that ended properly."""
-        changes = list(changes or ())
-        if any(isinstance(c, ch.DiagnosticNoted) and c.diagnostic.code in _CUT_OR_BROKEN
-               for c in changes):
-            self.terminal = None
+        changes = changes if isinstance(changes, list) else list(changes or ())
+        for change in changes:
+            if type(change) is ch.DiagnosticNoted and change.diagnostic.code in _CUT_OR_BROKEN:
+                self.terminal = None
         return super().feed(changes, t=t, at=at)
 
     def finish(self) -> Finish:
