@@ -4,8 +4,10 @@ A web search, file search, code interpreter, image generation or MCP call
 reports its progress (``in_progress``, ``searching``, ``completed``...),
 which becomes the item's status until the item is done; image generation
 streams partial images; a shell call streams its commands and their
-output. Audio events address no output item and add nothing to the
-`Response`.
+output. An item that streams no field of its own shows a description made
+from its data (an image's size, a shell's commands): each of these events
+says it again, whole. Audio events address no output item and add nothing
+to the `Response`.
 """
 
 from __future__ import annotations
@@ -13,17 +15,23 @@ from __future__ import annotations
 from ...wires.wire_events import WireEvent
 from ..base import Fragments
 from .compare import ServerComparison
+from .objects import Item
 from .registry import Items
+from .slots import SlotChanges, own_shown
 from .vocabulary import STATUS_EVENTS, Malformed, index_of, string_delta
 
 
 class ServerToolEvents:
-    """The handlers for server-side tools and audio: the stream's `items` and the
-    `compare` checks."""
+    """The handlers for server-side tools and audio: the stream's `items`, the
+    `compare` checks and the `say` changes."""
 
-    def __init__(self, items: Items, compare: ServerComparison) -> None:
+    def __init__(self, items: Items, compare: ServerComparison, say: SlotChanges) -> None:
         self.items = items
         self.compare = compare
+        self.say = say
+
+    def _restated(self, ev: WireEvent, item: Item, shown: str) -> None:
+        self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
 
     def on_status(self, ev: WireEvent, p: dict) -> None:
         kind, status = STATUS_EVENTS[ev.type]
@@ -36,22 +44,26 @@ class ServerToolEvents:
         b64 = p.get("partial_image_b64")
         if not isinstance(b64, str):
             raise Malformed("partial_image_b64 is not a string")
+        shown = own_shown(item)
         item.partial_images.append((p.get("partial_image_index"), b64))
+        self._restated(ev, item, shown)
 
     def on_shell_command(self, ev: WireEvent, p: dict) -> None:
         item = self.items.item_for(ev, p, "shell_call")
         n = index_of(p, "command_index")
         path = ("action", "commands", n)
+        shown = own_shown(item)
         if ev.type.endswith(".delta"):
             item.text_field(path).append(string_delta(p))
-            return
-        command = p.get("command")
-        if not isinstance(command, str):
-            raise Malformed("command is not a string")
-        frags = item.texts.get(path)
-        if ev.type.endswith(".done") and frags is not None and frags.text != command:
-            self.compare.differs(ev, (item.index, *path), frags.text, command)
-        item.texts[path] = Fragments(command)
+        else:
+            command = p.get("command")
+            if not isinstance(command, str):
+                raise Malformed("command is not a string")
+            frags = item.texts.get(path)
+            if ev.type.endswith(".done") and frags is not None and frags.text != command:
+                self.compare.differs(ev, (item.index, *path), frags.text, command)
+            item.texts[path] = Fragments(command)
+        self._restated(ev, item, shown)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
         item = self.items.item_for(ev, p, "shell_call_output")
