@@ -248,7 +248,7 @@ class ResponsesAccumulator(Accumulator):
                 if isinstance(data, dict) and i not in self.items.by_index:
                     item = Item(i, data)
                     item.done, item.state = data, "closed"
-                    self.items.add(item, ev)
+                    self.items.add(item, ev, call=False)
                     self.say.flush(self.changes)      # each item's changes together
 
     def _in_progress_order(self, ev: WireEvent) -> None:
@@ -325,8 +325,9 @@ class ResponsesAccumulator(Accumulator):
             self.note("no_terminal", "the stream ended without response.completed, "
                       "response.incomplete or response.failed: the response was cut; "
                       "everything that arrived is kept")
-        for item, slots in zip(self.items, cut):
-            for address, call, ended_before in slots:
+        for item, slots in zip(self.items, cut, strict=True):
+            for address, holder, ended_before in slots:
+                call = holder.call
                 self.say.close(item, address, call, None, state="never closed",
                                ended_now=call is not None and call.ended and not ended_before)
             self.say.flush(self.changes)         # each item's closes together
@@ -335,16 +336,15 @@ class ResponsesAccumulator(Accumulator):
 
     def _cut(self, item: Item, why: str) -> list[tuple]:
         """End what of `item` is still open at the end of the stream: its parts, itself and
-        its calls (said by `finish`). The slots it leaves open: address, call, and
-        whether that call had ended before."""
-        oi, slots = item.index, []
+        its calls. The slots `finish` closes: address, the item or part, and whether its
+        call had ended before."""
+        oi, slots, call = item.index, [], item.call
         if item.state == "open":
-            slots.append(((oi,), item.call, item.call is not None and item.call.ended))
+            slots.append(((oi,), item, call is not None and call.ended))
         for address, part, _ in item.part_slots():
             if part.state == "open":         # (also one begun after its item was done)
                 part.state = "never closed"
-                slots.append((address, part.call,
-                              part.call is not None and part.call.ended))
+                slots.append((address, part, part.call is not None and part.call.ended))
         if item.state != "open":
             return slots
         item.state = "never closed"
@@ -355,6 +355,9 @@ class ResponsesAccumulator(Accumulator):
             item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
                                             slot=(oi,), what=f"function_call "
                                             f"{item.name or '?'} (output_index {oi})")
+            if item.call is not call:                # a call made late says its slot again,
+                self.say.reopen_item(item, None)     # closed
+                del slots[0]
         else:
             if item.call is not None:
                 item.call.cut()

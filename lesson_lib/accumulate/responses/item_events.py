@@ -129,12 +129,14 @@ class ItemEvents:
             self._identity_restated(ev, item, data)
         if not taken:
             self.compare.check_streamed(ev, item, data)
-        was_open, ended = item.state == "open", self._end_calls(ev, item, data)
+        was_open = item.state == "open"
         item.done = data
         item.state = "closed"
+        ended = self._end_calls(ev, item, data)
         say, own = self.say, (item.index,)
-        if item.call is not call:                 # a call it turns out to be: said again
-            say.reopen_item(item, ev.index)
+        reopened = item.call is not call
+        if reopened:                              # a call it turns out to be: said again,
+            say.reopen_item(item, ev.index)       # closed
         else:
             say.renamed(item, before, ev.index)
             say.stated(item, own, shown, own_shown(item), ev.index)
@@ -142,9 +144,11 @@ class ItemEvents:
             part.state = "closed"
             say.stated(item, address, text, item.part_text(address[-1], summary), ev.index,
                        kind=part.type)
-        for address, call, was, data_ in ((own, item.call, was_open, data),
+        for address, call, was, data_ in ((own, item.call, was_open and not reopened, data),
                                           *((a, pt.call, st == "open", None)
                                             for a, pt, st, _, _ in parts)):
+            if address == own and reopened:
+                continue
             if was:
                 say.close(item, address, call, ev.index, state="closed", data=data_,
                           ended_now=address in ended)

@@ -47,9 +47,10 @@ class Items:
         if item.id is not None:
             self.by_id[item.id] = item
 
-    def add(self, item: Item, ev: WireEvent | None) -> None:
-        """A new item at its output_index: registered, its call made (a tool call item),
-        and its slots opened. An item it replaces there gives up its slots first."""
+    def add(self, item: Item, ev: WireEvent | None, *, call: bool = True) -> None:
+        """A new item at its output_index: registered, its call made (a tool call item,
+        unless not `call`), and its slots opened. An item it replaces there gives up its
+        slots first."""
         event = ev.index if ev is not None else None
         old = self.by_index.get(item.index)
         if old is not None:
@@ -57,7 +58,8 @@ class Items:
                 if address != (old.index,) or not old.hidden:
                     self.say.opening.append(SlotRemoved(event, address))
         self.register(item)
-        self.call_of(item, ev)
+        if call:
+            self.call_of(item, ev)
         self.say.open_item(item, event)
 
     def elsewhere(self, ev: WireEvent, oi: int, item: Item, iid: str, said: str) -> Item:
@@ -69,8 +71,9 @@ class Items:
                   event=ev, slot=(oi,))
         return other or item
 
-    def item_for(self, ev: WireEvent, p: dict, kind: str) -> Item:
-        """The item an event addresses: checked, found by id, or assumed."""
+    def item_for(self, ev: WireEvent, p: dict, kind: str, *, call: bool = False) -> Item:
+        """The item an event addresses: checked, found by id, or assumed (with its call
+        made at once when the event feeds it: `call`)."""
         oi, iid = p.get("output_index"), p.get("item_id")
         item = self.by_index.get(oi) if type(oi) is int else None
         if item is not None and item.state == "open" and item.type == kind and (
@@ -102,7 +105,7 @@ class Items:
                       f"{ev.type} for an item never announced (output_index {index}, "
                       f"item {iid}): assumed a {kind} item", severity="warning", event=ev,
                       slot=(index,))
-            self.add(item, ev)
+            self.add(item, ev, call=call)
         elif item.state != "open":
             self.once_note(("late", item.index), "delta_after_stop",
                            f"{ev.type} after {item.label()} was done: kept in our slot, but the "

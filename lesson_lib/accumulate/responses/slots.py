@@ -77,29 +77,37 @@ class SlotChanges:
 
     def open_item(self, item: Item, event: int | None) -> None:
         """An item began (announced, assumed, or met finished): its own slot (given way to
-        its parts' at once when it has any), its parts' slots, and a close if it is done."""
+        its parts' at once when it has any), a close if it is done, and its parts' slots."""
+        self._own(item, event)
+        for address, part, summary in item.part_slots():
+            self.open_part(item, address, part, event, summary=summary, first=False)
+
+    def reopen_item(self, item: Item, event: int | None) -> None:
+        """An item's own slot said again from its start, as it is now: its call was made
+        late (an item that turns out to be a call, a call met only at its end)."""
+        if not item.hidden:
+            self.opening.append(SlotRemoved(event, (item.index,)))
+        self._own(item, event)
+        if item.hidden:
+            self._summaries_renamed(item, event)
+
+    def _own(self, item: Item, event: int | None) -> None:
         own, call = (item.index,), item.call
-        hidden = item.hidden
-        if hidden:
-            name = item.name
-        else:
-            name = (call.name or None) if call is not None else None
+        label, name, kind, call_id = identity(item)
         self.opening.append(SlotOpened(
-            event, own, item.type, item.label(), name=name, call_id=item.call_id,
-            item_id=item.id, takes_input=call is not None, data=item.data,
+            event, own, kind, label, name=name, call_id=item.call_id, item_id=item.id,
+            takes_input=call is not None, data=item.data,
             json_arguments=call is None or call.json_arguments))
         raw = call.raw if call is not None else ""
         if raw:
             self.opening.append(ToolInputGrew(event, own, raw, ()))
-        if hidden:
+        if item.hidden:
             self.opening.append(SlotRemoved(event, own))
         else:
             self.stated(item, own, raw, item.own_text(), event)
         if item.state != "open":
             self.close(item, own, call, event, data=item.done,
                        ended_now=call is not None and call.ended)
-        for address, part, summary in item.part_slots():
-            self.open_part(item, address, part, event, summary=summary, first=False)
 
     def open_part(self, item: Item, address: tuple, part: Part, event: int | None, *,
                   summary: bool = False, first: bool = True) -> None:
@@ -134,26 +142,6 @@ class SlotChanges:
         self.opening.append(SlotRemoved(event, address))
         self.open_part(item, address, part, event, first=False)
 
-    def reopen_item(self, item: Item, event: int | None, *, removed: bool = True) -> None:
-        """An item's own slot said again from its start: its type or its call changed (an
-        assumed item announced, a call made late), or another item took its place."""
-        if removed and not item.hidden:
-            self.opening.append(SlotRemoved(event, (item.index,)))
-        own, call = (item.index,), item.call
-        hidden = item.hidden
-        name = item.name if hidden else ((call.name or None) if call is not None else None)
-        self.opening.append(SlotOpened(
-            event, own, item.type, item.label(), name=name, call_id=item.call_id,
-            item_id=item.id, takes_input=call is not None, data=item.data,
-            json_arguments=call is None or call.json_arguments))
-        raw = call.raw if call is not None else ""
-        if raw:
-            self.opening.append(ToolInputGrew(event, own, raw, ()))
-        if hidden:
-            self.opening.append(SlotRemoved(event, own))
-        else:
-            self.stated(item, own, raw, item.own_text(), event)
-
     def renamed(self, item: Item, before: tuple, event: int | None) -> None:
         """The item's identity (`identity`) was `before`; say what changed of it."""
         now = identity(item)
@@ -163,6 +151,15 @@ class SlotChanges:
                 event, (item.index,), label, name=name if name != before[1] else None,
                 slot_kind=kind if kind != before[2] else None,
                 call_id=call_id if call_id != before[3] else None))
+            if kind != before[2]:
+                self._summaries_renamed(item, event)
+
+    def _summaries_renamed(self, item: Item, event: int | None) -> None:
+        """A summary part's label names its item's type: said again when that changes."""
+        for address, part, summary in item.part_slots():
+            if summary:
+                self.opening.append(SlotRenamed(
+                    event, address, f"[{item.index}.s{address[2]}] {part.type} of {item.type}"))
 
     def part_renamed(self, item: Item, address: tuple, part: Part, kind: str,
                      event: int | None) -> None:

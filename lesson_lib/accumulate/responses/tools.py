@@ -67,7 +67,9 @@ class ToolCallEvents:
     def on_field_text(self, ev: WireEvent, p: dict) -> None:
         """A delta into one string field of an item, or (``*.done``) the field stated whole."""
         kind, path, field = FIELD_TEXTS[ev.type]
-        item = self.items.item_for(ev, p, kind)
+        # (An item assumed for a delta is a call that delta feeds: made with the item.)
+        item = self.items.item_for(ev, p, kind, call=field is None
+                                   and type(p.get("delta")) is str)
         if field is None:
             self._delta(ev, p, item, path)
         else:
@@ -84,6 +86,10 @@ class ToolCallEvents:
         # The call is fed what its own field gets, whichever delta type brought it (a
         # mismatch was said by `item_for`): the call's text and the item's stay one text.
         call = item.call
+        if call is None:                  # a call made late says its slot again, whole
+            self.call_of(item, ev, skip=delta).feed(delta, t=ev.t, event=ev.index)
+            self.say.reopen_item(item, ev.index)
+            return
         fed = not call.ended
         grew = tuple(call.feed(delta, t=ev.t, event=ev.index))
         # The slot shows the field while the item forms; given way to parts, the call.
@@ -95,18 +101,23 @@ class ToolCallEvents:
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
-        shown = own_shown(item)
+        shown, item_call = own_shown(item), item.call
         frags = item.texts.get(path)
         if frags is not None and frags.text != theirs:
             self.compare.differs(ev, (item.index, *path), frags.text, theirs)
         item.texts[path] = Fragments(theirs)
-        call = item.call if kind in TOOL_ITEMS and item.type == kind else None
+        call = self.call_of(item, ev) if kind in TOOL_ITEMS and item.type == kind else None
         ended = call is not None and not call.ended
         if call is not None and kind == "function_call":
             self.parse_input(ev, item, theirs)
         elif call is not None:
             call.end(theirs, t=ev.t, event=ev.index)
-        self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
+        if call is not item_call:                 # a call made late says its slot again
+            self.say.reopen_item(item, ev.index)
+            if item.state != "open":
+                return                            # (closed, its call with it)
+        else:
+            self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
         if ended:
             self.say.call_ended((item.index,), call, ev.index)
 
