@@ -172,7 +172,12 @@ class ResponsesAccumulator(Accumulator):
         except Malformed as exc:
             self.note("malformed_event", f"{event.type}: {exc}; the event is ignored",
                       event=event, raw=event.sse.data)
-        self.say.flush(self.changes)
+        say = self.say
+        if say.opening or say.closing:
+            say.flush(self.changes)
+        elif say.growing:                          # (a delta: its growth only)
+            self.changes += say.growing
+            say.growing.clear()
         return self.changes
 
     def _not_an_object(self, event: WireEvent) -> None:
@@ -325,19 +330,22 @@ class ResponsesAccumulator(Accumulator):
             self.note("no_terminal", "the stream ended without response.completed, "
                       "response.incomplete or response.failed: the response was cut; "
                       "everything that arrived is kept")
-        for item, slots in zip(self.items, cut, strict=True):
+        for item, (slots, call_before) in zip(self.items, cut, strict=True):
+            if item.call is not call_before:         # a call made late says its slot again,
+                self.say.reopen_item(item, None)     # closed
+                del slots[0]
             for address, holder, ended_before in slots:
                 call = holder.call
-                self.say.close(item, address, call, None, state="never closed",
+                self.say.close(address, "never closed", call, None,
                                ended_now=call is not None and call.ended and not ended_before)
             self.say.flush(self.changes)         # each item's closes together
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
 
-    def _cut(self, item: Item, why: str) -> list[tuple]:
+    def _cut(self, item: Item, why: str) -> tuple[list[tuple], Any]:
         """End what of `item` is still open at the end of the stream: its parts, itself and
-        its calls. The slots `finish` closes: address, the item or part, and whether its
-        call had ended before."""
+        its calls. The slots `finish` closes (address, the item or part, and whether its
+        call had ended before), and the item's call before."""
         oi, slots, call = item.index, [], item.call
         if item.state == "open":
             slots.append(((oi,), item, call is not None and call.ended))
@@ -346,7 +354,7 @@ class ResponsesAccumulator(Accumulator):
                 part.state = "never closed"
                 slots.append((address, part, part.call is not None and part.call.ended))
         if item.state != "open":
-            return slots
+            return slots, call
         item.state = "never closed"
         for part in item.parts.values():
             if part.call is not None:
@@ -355,16 +363,13 @@ class ResponsesAccumulator(Accumulator):
             item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
                                             slot=(oi,), what=f"function_call "
                                             f"{item.name or '?'} (output_index {oi})")
-            if item.call is not call:                # a call made late says its slot again,
-                self.say.reopen_item(item, None)     # closed
-                del slots[0]
         else:
             if item.call is not None:
                 item.call.cut()
             self.note("block_never_stopped", f"{item.label()} was never done (no "
                       f"response.output_item.done) before {why}", severity="warning",
                       slot=(oi,))
-        return slots
+        return slots, call
 
     def length_stop(self) -> bool:
         """``response.incomplete``: the model ran out of output tokens (or was stopped)."""

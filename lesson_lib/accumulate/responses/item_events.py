@@ -150,7 +150,7 @@ class ItemEvents:
             if address == own and reopened:
                 continue
             if was:
-                say.close(item, address, call, ev.index, state="closed", data=data_,
+                say.close(address, "closed", call, ev.index, data=data_,
                           ended_now=address in ended)
             elif address in ended:
                 say.call_ended(address, call, ev.index)

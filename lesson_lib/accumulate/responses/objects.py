@@ -395,6 +395,12 @@ class Item:
             text = get_path(self.done, ("summary" if summary else "content", pos, key))
         return text if isinstance(text, str) else ""
 
+    def part_label(self, address: tuple) -> str:
+        """The label of a part's slot (a summary part's names its item's type)."""
+        if len(address) == 3:
+            return f"[{self.index}.s{address[2]}] {self.summary[address[2]].type} of {self.type}"
+        return f"[{self.index}.{address[1]}] {self.parts[address[1]].type}"
+
     def part_slots(self) -> Iterator[tuple[tuple, Part, bool]]:
         """Every part's slot address, the part, and whether it is a summary part."""
         oi = self.index
@@ -407,12 +413,9 @@ class Item:
         """The item's slots: one per part and summary part, or the item's own when it has
         neither (`Accumulator.slots()` lists every item's)."""
         oi = self.index
-        out: list[Slot] = []
-        for address, part, summary in self.part_slots():
-            label = f"[{oi}.s{address[2]}] {part.type} of {self.type}" if summary else \
-                f"[{oi}.{address[1]}] {part.type}"
-            out.append(Slot(address, part.type, label, self.part_text(address[-1], summary),
-                            part.state))
+        out = [Slot(address, part.type, self.part_label(address),
+                    self.part_text(address[-1], summary), part.state)
+               for address, part, summary in self.part_slots()]
         if out:
             return out
         text = self.own_text()

@@ -19,11 +19,11 @@ announced later if the announcement comes.
 from __future__ import annotations
 
 from ...wires.wire_events import WireEvent
-from ..changes import CitationAdded
+from ..changes import CitationAdded, TextAppended
 from .compare import ServerComparison
 from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part
 from .registry import Items
-from .slots import CHANNELS, SlotChanges
+from .slots import CHANNELS, SlotChanges, _new
 from .tools import ToolCallEvents
 from .vocabulary import PART_TEXTS, Malformed, index_of, is_index, string_delta
 
@@ -70,11 +70,8 @@ class PartEvents:
         checked, or assumed."""
         summary = kind == "summary_text"
         key = "summary_index" if summary else "content_index"
-        n = p.get(key)
-        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
-        if part is not None and part.state == "open" and (summary or part.type == kind):
-            return part                           # the usual case: nothing to say
         n = index_of(p, key)
+        part = (item.summary if summary else item.parts).get(n)
         address = _where(item, n, summary)
         if part is None:
             if not summary and item.type not in PART_HOSTS.get(kind, (item.type,)):
@@ -93,7 +90,7 @@ class PartEvents:
                 self.items.once_note(("late", address), "delta_after_stop",
                                      f"{ev.type} after {what} was done: accumulated "
                                      "anyway", severity="warning", event=ev, slot=address)
-        elif not summary:
+        elif part.type != kind and not summary:
             self.items.once_note(("kind", address, kind), "delta_mismatch",
                                  f"{ev.type} addresses a {part.type} part at {address}; "
                                  "accumulated anyway", event=ev, slot=address)
@@ -129,34 +126,33 @@ class PartEvents:
         kind, host, field = PART_TEXTS[ev.type]
         summary = kind == "summary_text"
         item = self.items.item_for(ev, p, host)
-        part = self.part_for(ev, p, item, kind)
-        n = p["summary_index" if summary else "content_index"]
-        address = _where(item, n, summary)
-        if field is None:
-            self._delta(ev, p, item, part, n, address, summary)
-        else:
+        n = p.get("summary_index" if summary else "content_index")
+        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
+        if part is None or part.state != "open" or part.type != kind and not summary:
+            part = self.part_for(ev, p, item, kind)       # checked, or assumed
+        address = (item.index, "summary", n) if summary else (item.index, n)
+        if field is not None:
             self._stated(ev, p, item, part, n, address, summary, field)
-
-    def _delta(self, ev: WireEvent, p: dict, item: Item, part: Part, n: int, address: tuple,
-               summary: bool) -> None:
+            return
         delta = string_delta(p)
-        # The slot shows the part's own text (the usual case) or another field of it.
-        plain = part.key == ("text" if summary else part.key) and part.key is not None
+        # The slot shows the part's own text (the usual case), or the server's finished
+        # item, or (a part of another type) another field of it.
+        plain = part.key is not None and (not summary or part.key == "text")
         shown = None if plain or item.done is not None else item.part_text(n, summary)
         part.frags.append(delta)
-        call = part.call
-        late = call is None and not summary and self.tools.structured is not None
-        if late:
+        call = said = part.call
+        if call is None and not summary and self.tools.structured is not None:
             call = self.tools.structured_call(ev, item, n, part, delta)   # made late
-        if late and call is not None:
-            self.say.reopen_part(item, address, part, ev.index)       # with its whole text
-        elif item.done is None:
-            if plain:
-                self.say.grew(address, CHANNELS.get(part.type, "other"), delta, part.type,
-                              ev.index)
-            else:
-                self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
-                                kind=part.type)
+            if call is not None:
+                self.say.reopen_part(item, address, part, ev.index)   # with its whole text
+        if call is not said or item.done is not None:
+            pass
+        elif shown is None:
+            self.say.growing.append(_new(TextAppended, (
+                ev.index, address, CHANNELS.get(part.type, "other"), delta, part.type)))
+        else:
+            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
+                            kind=part.type)
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
@@ -233,8 +229,7 @@ class PartEvents:
             call.end(part.text, t=ev.t, event=ev.index)
         if part.state == "open":
             part.state = "closed"
-            self.say.close(item, _where(item, n, summary), call, ev.index, state="closed",
-                           ended_now=ended)
+            self.say.close(_where(item, n, summary), "closed", call, ev.index, ended_now=ended)
         elif ended:
             self.say.call_ended(_where(item, n, summary), call, ev.index)
 

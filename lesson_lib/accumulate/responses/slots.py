@@ -67,11 +67,12 @@ class SlotChanges:
     def flush(self, out: list) -> None:
         """Hand the changes said so far to `out`: openings, growth, then closings (a
         part's before its item's, the later part first)."""
-        if self.opening or self.growing or self.closing:
-            out += self.opening
-            out += self.growing
-            out += reversed(self.closing)
-            self.opening, self.growing, self.closing = [], [], []
+        out += self.opening
+        out += self.growing
+        out += reversed(self.closing)
+        self.opening.clear()
+        self.growing.clear()
+        self.closing.clear()
 
     # -- beginnings -------------------------------------------------------------
 
@@ -106,7 +107,7 @@ class SlotChanges:
         else:
             self.stated(item, own, raw, item.own_text(), event)
         if item.state != "open":
-            self.close(item, own, call, event, data=item.done,
+            self.close(own, item.state, call, event, data=item.done,
                        ended_now=call is not None and call.ended)
 
     def open_part(self, item: Item, address: tuple, part: Part, event: int | None, *,
@@ -121,10 +122,7 @@ class SlotChanges:
         call = part.call
         structured = call is not None and call.structured
         self.opening.append(SlotOpened(
-            event, address, part.type,
-            f"[{item.index}.s{address[2]}] {part.type} of {item.type}" if summary
-            else f"[{item.index}.{address[1]}] {part.type}",
-            name=(call.name or None) if structured else None,
+            event, address, part.type, item.part_label(address), name=(call.name or None) if structured else None,
             call_id=call.call_id if structured else None, item_id=item.id,
             takes_input=call is not None, data=part.data, structured=structured,
             json_arguments=call is None or call.json_arguments))
@@ -133,7 +131,7 @@ class SlotChanges:
             self.growing.append(TextAppended(event, address, CHANNELS.get(part.type, "other"),
                                              text, part.type))
         if part.state != "open":
-            self.close(item, address, call, event, state=part.state,
+            self.close(address, part.state, call, event,
                        ended_now=call is not None and call.ended)
 
     def reopen_part(self, item: Item, address: tuple, part: Part, event: int | None) -> None:
@@ -156,18 +154,16 @@ class SlotChanges:
 
     def _summaries_renamed(self, item: Item, event: int | None) -> None:
         """A summary part's label names its item's type: said again when that changes."""
-        for address, part, summary in item.part_slots():
+        for address, _, summary in item.part_slots():
             if summary:
-                self.opening.append(SlotRenamed(
-                    event, address, f"[{item.index}.s{address[2]}] {part.type} of {item.type}"))
+                self.opening.append(SlotRenamed(event, address, item.part_label(address)))
 
     def part_renamed(self, item: Item, address: tuple, part: Part, kind: str,
                      event: int | None) -> None:
         """A part assumed as `kind` was announced as another type."""
         if part.type != kind:
-            label = f"[{item.index}.s{address[2]}] {part.type} of {item.type}" \
-                if len(address) == 3 else f"[{item.index}.{address[1]}] {part.type}"
-            self.opening.append(SlotRenamed(event, address, label, slot_kind=part.type))
+            self.opening.append(SlotRenamed(event, address, item.part_label(address),
+                                            slot_kind=part.type))
 
     # -- growth -----------------------------------------------------------------
 
@@ -181,7 +177,7 @@ class SlotChanges:
         self.growing.append(_new(ToolInputGrew, (event, address, fragment, json_changes)))
 
     def stated(self, item: Item, address: tuple, old: str, new: str, event: int | None, *,
-               kind: str | None = None, call: Any = None) -> None:
+               kind: str | None = None) -> None:
         """A slot's text went from `old` to `new` in one statement: the new tail when it
         extends the old text, else the whole text restated. An item's own slot that
         streams no field shows a description made from its data: always restated."""
@@ -207,11 +203,10 @@ class SlotChanges:
                                        synthesised=call.state == "cut",
                                        **_call_facts(call, True)))
 
-    def close(self, item: Item, address: tuple, call: Any, event: int | None, *,
-              state: str | None = None, data: Any = None, ended_now: bool = False) -> None:
-        """A slot closed: at its done (``closed``) or at the end of the stream; `ended_now`
-        when its call ended with it."""
-        state = state or item.state
+    def close(self, address: tuple, state: str, call: Any, event: int | None, *,
+              data: Any = None, ended_now: bool = False) -> None:
+        """A slot closed: at its done (`state` ``closed``) or at the end of the stream;
+        `ended_now` when its call ended with it."""
         facts = _call_facts(call, ended_now)
         if state == "closed":
             self.closing.append(SlotClosed(event, address, "done", data=data, **facts))
