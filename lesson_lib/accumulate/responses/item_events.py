@@ -144,16 +144,10 @@ class ItemEvents:
             part.state = "closed"
             say.stated(item, address, text, item.part_text(address[-1], summary), ev.index,
                        kind=part.type)
-        for address, call, was, data_ in ((own, item.call, was_open and not reopened, data),
-                                          *((a, pt.call, st == "open", None)
-                                            for a, pt, st, _, _ in parts)):
-            if address == own and reopened:
-                continue
-            if was:
-                say.close(address, "closed", call, ev.index, data=data_,
-                          ended_now=address in ended)
-            elif address in ended:
-                say.call_ended(address, call, ev.index)
+        if not reopened:
+            say.done(own, was_open, item.call, own in ended, ev.index, data=data)
+        for address, part, state, _, _ in parts:
+            say.done(address, state == "open", part.call, address in ended, ev.index)
 
     def _end_calls(self, ev: WireEvent, item: Item, data: dict) -> set:
         """End the item's call and its parts' calls (structured output) with the server's

@@ -227,11 +227,8 @@ class PartEvents:
         ended = call is not None and not call.ended
         if ended:
             call.end(part.text, t=ev.t, event=ev.index)
-        if part.state == "open":
-            part.state = "closed"
-            self.say.close(_where(item, n, summary), "closed", call, ev.index, ended_now=ended)
-        elif ended:
-            self.say.call_ended(_where(item, n, summary), call, ev.index)
+        self.say.done(_where(item, n, summary), part.state == "open", call, ended, ev.index)
+        part.state = "closed"
 
     def settle(self, ev: WireEvent, item: Item, summary: bool, n: int, part: Part,
                data: dict) -> None:

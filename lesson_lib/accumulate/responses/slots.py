@@ -8,11 +8,14 @@ it, through one `SlotChanges` per accumulator:
 
 - an item or a part begins: `open_item`, `open_part` (the item's own slot
   gives way to its first part's: a ``SlotRemoved`` naming it);
-- text grows: the fragment only (`grew`, `call_grew`); a ``*.done`` or an
+- text grows: the fragment only (`TextAppended`, `call_grew`); a ``*.done`` or an
   ``output_item.done`` states the text whole: the new tail when it extends
   what was shown, else a ``SlotRestated`` (`stated`);
 - a call ends at its ``*_arguments.done`` (`call_ended`), a slot at its done
-  or at the end of the stream (`close`).
+  (`done`: its call may end with it) or at the end of the stream (`close`);
+- a slot whose identity changes is renamed (`renamed`); one that turns out to
+  take input (a call made late) is said again from its start (`reopen_item`,
+  `reopen_part`).
 
 One event's changes come out in a stated order: every opening, then every
 growth, then every closing (a part's before its item's), so a reader of the
@@ -202,6 +205,15 @@ class SlotChanges:
         self.closing.append(SlotClosed(event, address, "arguments_done",
                                        synthesised=call.state == "cut",
                                        **_call_facts(call, True)))
+
+    def done(self, address: tuple, was_open: bool, call: Any, ended_now: bool,
+             event: int | None, *, data: Any = None) -> None:
+        """A slot's done event: it closes if it was open (its call ending with it when
+        `ended_now`); a slot closed already says only its call's end."""
+        if was_open:
+            self.close(address, "closed", call, event, data=data, ended_now=ended_now)
+        elif ended_now:
+            self.call_ended(address, call, event)
 
     def close(self, address: tuple, state: str, call: Any, event: int | None, *,
               data: Any = None, ended_now: bool = False) -> None:
