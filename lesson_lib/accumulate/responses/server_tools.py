@@ -34,12 +34,14 @@ class ServerToolEvents:
         self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
 
     def on_status(self, ev: WireEvent, p: dict) -> None:
+        """A server tool's progress: the item's status until it is done (shown nowhere)."""
         kind, status = STATUS_EVENTS[ev.type]
         item = self.items.item_for(ev, p, kind)
         if status is not None and "status" in item.data and item.state == "open":
             item.status = status
 
     def on_partial_image(self, ev: WireEvent, p: dict) -> None:
+        """A partial image: kept, and the item's slot describes the latest."""
         item = self.items.item_for(ev, p, "image_generation_call")
         b64 = p.get("partial_image_b64")
         if not isinstance(b64, str):
@@ -49,6 +51,7 @@ class ServerToolEvents:
         self._restated(ev, item, shown)
 
     def on_shell_command(self, ev: WireEvent, p: dict) -> None:
+        """A shell command added, streamed into or stated whole; the slot shows them all."""
         item = self.items.item_for(ev, p, "shell_call")
         n = index_of(p, "command_index")
         path = ("action", "commands", n)
@@ -66,6 +69,7 @@ class ServerToolEvents:
         self._restated(ev, item, shown)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
+        """A shell command's output streamed (stdout, stderr); its item shows no text."""
         item = self.items.item_for(ev, p, "shell_call_output")
         n = index_of(p, "command_index")
         if ev.type.endswith(".delta"):
