@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 
 from lesson_lib.accumulate import changes as ch
+from lesson_lib.accumulate.fragments import Fragments
 from lesson_lib.accumulate.responses import ResponsesAccumulator
-from lesson_lib.accumulate.responses.shown import ShownSlots
+from lesson_lib.accumulate.responses.objects import Item
 from lesson_lib.capture.captures import from_bytes, load
 from lesson_lib.wires.wire_events import parse_all
 
@@ -116,24 +117,58 @@ def test_an_unknown_event_passes_through_as_a_change():
                                         "x": 1})]
 
 
-def test_changes_stay_linear_and_items_are_refreshed_a_bounded_number_of_times(monkeypatch):
-    refreshed = []
-    real = ShownSlots.refresh
-    monkeypatch.setattr(ShownSlots, "refresh",
-                        lambda self, item, event: (refreshed.append(event), real(self, item,
-                                                                                 event))[1])
+def _counting(monkeypatch, cls, name, counts):
+    """Count the reads of `cls.name` (a property or a method) in `counts[name]`."""
+    real = cls.__dict__[name]
+    if isinstance(real, property):
+        def read(self):
+            counts[name] += 1
+            return real.fget(self)
+        monkeypatch.setattr(cls, name, property(read))
+    else:
+        def call(self, *args, **kwargs):
+            counts[name] += 1
+            return real(self, *args, **kwargs)
+        monkeypatch.setattr(cls, name, call)
+
+
+def test_each_delta_is_one_change_and_feeding_never_rereads_what_arrived(monkeypatch):
+    # Work that grows with the stream per delta (joining the text so far, building an
+    # item) makes feeding quadratic. Counted, not timed: the whole text is read and the
+    # item built as often for 1000 deltas as for 100 (at the dones and the end only).
+    reads = []
     for n in (100, 1000):
-        refreshed.clear()
-        deltas = [{"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
-                   "item_id": "msg_1", "delta": f"w{i} "} for i in range(n)]
+        counts = {"text": 0, "build": 0, "built": 0}
+        _counting(monkeypatch, Fragments, "text", counts)
+        _counting(monkeypatch, Item, "build", counts)
+        _counting(monkeypatch, Item, "built", counts)
+        words = [f"w{i} " for i in range(n)]
+        args = ['{"a": [', *(f"{i}, " for i in range(n)), "0]}"]
         body = _stream(
             {"type": "response.output_item.added", "output_index": 0, "item": _item()},
             {"type": "response.content_part.added", "output_index": 0, "content_index": 0,
              "item_id": "msg_1", "part": {"type": "output_text", "text": "", "annotations": []}},
-            *deltas)
-        _, per_event, _ = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
-        assert all(len(cs) == 1 and isinstance(cs[0], ch.TextAppended) for cs in per_event[2:])
-        assert len(refreshed) == 3       # the item's start, its part's start, the stream's end
+            *({"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
+               "item_id": "msg_1", "delta": w} for w in words),
+            {"type": "response.output_text.done", "output_index": 0, "content_index": 0,
+             "item_id": "msg_1", "text": "".join(words)},
+            {"type": "response.output_item.added", "output_index": 1,
+             "item": {"id": "fc_1", "type": "function_call", "status": "in_progress",
+                      "name": "f", "call_id": "c1", "arguments": ""}},
+            *({"type": "response.function_call_arguments.delta", "output_index": 1,
+               "item_id": "fc_1", "delta": a} for a in args),
+            {"type": "response.function_call_arguments.done", "output_index": 1,
+             "item_id": "fc_1", "arguments": "".join(args)})
+        acc, per_event, _ = _changes(from_bytes(body, sidecar={"wire": "openai-responses"}))
+        text = per_event[2:2 + n]
+        calls = per_event[4 + n:6 + 2 * n]
+        assert all(len(cs) == 1 and isinstance(cs[0], ch.TextAppended) for cs in text)
+        assert all(len(cs) == 1 and isinstance(cs[0], ch.ToolInputGrew) for cs in calls)
+        assert acc.tool_calls()[0].value == {"a": [*range(n), 0]}
+        reads.append(counts)
+        monkeypatch.undo()
+    assert reads[0] == reads[1], reads
+    assert reads[0]["build"] + reads[0]["built"] < 20 and reads[0]["text"] < 40, reads[0]
 
 
 def test_an_annotation_is_a_citation_added_to_its_part():

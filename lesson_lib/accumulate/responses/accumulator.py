@@ -45,18 +45,23 @@ non-streaming API would have returned:
 The per-event path is a dict lookup on the event type and a few attribute
 reads; text is kept as fragments and joined on demand, so feeding is linear.
 
-`feed` and `finish` return what changed (`lesson_lib.accumulate.changes`),
-said by `shown`: the fragment of a delta as it is applied, and whatever else
-an event did to an item (a slot opened, restated, removed, closed; a call
-ended) by comparing the item with what the changes said so far.
+`feed` and `finish` return what changed (`lesson_lib.accumulate.changes`).
+Each handler says the changes it causes as it causes them, as the Anthropic
+and Chat accumulators do: a delta its fragment, an announcement the slot it
+opens, a ``*.done`` the text it restates and the call or slot it ends. An
+event's changes come in a stated order: its diagnostics and the response's
+own changes as they happen, then the slots it opened, the text it added,
+and the slots and calls it closed (`slots`).
 
 The accumulator is composed of one object per concern, each in its own
-module: `vocabulary` (the event tables), `sequence` (``sequence_number``),
-`objects` (items and parts), `registry` (finding items), `item_events`
-(an item's start and end), `parts` (content and summary parts), `tools`
-(string fields and tool calls), `server_tools` (server-side tools, audio),
-`compare` (the server's own objects against ours) and `shown` (the
-changes). None of them reaches into another: each gets what it uses.
+module, in the order an event meets them: `vocabulary` (the event tables),
+`sequence` (``sequence_number``), `registry` (finding items), then the
+handlers: `item_events` (an item's start and end), `parts` (content and
+summary parts, one handler per step of either), `tools` (string fields and
+the tool calls they feed), `server_tools` (server-side tools, audio). They
+build `objects` (items and parts), check them against the server's with
+`compare`, and say what they changed through `slots`. None of them reaches
+into another: each gets what it uses.
 """
 
 from __future__ import annotations
@@ -78,21 +83,9 @@ from .parts import PartEvents
 from .registry import Items
 from .sequence import SequenceNumbers
 from .server_tools import ServerToolEvents
-from .shown import ShownSlots
+from .slots import SlotChanges
 from .tools import ToolCallEvents, structured_name
-from .vocabulary import (
-    FIELD_DELTAS,
-    FIELD_DONES,
-    LIFECYCLE,
-    PART_DELTAS,
-    PART_DONES,
-    STATUS_EVENTS,
-    UNADDRESSED,
-    Malformed,
-)
-
-# Events after which every item is compared with what the changes said.
-_EVERY_ITEM = frozenset({*LIFECYCLE, *TERMINAL_STATUS})
+from .vocabulary import FIELD_TEXTS, LIFECYCLE, PART_TEXTS, STATUS_EVENTS, UNADDRESSED, Malformed
 
 
 class ResponsesAccumulator(Accumulator):
@@ -106,21 +99,22 @@ class ResponsesAccumulator(Accumulator):
     ...                           "content_index": 0, "item_id": "msg_1", "delta": "Hi"}))
     >>> acc.final()["output"][0]["content"][0]["text"], acc.diagnostics[0].code
     ('Hi', 'event_before_start')
-    >>> [c.kind for c in changes if c.kind != "diagnostic_noted"]
-    ['slot_opened', 'slot_opened', 'slot_removed', 'text_appended']
+    >>> [(c.kind, c.address) for c in changes if c.kind != "diagnostic_noted"]
+    [('slot_opened', (0,)), ('slot_removed', (0,)), ('slot_opened', (0, 0)), ('text_appended', (0, 0))]
     """
 
     wire = "openai-responses"
 
     def __init__(self) -> None:
         super().__init__()
-        self.items = Items(self.note)
-        self.shown = ShownSlots(self.items, self.changes)
+        self.say = say = SlotChanges()
+        self.items = Items(self.note, say)
         self.compare = ServerComparison(self.items, self.note)
-        self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, self.shown)
-        self.parts = PartEvents(self.items, self.compare, self.tools, self.shown)
-        self.item_events = ItemEvents(self.items, self.compare, self.tools)
-        self.server_tools = ServerToolEvents(self.items, self.compare)
+        self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, say)
+        self.items.call_of = self.tools.call_of
+        self.parts = PartEvents(self.items, self.compare, self.tools, say)
+        self.item_events = ItemEvents(self.items, self.compare, self.tools, say)
+        self.server_tools = ServerToolEvents(self.items, self.compare, say)
         self._response: dict | None = None     # the latest lifecycle event's response
         self._terminal: dict | None = None     # the terminal event's response
         self.terminal: str | None = None       # "completed" | "incomplete" | "failed"
@@ -139,7 +133,7 @@ class ResponsesAccumulator(Accumulator):
             responses.CONTENT_PART_DONE: parts.on_part_done,
             responses.OUTPUT_TEXT_ANNOTATION_ADDED: parts.on_annotation,
             responses.REASONING_SUMMARY_PART_ADDED: partial(parts.on_part_added, summary=True),
-            responses.REASONING_SUMMARY_PART_DONE: parts.on_summary_part_done,
+            responses.REASONING_SUMMARY_PART_DONE: partial(parts.on_part_done, summary=True),
             responses.IMAGE_GENERATION_CALL_PARTIAL_IMAGE: server.on_partial_image,
             responses.SHELL_CALL_COMMAND_ADDED: server.on_shell_command,
             responses.SHELL_CALL_COMMAND_DELTA: server.on_shell_command,
@@ -148,10 +142,8 @@ class ResponsesAccumulator(Accumulator):
             responses.SHELL_CALL_OUTPUT_CONTENT_DONE: server.on_shell_output,
         }
         for kinds, handler in ((LIFECYCLE, self._on_lifecycle), (TERMINAL_STATUS, self._on_terminal),
-                               (PART_DELTAS, parts.on_part_delta),
-                               (PART_DONES, parts.on_part_text_done),
-                               (FIELD_DELTAS, tools.on_field_delta),
-                               (FIELD_DONES, tools.on_field_done),
+                               (PART_TEXTS, parts.on_part_text),
+                               (FIELD_TEXTS, tools.on_field_text),
                                (STATUS_EVENTS, server.on_status),
                                (UNADDRESSED, server.on_unaddressed)):
             handlers.update(dict.fromkeys(kinds, handler))
@@ -161,7 +153,7 @@ class ResponsesAccumulator(Accumulator):
 
     def feed(self, event: WireEvent) -> list:
         """Take one wire event and return what it changed. Never raises on bad input."""
-        self.changes = self.shown.out = []
+        self.changes = []
         payload = event.payload
         if type(payload) is not dict:
             self._not_an_object(event)
@@ -180,10 +172,12 @@ class ResponsesAccumulator(Accumulator):
         except Malformed as exc:
             self.note("malformed_event", f"{event.type}: {exc}; the event is ignored",
                       event=event, raw=event.sse.data)
-        if event.type in _EVERY_ITEM:
-            self.shown.refresh_all(event.index)
-        elif self.items.touched:
-            self.shown.refresh_touched(event.index)
+        say = self.say
+        if say.opening or say.closing:
+            say.flush(self.changes)
+        elif say.growing:                          # (a delta: its growth only)
+            self.changes += say.growing
+            say.growing.clear()
         return self.changes
 
     def _not_an_object(self, event: WireEvent) -> None:
@@ -259,7 +253,8 @@ class ResponsesAccumulator(Accumulator):
                 if isinstance(data, dict) and i not in self.items.by_index:
                     item = Item(i, data)
                     item.done, item.state = data, "closed"
-                    self.items.register(item)
+                    self.items.add(item, ev, call=False)
+                    self.say.flush(self.changes)      # each item's changes together
 
     def _in_progress_order(self, ev: WireEvent) -> None:
         """``response.in_progress`` comes once, before any output item."""
@@ -324,41 +319,57 @@ class ResponsesAccumulator(Accumulator):
         """End of stream: close what is open, say what was cut; return what that changed."""
         if not self.begin_finish(sse_diagnostics):
             return self.changes
-        self.shown.out = self.changes
         if self._terminal is not None:
             why = f"response.{self.terminal}"
         elif self.error is not None:
             why = "the error event"
         else:
             why = "the end of the stream"
-        for item in self.items:
-            oi = item.index
-            for part in (*item.parts.values(), *item.summary.values()):
-                if part.state == "open":         # (also one begun after its item was done)
-                    part.state = "never closed"
-            if item.state != "open":
-                continue
-            item.state = "never closed"
-            for part in item.parts.values():
-                if part.call is not None:
-                    part.call.cut()
-            if item.type == "function_call" and not item.input_done:
-                item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
-                                                slot=(oi,), what=f"function_call "
-                                                f"{item.name or '?'} (output_index {oi})")
-            else:
-                if item.call is not None:
-                    item.call.cut()
-                self.note("block_never_stopped", f"{item.label()} was never done (no "
-                          f"response.output_item.done) before {why}", severity="warning",
-                          slot=(oi,))
+        cut = [self._cut(item, why) for item in self.items]
         if self._terminal is None and self.error is None:
             self.note("no_terminal", "the stream ended without response.completed, "
                       "response.incomplete or response.failed: the response was cut; "
                       "everything that arrived is kept")
-        self.shown.refresh_all(None)
+        for item, (slots, call_before) in zip(self.items, cut, strict=True):
+            if item.call is not call_before:         # a call made late says its slot again,
+                self.say.reopen_item(item, None)     # closed
+                del slots[0]
+            for address, holder, ended_before in slots:
+                call = holder.call
+                self.say.close(address, "never closed", call, None,
+                               ended_now=call is not None and call.ended and not ended_before)
+            self.say.flush(self.changes)         # each item's closes together
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
+
+    def _cut(self, item: Item, why: str) -> tuple[list[tuple], Any]:
+        """End what of `item` is still open at the end of the stream: its parts, itself and
+        its calls. The slots `finish` closes (address, the item or part, and whether its
+        call had ended before), and the item's call before."""
+        oi, slots, call = item.index, [], item.call
+        if item.state == "open":
+            slots.append(((oi,), item, call is not None and call.ended))
+        for address, part, _ in item.part_slots():
+            if part.state == "open":         # (also one begun after its item was done)
+                part.state = "never closed"
+                slots.append((address, part, part.call is not None and part.call.ended))
+        if item.state != "open":
+            return slots, call
+        item.state = "never closed"
+        for part in item.parts.values():
+            if part.call is not None:
+                part.call.cut()
+        if item.type == "function_call" and not item.input_done:
+            item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
+                                            slot=(oi,), what=f"function_call "
+                                            f"{item.name or '?'} (output_index {oi})")
+        else:
+            if item.call is not None:
+                item.call.cut()
+            self.note("block_never_stopped", f"{item.label()} was never done (no "
+                      f"response.output_item.done) before {why}", severity="warning",
+                      slot=(oi,))
+        return slots, call
 
     def length_stop(self) -> bool:
         """``response.incomplete``: the model ran out of output tokens (or was stopped)."""

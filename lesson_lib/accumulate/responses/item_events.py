@@ -1,12 +1,15 @@
 """The events that begin and end an output item: ``output_item.added`` and ``.done``.
 
-An item is announced at an ``output_index`` with an ``id``, and ended by the
-server's own finished item, which becomes the item (the deltas' work is
-checked against it first). An item announced again with the same id is a
-``duplicate_start`` (the first kept); another item at a held index replaces
-it, and says what it dropped. An item ended without being announced is
-taken as the server states it. A call id or name that the done item states
-differently from the announcement is a ``server_restated`` warning.
+An item is announced at an ``output_index`` with an ``id``: its slot opens
+(`Items.add`). It is ended by the server's own finished item, which becomes
+the item (the deltas' work is checked against it first): what its slots show
+is said again from it (a name it adds, a text it restates), then its parts'
+slots and its own close, its calls ending with them. An item announced again
+with the same id is a ``duplicate_start`` (the first kept); another item at a
+held index replaces it, and says what it dropped. An item ended without being
+announced is taken as the server states it. A call id or name that the done
+item states differently from the announcement is a ``server_restated``
+warning.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from ...wires.wire_events import WireEvent
 from .compare import ServerComparison
 from .objects import Item, get_path, preview
 from .registry import Items
+from .slots import SlotChanges, identity, own_shown
 from .tools import ToolCallEvents
 from .vocabulary import TOOL_ITEMS, Malformed, is_index
 
@@ -32,22 +36,24 @@ def item_event(p: dict) -> tuple[int, dict]:
 
 class ItemEvents:
     """The handlers of an item's start and end: the stream's `items`, the `compare`
-    checks, and the `tools` (an item's call ends with the item at the latest)."""
+    checks, the `tools` (an item's call ends with the item at the latest) and the `say`
+    changes."""
 
-    def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents) -> None:
+    def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents,
+                 say: SlotChanges) -> None:
         self.items = items
         self.note = items.note
         self.compare = compare
         self.tools = tools
+        self.say = say
 
     def on_item_added(self, ev: WireEvent, p: dict) -> None:
+        """An item announced: its slot opens (or an assumed item learns what it is)."""
         oi, data = item_event(p)
         existing = self.items.by_index.get(oi)
         if existing is not None:
             if existing.assumed:                  # met through its deltas first
-                existing.announce(data)
-                self.items.register(existing)
-                self.tools.call_of(existing, ev)
+                self._announce(ev, existing, data)
                 return
             if existing.id is not None and existing.id == data.get("id"):
                 self.note("duplicate_start", f"item {existing.id} announced again at "
@@ -58,9 +64,19 @@ class ItemEvents:
                       f"(id {existing.id}); the new item {data.get('id')} replaces it and what "
                       "the first one built is dropped", event=ev, slot=(oi,),
                       raw=repr(preview(existing.build(), 400)))
-        item = Item(oi, data)
+        self.items.add(Item(oi, data), ev)
+
+    def _announce(self, ev: WireEvent, item: Item, data: dict) -> None:
+        """An item met through its deltas is announced: its slot is renamed and shows what
+        the announcement adds; a call it turns out to be says its slot again."""
+        before, shown, call = identity(item), own_shown(item), item.call
+        item.announce(data)
         self.items.register(item)
-        self.tools.call_of(item, ev)
+        if self.tools.call_of(item, ev) is not call:
+            self.say.reopen_item(item, ev.index)
+            return
+        self.say.renamed(item, before, ev.index)
+        self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
 
     def _identity_restated(self, ev: WireEvent, item: Item, done: dict) -> None:
         """A field that names the item or its call (``call_id``, ``name``) said one thing
@@ -75,8 +91,10 @@ class ItemEvents:
                           slot=(item.index,), path=f"output[{item.index}].{key}",
                           against=ev.type, ours=said, theirs=now)
 
-    def on_item_done(self, ev: WireEvent, p: dict) -> None:
-        oi, data = item_event(p)
+    def _item_of_done(self, ev: WireEvent, oi: int, data: dict) -> tuple[Item, bool]:
+        """The item an ``output_item.done`` ends, found by index or id; or (never
+        announced: true as the second value) taken as the server states it, its slot
+        opened."""
         iid = data.get("id")
         items = self.items
         item = items.by_index.get(oi)
@@ -90,30 +108,63 @@ class ItemEvents:
                       "having been announced (no output_item.added): the server's item is taken "
                       "as it is", severity="warning", event=ev, slot=(oi,))
             item = Item(oi, data)
-            items.register(item)
-        else:
-            if item.done is not None:
-                self.note("duplicate_stop", f"output_item.done again for {item.label()}; the "
-                          "later item is kept", severity="warning", event=ev, slot=(oi,))
-            if item.assumed:
-                item.announce(data)
-                items.register(item)
-            else:
-                self._identity_restated(ev, item, data)
+            items.add(item, ev)
+            return item, True
+        return item, False
+
+    def on_item_done(self, ev: WireEvent, p: dict) -> None:
+        """An item ended: the server's item becomes the item; its slots close."""
+        oi, data = item_event(p)
+        item, taken = self._item_of_done(ev, oi, data)
+        if item.done is not None:
+            self.note("duplicate_stop", f"output_item.done again for {item.label()}; the "
+                      "later item is kept", severity="warning", event=ev, slot=(oi,))
+        before, shown, call = identity(item), own_shown(item), item.call
+        parts = [(address, part, part.state, item.part_text(address[-1], summary), summary)
+                 for address, part, summary in item.part_slots()]
+        if item.assumed:
+            item.announce(data)
+            self.items.register(item)
+        elif not taken:
+            self._identity_restated(ev, item, data)
+        if not taken:
             self.compare.check_streamed(ev, item, data)
-        items.touch(item)
+        was_open = item.state == "open"
         item.done = data
         item.state = "closed"
-        for part in (*item.parts.values(), *item.summary.values()):
+        ended = self._end_calls(ev, item, data)
+        say, own = self.say, (item.index,)
+        reopened = item.call is not call
+        if reopened:                              # a call it turns out to be: said again,
+            say.reopen_item(item, ev.index)       # closed
+        else:
+            say.renamed(item, before, ev.index)
+            say.stated(item, own, shown, own_shown(item), ev.index)
+        for address, part, _, text, summary in parts:
             part.state = "closed"
-        if item.type == "function_call" and not item.input_done:
-            raw = data.get("arguments")
-            self.tools.parse_input(ev, item, raw if isinstance(raw, str) else "")
-        elif item.type in TOOL_ITEMS:
+            say.stated(item, address, text, item.part_text(address[-1], summary), ev.index,
+                       kind=part.type)
+        if not reopened:
+            say.done(own, was_open, item.call, own in ended, ev.index, data=data)
+        for address, part, state, _, _ in parts:
+            say.done(address, state == "open", part.call, address in ended, ev.index)
+
+    def _end_calls(self, ev: WireEvent, item: Item, data: dict) -> set:
+        """End the item's call and its parts' calls (structured output) with the server's
+        item; the addresses whose call ended here."""
+        ended = set()
+        if item.type in TOOL_ITEMS:
+            call = self.tools.call_of(item, ev)
+            if not call.ended:
+                ended.add((item.index,))
             raw = get_path(data, TOOL_ITEMS[item.type])
-            self.tools.call_of(item, ev).end(raw if isinstance(raw, str) else None, t=ev.t,
-                                             event=ev.index)
+            if item.type == "function_call" and not item.input_done:
+                self.tools.parse_input(ev, item, raw if isinstance(raw, str) else "")
+            else:
+                call.end(raw if isinstance(raw, str) else None, t=ev.t, event=ev.index)
         for ci in sorted(item.parts):
             part = item.parts[ci]
-            if part.call is not None:
+            if part.call is not None and not part.call.ended:
                 part.call.end(part.text, t=ev.t, event=ev.index)
+                ended.add((item.index, ci))
+        return ended

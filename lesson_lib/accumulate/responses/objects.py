@@ -190,7 +190,7 @@ class Part:
     """One part of an item: announced (or assumed), text appended, closed."""
 
     __slots__ = ("data", "type", "key", "frags", "annotations", "logprobs", "state", "assumed",
-                 "call", "said_done", "told")
+                 "call", "said_done")
 
     def __init__(self, data: dict, *, assumed: bool = False) -> None:
         self.data = data                     # the part as announced (never mutated)
@@ -207,7 +207,6 @@ class Part:
         self.assumed = assumed
         self.call: Any = None                # structured output: its ToolCall (lesson 3)
         self.said_done: set[str] = set()     # the done events that ended it (text, part)
-        self.told: Any = None                # what the changes said of its slot (`shown`)
 
     def announce(self, data: dict) -> None:
         """The real announcement of a part first met through its deltas: text kept."""
@@ -252,8 +251,7 @@ class Item:
     """One output item: announced (or assumed), built by deltas, replaced when done."""
 
     __slots__ = ("index", "id", "type", "data", "parts", "summary", "texts", "state",
-                 "status", "done", "assumed", "input", "input_done", "partial_images", "call",
-                 "told")
+                 "status", "done", "assumed", "input", "input_done", "partial_images", "call")
 
     def __init__(self, index: int, data: dict, *, assumed: bool = False) -> None:
         self.index = index
@@ -273,7 +271,6 @@ class Item:
         self.input_done = False
         self.partial_images: list[tuple[Any, str]] = []   # (partial_image_index, base64)
         self.call: Any = None                 # a tool call item: its ToolCall (lesson 3)
-        self.told: Any = None                 # what the changes said of its slot (`shown`)
         for field, parts in (("content", self.parts), ("summary", self.summary)):
             seed = data.get(field)
             if isinstance(seed, list):
@@ -353,8 +350,15 @@ class Item:
         name = self.name
         return f"[{self.index}] {self.type}" + (f" {name}" if name else "")
 
-    def shown_text(self, built: dict) -> str:
-        """The text a slot shows for an item without parts (`built` is its `build`)."""
+    @property
+    def hidden(self) -> bool:
+        """Whether the item's own slot gives way to its parts' slots (it has parts)."""
+        return bool(self.parts or self.summary)
+
+    def own_text(self, built: dict | None = None) -> str:
+        """The text the item's own slot shows: its streamed field, or a description made
+        from its data (a web search's query, an image's size, a shell's commands)."""
+        built = self.build() if built is None else built
         path = MAIN_FIELD.get(self.type)
         if path is not None:
             text = get_path(built, path)
@@ -376,28 +380,45 @@ class Item:
                 return query
         return ""
 
+    def part_text(self, n: int, summary: bool = False) -> str:
+        """The text the slot of part `n` (a summary part's, `summary`) shows: what the
+        deltas built, or the server's finished item's once it is done."""
+        parts = self.summary if summary else self.parts
+        part = parts[n]
+        key = "text" if summary else (part.key or "text")
+        if self.done is None:
+            if part.key == key:
+                return part.text
+            text = part.build().get(key)
+        else:
+            pos = sorted(parts).index(n)
+            text = get_path(self.done, ("summary" if summary else "content", pos, key))
+        return text if isinstance(text, str) else ""
+
+    def part_label(self, address: tuple) -> str:
+        """The label of a part's slot (a summary part's names its item's type)."""
+        if len(address) == 3:
+            return f"[{self.index}.s{address[2]}] {self.summary[address[2]].type} of {self.type}"
+        return f"[{self.index}.{address[1]}] {self.parts[address[1]].type}"
+
+    def part_slots(self) -> Iterator[tuple[tuple, Part, bool]]:
+        """Every part's slot address, the part, and whether it is a summary part."""
+        oi = self.index
+        for ci in sorted(self.parts):
+            yield (oi, ci), self.parts[ci], False
+        for si in sorted(self.summary):
+            yield (oi, "summary", si), self.summary[si], True
+
     def slots(self) -> list[Slot]:
         """The item's slots: one per part and summary part, or the item's own when it has
         neither (`Accumulator.slots()` lists every item's)."""
         oi = self.index
-        built = self.build()
-        out: list[Slot] = []
-        content = built.get("content") if isinstance(built.get("content"), list) else []
-        summary = built.get("summary") if isinstance(built.get("summary"), list) else []
-        for pos, ci in enumerate(sorted(self.parts)):
-            part = self.parts[ci]
-            text = get_path(content, (pos, part.key or "text"))
-            out.append(Slot((oi, ci), part.type, f"[{oi}.{ci}] {part.type}",
-                            text if isinstance(text, str) else "", part.state))
-        for pos, si in enumerate(sorted(self.summary)):
-            part = self.summary[si]
-            text = get_path(summary, (pos, "text"))
-            out.append(Slot((oi, "summary", si), part.type,
-                            f"[{oi}.s{si}] {part.type} of {self.type}",
-                            text if isinstance(text, str) else "", part.state))
-        if self.parts or self.summary:
+        out = [Slot(address, part.type, self.part_label(address),
+                    self.part_text(address[-1], summary), part.state)
+               for address, part, summary in self.part_slots()]
+        if out:
             return out
-        text = self.shown_text(built)
+        text = self.own_text()
         if self.call is None:
             return [Slot((oi,), self.type, self.label(), text, self.state)]
         # A call's slot names the call as the call knows itself.

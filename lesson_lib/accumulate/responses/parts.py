@@ -2,93 +2,99 @@
 
 A message or reasoning item holds parts by ``content_index``
 (``output_text``, ``refusal``, ``reasoning_text``), and a reasoning item
-summary parts by ``summary_index``. Each part is announced
-(``*_part.added``), streamed into (``*.delta``), stated whole (``*.done``)
-and closed (``*_part.done``); the done statements are compared with what
-the deltas built, and the server's value is kept. A part met first through
-its deltas is assumed (``event_before_start``), and announced later if the
-announcement comes.
+summary parts by ``summary_index``. Both kinds live the same life, so one
+handler serves each step of it, told which kind by the event:
+
+- announced (``content_part.added``, ``reasoning_summary_part.added``): the
+  part's slot opens, and the item's own slot gives way to it;
+- streamed into (``*.delta``): the fragment is appended, and said;
+- stated whole (``*.done`` with the text): compared with what the deltas
+  built; the server's text is kept, and said as the new tail or restated;
+- closed (``content_part.done``, ``reasoning_summary_part.done``).
+
+A part met first through its deltas is assumed (``event_before_start``), and
+announced later if the announcement comes.
 """
 
 from __future__ import annotations
 
 from ...wires.wire_events import WireEvent
-from ..changes import CitationAdded
+from ..changes import CitationAdded, TextAppended
 from .compare import ServerComparison
 from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part
 from .registry import Items
-from .shown import ShownSlots
+from .slots import CHANNELS, SlotChanges, _new
 from .tools import ToolCallEvents
-from .vocabulary import (
-    PART_DELTAS,
-    PART_DONES,
-    Malformed,
-    index_of,
-    is_index,
-    string_delta,
-)
+from .vocabulary import PART_TEXTS, Malformed, index_of, is_index, string_delta
+
+
+def _where(item: Item, n: int, summary: bool) -> tuple:
+    """The slot address of part `n` (summary part, `summary`) of `item`."""
+    return (item.index, "summary", n) if summary else (item.index, n)
 
 
 class PartEvents:
     """The handlers for parts and summary parts.
 
-    Composed of the stream's `items`, the `compare` checks, the `tools`
-    (which make a structured-output part's call) and the `shown` slots (which
-    report a delta as a change).
+    Composed of the stream's `items`, the `compare` checks, the `tools` (which
+    make a structured-output part's call) and the `say` changes.
     """
 
     def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents,
-                 shown: ShownSlots) -> None:
+                 say: SlotChanges) -> None:
         self.items = items
         self.note = items.note
         self.compare = compare
         self.tools = tools
-        self.shown = shown
+        self.say = say
 
-    # -- finding a part ------------------------------------------------------
+    # -- a part's beginning -------------------------------------------------------
+
+    def new_part(self, ev: WireEvent, item: Item, n: int, part: Part, summary: bool) -> Part:
+        """Put a part at `n` and open its slot. In an item already done, the parts after
+        it move one place on in the server's item: their slots say their new text."""
+        parts = item.summary if summary else item.parts
+        after = [i for i in parts if i > n] if item.done is not None else []
+        before = {i: item.part_text(i, summary) for i in after}
+        parts[n] = part
+        if not summary:
+            self.tools.structured_call(ev, item, n, part)
+        self.say.open_part(item, _where(item, n, summary), part, ev.index, summary=summary)
+        for i in after:
+            self.say.stated(item, _where(item, i, summary), before[i],
+                            item.part_text(i, summary), ev.index, kind=parts[i].type)
+        return part
 
     def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
-        """The part (or, for a ``summary_text``, the summary part) an event addresses (slow
-        path): checked, or assumed."""
-        self.items.touch(item)
+        """The part (or, for a ``summary_text``, the summary part) an event addresses:
+        checked, or assumed."""
         summary = kind == "summary_text"
         key = "summary_index" if summary else "content_index"
         n = index_of(p, key)
-        parts = item.summary if summary else item.parts
-        part = parts.get(n)
-        address = (item.index, "summary", n) if summary else (item.index, n)
+        part = (item.summary if summary else item.parts).get(n)
+        address = _where(item, n, summary)
         if part is None:
             if not summary and item.type not in PART_HOSTS.get(kind, (item.type,)):
                 self.items.once_note(("host", address), "delta_mismatch",
-                                f"{ev.type}: a {item.type} item has no {kind} parts; kept as its "
-                                f"content[{n}]", event=ev, slot=address)
-            part = parts[n] = Part(dict(ASSUMED_PARTS[kind]), assumed=True)
+                                     f"{ev.type}: a {item.type} item has no {kind} parts; kept "
+                                     f"as its content[{n}]", event=ev, slot=address)
             announcer = "reasoning_summary_part.added" if summary else "content_part.added"
             self.note("event_before_start", f"{ev.type} for {key} {n} of "
                       f"{item.label()}, never announced by {announcer}: assumed an "
                       f"empty {kind} part", severity="warning", event=ev, slot=address)
+            part = self.new_part(ev, item, n, Part(dict(ASSUMED_PARTS[kind]), assumed=True),
+                                 summary)
         elif part.state != "open":
             if item.state == "open":              # else said once for the whole item
                 what = f"summary part {n} of {item.label()}" if summary else f"part {address}"
                 self.items.once_note(("late", address), "delta_after_stop",
-                                f"{ev.type} after {what} was done: accumulated "
-                                "anyway", severity="warning", event=ev, slot=address)
+                                     f"{ev.type} after {what} was done: accumulated "
+                                     "anyway", severity="warning", event=ev, slot=address)
         elif part.type != kind and not summary:
             self.items.once_note(("kind", address, kind), "delta_mismatch",
-                            f"{ev.type} addresses a {part.type} part at {address}; "
-                            "accumulated anyway", event=ev, slot=address)
+                                 f"{ev.type} addresses a {part.type} part at {address}; "
+                                 "accumulated anyway", event=ev, slot=address)
         return part
-
-    # -- parts (content_index) ---------------------------------------------
-
-    def part_event(self, ev: WireEvent, p: dict) -> tuple[Item, int, dict]:
-        """A content_part.added or .done: its item, content_index and part object."""
-        data, ci = p.get("part"), p.get("content_index")
-        if not isinstance(data, dict) or not is_index(ci):
-            raise Malformed("needs a content_index and a part object")
-        kind = data.get("type")
-        item = self.items.item_for(ev, p, "reasoning" if kind == "reasoning_text" else "message")
-        return item, ci, data
 
     def on_part_added(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
         """A part (or, `summary`, a summary part) announced."""
@@ -98,33 +104,89 @@ class PartEvents:
             raise Malformed(f"needs a {key} and a part object")
         reasoning = summary or data.get("type") == "reasoning_text"
         item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
-        parts = item.summary if summary else item.parts
-        part = parts.get(n)
+        part = (item.summary if summary else item.parts).get(n)
+        address = _where(item, n, summary)
         if part is None:
-            part = parts[n] = Part(data)
-            if not summary:
-                self.tools.structured_call(ev, item, n, part)
+            self.new_part(ev, item, n, Part(data), summary)
         elif part.assumed:
+            kind, shown = part.type, item.part_text(n, summary)
             part.announce(data)
+            self.say.part_renamed(item, address, part, kind, ev.index)
+            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
+                            kind=part.type)
         else:
             self.note("duplicate_start", f"{key} {n} of {item.label()} announced "
                       "again; the first announcement is kept", severity="warning", event=ev,
-                      slot=(item.index, "summary", n) if summary else (item.index, n))
+                      slot=address)
 
-    def on_part_done(self, ev: WireEvent, p: dict) -> None:
-        item, ci, data = self.part_event(ev, p)
-        part = item.parts.get(ci)
-        if part is None:
-            self.note("event_before_start", f"content_part.done for content_index {ci} of "
-                      f"{item.label()}, never announced: the server's part is taken",
-                      severity="warning", event=ev, slot=(item.index, ci))
-            part = item.parts[ci] = Part(data)
+    # -- a part's text ------------------------------------------------------------
+
+    def on_part_text(self, ev: WireEvent, p: dict) -> None:
+        """A delta into a part's text, or (``*.done``) the text stated whole."""
+        kind, host, field = PART_TEXTS[ev.type]
+        summary = kind == "summary_text"
+        item = self.items.item_for(ev, p, host)
+        n = p.get("summary_index" if summary else "content_index")
+        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
+        if part is None or part.state != "open" or part.type != kind and not summary:
+            part = self.part_for(ev, p, item, kind)       # checked, or assumed
+        address = (item.index, "summary", n) if summary else (item.index, n)
+        if field is not None:
+            self._stated(ev, p, item, part, n, address, summary, field)
+            return
+        delta = string_delta(p)
+        # The slot shows the part's own text (the usual case), or the server's finished
+        # item, or (a part of another type) another field of it.
+        plain = part.key is not None and (not summary or part.key == "text")
+        shown = None if plain or item.done is not None else item.part_text(n, summary)
+        part.frags.append(delta)
+        call = said = part.call
+        if call is None and not summary and self.tools.structured is not None:
+            call = self.tools.structured_call(ev, item, n, part, delta)   # made late
+            if call is not None:
+                self.say.reopen_part(item, address, part, ev.index)   # with its whole text
+        if call is not said or item.done is not None:
+            pass
+        elif shown is None:
+            self.say.growing.append(_new(TextAppended, (
+                ev.index, address, CHANNELS.get(part.type, "other"), delta, part.type)))
         else:
-            self.said_again(ev, item, part, "part", (item.index, ci))
-            self.settle_part(ev, item, ("content", ci), part, data)
-        if part.call is not None:
-            part.call.end(part.text, t=ev.t, event=ev.index)
-        part.state = "closed"
+            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
+                            kind=part.type)
+        if call is not None:
+            call.feed(delta, t=ev.t, event=ev.index)
+        logprobs = p.get("logprobs")
+        if type(logprobs) is list and logprobs:
+            if part.logprobs is None:
+                part.logprobs = []
+            part.logprobs.extend(logprobs)
+
+    def _stated(self, ev: WireEvent, p: dict, item: Item, part: Part, n: int, address: tuple,
+                summary: bool, field: str) -> None:
+        theirs = p.get(field)
+        if not isinstance(theirs, str):
+            raise Malformed(f"{field} is not a string")
+        self.said_again(ev, item, part, "text", address)
+        shown = item.part_text(n, summary)
+        if theirs != part.text:
+            pos = sorted(item.summary if summary else item.parts).index(n)
+            self.compare.differs(ev, (item.index, "summary" if summary else "content", pos,
+                                      part.key or field), part.text, theirs)
+        part.adopt_text(theirs)
+        call = part.call
+        late = call is None and not summary and self.tools.structured is not None
+        if late:
+            call = self.tools.structured_call(ev, item, n, part)   # made late
+        if late and call is not None:
+            self.say.reopen_part(item, address, part, ev.index)   # with its whole text
+        else:
+            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
+                            kind=part.type)
+        if call is not None and not call.ended:
+            call.end(theirs, t=ev.t, event=ev.index)
+            self.say.call_ended(address, call, ev.index)
+        if not summary:
+            part.adopt_logprobs(p.get("logprobs"))
 
     def said_again(self, ev: WireEvent, item: Item, part: Part, what: str,
                    address: tuple) -> None:
@@ -136,100 +198,70 @@ class PartEvents:
                       event=ev, slot=address)
         part.said_done.add(what)
 
-    def settle_part(self, ev: WireEvent, item: Item, path: tuple, part: Part,
-                     data: dict) -> None:
+    # -- a part's end -------------------------------------------------------------
+
+    def on_part_done(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
+        """A part (or, `summary`, a summary part) done: the server's part settles ours."""
+        key = "summary_index" if summary else "content_index"
+        data, n = p.get("part"), p.get(key)
+        if not isinstance(data, dict) or not (summary or is_index(n)):
+            raise Malformed("no part object" if summary else f"needs a {key} and a part object")
+        reasoning = summary or data.get("type") == "reasoning_text"
+        item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
+        part = (item.summary if summary else item.parts).get(n) if is_index(n) else None
+        if part is None and not summary:
+            self.note("event_before_start", f"content_part.done for content_index {n} of "
+                      f"{item.label()}, never announced: the server's part is taken",
+                      severity="warning", event=ev, slot=(item.index, n))
+            part = self.new_part(ev, item, n, Part(data), summary)
+        else:
+            if summary:
+                part = self.part_for(ev, p, item, "summary_text")
+            else:
+                self.said_again(ev, item, part, "part", (item.index, n))
+            shown = item.part_text(n, summary)
+            self.settle(ev, item, summary, n, part, data)
+            self.say.stated(item, _where(item, n, summary), shown, item.part_text(n, summary),
+                            ev.index, kind=part.type)
+        call = part.call
+        ended = call is not None and not call.ended
+        if ended:
+            call.end(part.text, t=ev.t, event=ev.index)
+        self.say.done(_where(item, n, summary), part.state == "open", call, ended, ev.index)
+        part.state = "closed"
+
+    def settle(self, ev: WireEvent, item: Item, summary: bool, n: int, part: Part,
+               data: dict) -> None:
         """A part's done statement: compare what the deltas built, keep the server's."""
         if part.key is None:                      # a part of an unknown type: kept raw
             part.data = data
             return
+        pos = sorted(item.summary if summary else item.parts).index(n)
+        path = (item.index, "summary" if summary else "content", pos)
         theirs = data.get(part.key)
         if isinstance(theirs, str):
             if theirs != part.text:
-                self.compare.differs(ev, (item.index, *path, part.key), part.text, theirs)
+                self.compare.differs(ev, (*path, part.key), part.text, theirs)
             part.adopt_text(theirs)
         ann = data.get("annotations")
         if isinstance(ann, list):
             if part.annotations is not None and ann != part.annotations:
-                self.compare.differs(ev, (item.index, *path, "annotations"), part.annotations, ann)
+                self.compare.differs(ev, (*path, "annotations"), part.annotations, ann)
             part.annotations = list(ann)
         part.adopt_logprobs(data.get("logprobs"))  # the recorded part.done says [] at times
 
-    def on_part_delta(self, ev: WireEvent, p: dict) -> None:
-        """A delta into a part or a summary part. The hot path: a dict lookup for the
-        item, one for the part, an append."""
-        kind, host = PART_DELTAS[ev.type]
-        summary = kind == "summary_text"
-        item = self.items.open_item(ev, p, host)
-        n = p.get("summary_index" if summary else "content_index")
-        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
-        if part is None or part.state != "open" or (part.type != kind and not summary):
-            part = self.part_for(ev, p, item, kind)
-        delta = string_delta(p)
-        part.frags.append(delta)
-        self.shown.part_grew(item, part, delta, ev.index)
-        if summary:
-            return
-        call = part.call
-        if call is None and self.tools.structured is not None:
-            call = self.tools.structured_call(ev, item, n, part, delta)
-        if call is not None:
-            call.feed(delta, t=ev.t, event=ev.index)
-        logprobs = p.get("logprobs")
-        if type(logprobs) is list and logprobs:
-            if part.logprobs is None:
-                part.logprobs = []
-            part.logprobs.extend(logprobs)
-
-    def on_part_text_done(self, ev: WireEvent, p: dict) -> None:
-        """A part's (or summary part's) text stated whole: compared, the server's kept."""
-        kind, host, field = PART_DONES[ev.type]
-        summary = kind == "summary_text"
-        item = self.items.item_for(ev, p, host)
-        part = self.part_for(ev, p, item, kind)
-        theirs = p.get(field)
-        if not isinstance(theirs, str):
-            raise Malformed(f"{field} is not a string")
-        n = p["summary_index" if summary else "content_index"]
-        self.said_again(ev, item, part, "text",
-                        (item.index, "summary", n) if summary else (item.index, n))
-        if theirs != part.text:
-            pos = sorted(item.summary if summary else item.parts).index(n)
-            self.compare.differs(ev, (item.index, "summary" if summary else "content", pos,
-                                      part.key or field), part.text, theirs)
-        part.adopt_text(theirs)
-        if summary:
-            return
-        call = part.call
-        if call is None and self.tools.structured is not None:
-            call = self.tools.structured_call(ev, item, n, part)
-        if call is not None:
-            call.end(theirs, t=ev.t, event=ev.index)
-        part.adopt_logprobs(p.get("logprobs"))
-
     def on_annotation(self, ev: WireEvent, p: dict) -> None:
+        """A citation added to an ``output_text`` part."""
         item = self.items.item_for(ev, p, "message")
         part = self.part_for(ev, p, item, "output_text")
         annotation, n = p.get("annotation"), p.get("annotation_index")
+        address = (item.index, p["content_index"])
         if part.annotations is None:
             part.annotations = []
         if is_index(n) and n < len(part.annotations):
-            self.note("duplicate_start", f"annotation_index {n} of part "
-                      f"({item.index}, {p['content_index']}) again; replaced",
-                      severity="warning", event=ev, slot=(item.index, p["content_index"]))
+            self.note("duplicate_start", f"annotation_index {n} of part {address} again; "
+                      "replaced", severity="warning", event=ev, slot=address)
             part.annotations[n] = annotation
         else:
             part.annotations.append(annotation)
-            self.shown.emit(CitationAdded(ev.index, (item.index, p["content_index"]),
-                                          annotation))
-
-    # -- reasoning summaries (summary_index) -------------------------------
-
-    def on_summary_part_done(self, ev: WireEvent, p: dict) -> None:
-        data = p.get("part")
-        if not isinstance(data, dict):
-            raise Malformed("no part object")
-        item = self.items.item_for(ev, p, "reasoning")
-        part = self.part_for(ev, p, item, "summary_text")
-        pos = sorted(item.summary).index(p["summary_index"])
-        self.settle_part(ev, item, ("summary", pos), part, data)
-        part.state = "closed"
+            self.say.growing.append(CitationAdded(ev.index, address, annotation))

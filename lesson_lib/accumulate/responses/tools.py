@@ -2,7 +2,11 @@
 
 Some items are built by deltas into one string field (a function call's
 ``arguments``, a custom tool's ``input``, a code interpreter's ``code``, an
-apply-patch ``operation.diff``), stated whole by the matching ``*.done``.
+apply-patch ``operation.diff``), stated whole by the matching ``*.done``: one
+handler serves both (`on_field_text`). The item's own slot shows that field
+while the item forms: a delta is said as its fragment (`ToolInputGrew` for a
+call, with the partial-JSON changes it caused), a statement as the new tail
+or the whole text restated.
 Each ``function_call``, ``custom_tool_call`` and ``mcp_call`` item has a
 `ToolCall` fed every argument delta and ended by its ``*_arguments.done``
 (or ``output_item.done``); with ``text.format`` ``json_schema`` each
@@ -18,10 +22,10 @@ from ...tool_calls import ToolCall
 from ...wires.wire_events import WireEvent
 from ..base import Fragments
 from .compare import ServerComparison
-from .objects import Item, Part, get_path
+from .objects import MAIN_FIELD, Item, Part, get_path
 from .registry import Items
-from .shown import ShownSlots
-from .vocabulary import FIELD_DELTAS, FIELD_DONES, TOOL_ITEMS, Malformed, string_delta
+from .slots import SlotChanges, own_shown
+from .vocabulary import FIELD_TEXTS, TOOL_ITEMS, Malformed, string_delta
 
 
 def structured_name(resp: dict) -> str | None:
@@ -45,56 +49,77 @@ class ToolCallEvents:
     """The handlers for string fields of items, and the tool calls they feed.
 
     Composed of the stream's `items`, the `compare` checks, the accumulator's
-    `end_tool_call` (the strict check and its diagnostics) and the `shown`
-    slots (which report a delta as a change). `structured` is the
-    ``json_schema`` text format's name while the response asks for one.
+    `end_tool_call` (the strict check and its diagnostics) and the `say`
+    changes. `structured` is the ``json_schema`` text format's name while the
+    response asks for one.
     """
 
     def __init__(self, items: Items, compare: ServerComparison,
-                 end_tool_call: Callable[..., Any], shown: ShownSlots) -> None:
+                 end_tool_call: Callable[..., Any], say: SlotChanges) -> None:
         self.items = items
         self.compare = compare
         self.end_tool_call = end_tool_call
-        self.shown = shown
+        self.say = say
         self.structured: str | None = None
 
     # -- string fields of items (arguments, code, diff, input) -------------
 
-    def on_field_delta(self, ev: WireEvent, p: dict) -> None:
-        kind, path = FIELD_DELTAS[ev.type]
-        item = self.items.open_item(ev, p, kind)
-        delta = string_delta(p)
-        frags = item.texts.get(path)
-        if frags is None:
-            if item.type != kind:
-                self.items.item_for(ev, p, kind)       # says so, once
-            frags = item.text_field(path)
-        frags.append(delta)
-        grew: tuple = ()
-        # The call is fed what its own field gets, whichever delta type brought it (a
-        # mismatch was said above): the call's text and the item's stay one text.
-        if TOOL_ITEMS.get(item.type) == path:
-            call = item.call
-            if call is None:
-                call = self.call_of(item, ev, skip=delta)
-                self.items.touch(item)
-            grew = tuple(call.feed(delta, t=ev.t, event=ev.index))
-        self.shown.field_grew(item, path, delta, grew, ev.index)
+    def on_field_text(self, ev: WireEvent, p: dict) -> None:
+        """A delta into one string field of an item, or (``*.done``) the field stated whole."""
+        kind, path, field = FIELD_TEXTS[ev.type]
+        # (An item assumed for a delta is a call that delta feeds: made with the item.)
+        item = self.items.item_for(ev, p, kind, call=field is None
+                                   and type(p.get("delta")) is str)
+        if field is None:
+            self._delta(ev, p, item, path)
+        else:
+            self._stated(ev, p, item, kind, path, field)
 
-    def on_field_done(self, ev: WireEvent, p: dict) -> None:
-        kind, path, field = FIELD_DONES[ev.type]
-        item = self.items.item_for(ev, p, kind)
+    def _delta(self, ev: WireEvent, p: dict, item: Item, path: tuple) -> None:
+        delta = string_delta(p)
+        item.text_field(path).append(delta)
+        own = (item.index,)
+        if TOOL_ITEMS.get(item.type) != path:
+            if MAIN_FIELD.get(item.type) == path and item.done is None and not item.hidden:
+                self.say.grew(own, "other", delta, path[-1], ev.index)
+            return
+        # The call is fed what its own field gets, whichever delta type brought it (a
+        # mismatch was said by `item_for`): the call's text and the item's stay one text.
+        call = item.call
+        if call is None:                  # a call made late says its slot again, whole
+            self.call_of(item, ev, skip=delta).feed(delta, t=ev.t, event=ev.index)
+            self.say.reopen_item(item, ev.index)
+            return
+        fed = not call.ended
+        grew = tuple(call.feed(delta, t=ev.t, event=ev.index))
+        # The slot shows the field while the item forms; given way to parts, the call.
+        if fed if item.hidden else item.done is None:
+            self.say.call_grew(own, delta, grew, ev.index)
+
+    def _stated(self, ev: WireEvent, p: dict, item: Item, kind: str, path: tuple,
+                field: str) -> None:
         theirs = p.get(field)
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
+        shown, item_call = own_shown(item), item.call
         frags = item.texts.get(path)
         if frags is not None and frags.text != theirs:
             self.compare.differs(ev, (item.index, *path), frags.text, theirs)
         item.texts[path] = Fragments(theirs)
-        if kind == "function_call" and item.type == "function_call":
+        call = self.call_of(item, ev) if kind in TOOL_ITEMS and item.type == kind else None
+        ended = call is not None and not call.ended
+        if call is not None and kind == "function_call":
             self.parse_input(ev, item, theirs)
-        elif kind in TOOL_ITEMS and item.type == kind:
-            self.call_of(item, ev).end(theirs, t=ev.t, event=ev.index)
+        elif call is not None:
+            call.end(theirs, t=ev.t, event=ev.index)
+        if call is not item_call:                 # a call made late says its slot again
+            self.say.reopen_item(item, ev.index)
+            if item.state != "open":
+                return                            # (closed, its call with it)
+        else:
+            self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
+        if ended:
+            self.say.call_ended((item.index,), call, ev.index)
 
     def parse_input(self, ev: WireEvent, item: Item, raw: str) -> None:
         """A function call's arguments ended: check them strictly, once."""
@@ -130,14 +155,13 @@ class ToolCallEvents:
         return call
 
     def structured_call(self, ev: WireEvent, item: Item, ci: Any, part: Part,
-                         skip: str | None = None) -> ToolCall | None:
+                        skip: str | None = None) -> ToolCall | None:
         """With text.format json_schema, an output_text part is structured output: a
         pseudo tool call named after the format."""
         if self.structured is None or part.type != "output_text" or item.type != "message":
             return None
         part.call = ToolCall(self.structured, item.id, kind="structured output",
                              address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
-        self.items.touch(item)
         first = _before(part.text, skip)
         if first:
             part.call.feed(first, t=ev.t, event=ev.index)

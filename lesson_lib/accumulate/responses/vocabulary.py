@@ -13,29 +13,28 @@ from ...wires import responses
 
 LIFECYCLE = (responses.CREATED, responses.QUEUED, responses.IN_PROGRESS)
 
-# Deltas into a part or a summary part: event type -> (the part's type, the item type that holds it).
-PART_DELTAS = {
-    responses.TEXT_DELTA: ("output_text", "message"),
-    responses.REFUSAL_DELTA: ("refusal", "message"),
-    responses.REASONING_TEXT_DELTA: ("reasoning_text", "reasoning"),
-    responses.REASONING_SUMMARY_TEXT_DELTA: ("summary_text", "reasoning"),
-}
-# A part's text stated whole: event type -> (part type, item type, the event's field).
-PART_DONES = {
+# The text of a part or a summary part, streamed (``*.delta``) or stated whole (``*.done``):
+# event type -> (the part's type, the item type that holds it, the done event's field or
+# None for a delta).
+PART_TEXTS = {
+    responses.TEXT_DELTA: ("output_text", "message", None),
+    responses.REFUSAL_DELTA: ("refusal", "message", None),
+    responses.REASONING_TEXT_DELTA: ("reasoning_text", "reasoning", None),
+    responses.REASONING_SUMMARY_TEXT_DELTA: ("summary_text", "reasoning", None),
     responses.OUTPUT_TEXT_DONE: ("output_text", "message", "text"),
     responses.REFUSAL_DONE: ("refusal", "message", "refusal"),
     responses.REASONING_TEXT_DONE: ("reasoning_text", "reasoning", "text"),
     responses.REASONING_SUMMARY_TEXT_DONE: ("summary_text", "reasoning", "text"),
 }
-# Deltas into one string field of an item: event type -> (item type, path in the item).
-FIELD_DELTAS = {
-    responses.ARGUMENTS_DELTA: ("function_call", ("arguments",)),
-    responses.MCP_CALL_ARGUMENTS_DELTA: ("mcp_call", ("arguments",)),
-    responses.CUSTOM_TOOL_CALL_INPUT_DELTA: ("custom_tool_call", ("input",)),
-    responses.CODE_INTERPRETER_CALL_CODE_DELTA: ("code_interpreter_call", ("code",)),
-    "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", ("operation", "diff")),
-}
-FIELD_DONES = {
+# One string field of an item, streamed or stated whole: event type -> (item type, path in
+# the item, the done event's field or None for a delta).
+FIELD_TEXTS = {
+    responses.ARGUMENTS_DELTA: ("function_call", ("arguments",), None),
+    responses.MCP_CALL_ARGUMENTS_DELTA: ("mcp_call", ("arguments",), None),
+    responses.CUSTOM_TOOL_CALL_INPUT_DELTA: ("custom_tool_call", ("input",), None),
+    responses.CODE_INTERPRETER_CALL_CODE_DELTA: ("code_interpreter_call", ("code",), None),
+    "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", ("operation", "diff"),
+                                                       None),
     responses.FUNCTION_CALL_ARGUMENTS_DONE: ("function_call", ("arguments",), "arguments"),
     responses.MCP_CALL_ARGUMENTS_DONE: ("mcp_call", ("arguments",), "arguments"),
     responses.CUSTOM_TOOL_CALL_INPUT_DONE: ("custom_tool_call", ("input",), "input"),
