@@ -305,3 +305,57 @@ def test_the_current_call_is_the_one_the_events_changes_addressed():
         assert not any(tool_calls_at(capture, i).current)
     finally:
         timeline._changes[i] = kept
+
+
+# -- what the server's own tools wrote --------------------------------------------------
+
+
+def test_a_server_tools_result_shows_under_the_call_it_answers_once_it_arrived():
+    cap = load("anthropic-messages/web-search")
+    start = next(i for i, e in enumerate(cap.events) if '"web_search_tool_result"' in e.data)
+    before, after = tool_calls_at(cap, start - 1), tool_calls_at(cap, start)
+    assert before.outputs == [] and "web_search_tool_result" not in before.text()
+    [output] = after.outputs
+    assert output.answers == after.calls[0].call_id
+    lines = after.text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "web_search_tool_result" in line)
+    # Whole in its start event; arrived once its block stops.
+    assert lines[at].startswith("  ↳ web_search_tool_result · ⋯ arriving · 1,832 characters: ")
+    assert lines[at - 1].startswith("  1 field settled")     # under the call's own card
+    assert "  ↳ web_search_tool_result · ✓ arrived" in tool_calls_at(cap, start + 1).text()
+    assert 'class="rtw-tool-output"' in after.html()
+
+
+def test_server_outputs_that_answer_no_call_are_shown_on_their_own():
+    text = tool_calls_at(load("anthropic-messages/code-execution-pause"), None).text()
+    assert '◆ container_upload · ✓ arrived · 45 characters: {"file_id": ' in text
+    assert "  ↳ bash_code_execution_tool_result · ✓ arrived" in text
+    listing = tool_calls_at(load("anthropic-messages/mcp-listing-window-full"), None).text()
+    assert '◆ mcp_tool_listing · ✓ arrived' in listing and '"mcp_server_name": "tides"' in listing
+    assert "  ↳ mcp_tool_result · ✓ arrived · 56 characters" in listing
+
+
+def test_server_output_text_is_escaped_and_bounded():
+    data = {"type": "web_fetch_tool_result", "tool_use_id": "srv_1",
+            "content": {"type": "web_fetch_result", "url": "https://x.example/<script>",
+                        "content": "<img src=x onerror=alert(1)>" + "a" * 5000}}
+    events = [
+        {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
+                                              "content": [], "model": "x", "stop_reason": None,
+                                              "usage": {"input_tokens": 1, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "server_tool_use", "id": "srv_1", "name": "web_fetch",
+                           "input": {}}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": data},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+         "usage": {"output_tokens": 2}},
+        {"type": "message_stop"}]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    cap = from_bytes(body.encode(), name="fetch", sidecar={"wire": "anthropic-messages"})
+    state = tool_calls_at(cap, None)
+    html = state.html()
+    assert "<script>" not in html and "<img" not in html and "&lt;img" in html
+    line = next(line for line in state.text().splitlines() if "web_fetch_tool_result" in line)
+    assert len(line) < 260 and line.endswith("…")

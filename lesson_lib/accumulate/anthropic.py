@@ -92,11 +92,17 @@ class _Block(IndexedBlock):
 
     @property
     def takes_input(self) -> bool:
-        return "input" in self.data or self.kind in ("tool_use", "server_tool_use",
-                                                     "mcp_tool_use")
+        return "input" in self.data or self.kind in anthropic.CALL_BLOCKS
 
     def identity(self) -> tuple[Any, Any]:
         return self.data.get("name"), self.data.get("id")
+
+    def from_server(self) -> bool:
+        return self.kind in anthropic.SERVER_OUTPUT_BLOCKS
+
+    def answers(self) -> str | None:
+        call_id = self.data.get("tool_use_id")
+        return call_id if isinstance(call_id, str) else None
 
     def shown(self) -> str:
         return _slot_text(self)
@@ -469,6 +475,9 @@ def _slot_text(block: _Block) -> str:
     if block.kind == "redacted_thinking":
         return str(block.data.get("data", ""))
     content = block.data.get("content")
+    if content is None and block.kind in anthropic.SERVER_OUTPUT_BLOCKS:
+        # A container upload or a tool listing says what it is in fields of its own.
+        content = {k: v for k, v in block.data.items() if k != "type"}
     return json.dumps(content, ensure_ascii=False) if content is not None else ""
 
 

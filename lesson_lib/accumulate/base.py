@@ -56,7 +56,9 @@ class Slot:
     block or item type (an unknown type is shown as the wire spelled it);
     `content` the text or raw argument text so far. Tool calls also carry
     `name`, `call_id`, `raw_input` and `input` (the parsed value once the
-    call ended, the partial value before).
+    call ended, the partial value before). What a server-side tool wrote (a
+    search's results, a run's output) is `from_server`, with `answers` the id
+    of the call it answers, where it names one.
     """
 
     address: Any
@@ -68,6 +70,8 @@ class Slot:
     call_id: str | None = None
     raw_input: str | None = None
     input: Any = None
+    from_server: bool = False
+    answers: str | None = None
 
 
 @dataclass
@@ -224,6 +228,11 @@ class Accumulator(ABC):
     def tool_calls(self) -> list[ToolCallView]:
         """Every tool call so far (structured output too), as immutable views."""
         return [call.view() for call in self.live_tool_calls()]
+
+    def server_outputs(self) -> list[Slot]:
+        """The slots a server-side tool wrote so far (`Slot.from_server`), in address order;
+        only these are built, so reading them costs no more as the answer grows."""
+        return []
 
     def begin_finish(self, sse_diagnostics: Iterable[Diagnostic]) -> bool:
         """Shared start of `finish`: False when it already ran (idempotent)."""

@@ -46,6 +46,14 @@ class IndexedBlock:
     def shown(self) -> str:
         """What the slot view shows of a block that takes no input."""
 
+    def answers(self) -> str | None:
+        """For a block a server-side tool wrote: the id of the call it answers, if any."""
+        return None
+
+    def from_server(self) -> bool:
+        """Whether a server-side tool wrote the block (a search's results, a run's output)."""
+        return False
+
     @abstractmethod
     def current_input(self) -> Any:
         """The tool input so far: the parsed value once the call ended, the partial
@@ -63,7 +71,8 @@ class IndexedBlock:
     def slot(self) -> Slot:
         """The block as the slot view shows it."""
         if not self.takes_input:
-            return Slot(self.index, self.kind, self.label(), self.shown(), self.state)
+            return Slot(self.index, self.kind, self.label(), self.shown(), self.state,
+                        from_server=self.from_server(), answers=self.answers())
         raw = self.raw_input()
         name, call_id = self.identity()
         return Slot(self.index, self.kind, self.label(), raw, self.state, name=name,
@@ -88,3 +97,7 @@ class IndexedAccumulator(Accumulator):
     def slots(self) -> list[Slot]:
         """One slot per block index, in order."""
         return [block.slot() for block in self.ordered_blocks()]
+
+    def server_outputs(self) -> list[Slot]:
+        """The slots of the blocks a server-side tool wrote, in index order."""
+        return [block.slot() for block in self.ordered_blocks() if block.from_server()]

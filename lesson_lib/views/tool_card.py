@@ -20,6 +20,10 @@ in), drawn from the `ToolCallView`s an accumulator keeps:
   behaviour of a working system, not a hang;
 - for an invalid call, the position and the message, under an excerpt of
   the raw text with a caret; for a cut call, what arrived.
+- under a server-side call (a web search, a code run, an MCP tool), what the
+  server's tool wrote back once it arrived (``↳``: kind, size, first
+  characters); an output that answers no call (a container upload, an MCP
+  tool listing) on its own (``◆``).
 
 Pieces: `card_text` / `card_html` render one view; `ToolCardPane` is a pane
 for the replay `Player` (one `History` per capture, so a step costs one
@@ -34,6 +38,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..accumulate.base import Slot
 from ..accumulate.history import History
 from ..accumulate.labels import address_text
 from ..capture.captures import Capture
@@ -355,6 +360,38 @@ def card_html(view: ToolCallView, *, pause: Pause | None = None, current: bool =
     return "".join(out)
 
 
+# -- what a server-side tool wrote -------------------------------------------------------
+
+OUTPUT_EXCERPT = 160  # characters of a server output shown
+
+
+def output_line(slot: Slot, limit: int = OUTPUT_EXCERPT) -> str:
+    """A server tool's output in one line: its kind, whether it is whole, its size and its
+    first characters (it arrives whole, in its block's start). ``↳`` under the call it
+    answers; ``◆`` for one that answers no call shown (an upload, a tool listing)."""
+    whole = "✓ arrived" if slot.state == "closed" else "⋯ arriving"
+    text = " ".join(slot.content.split())
+    excerpt = text if len(text) <= limit else text[:limit - 1] + "…"
+    glyph = "↳" if slot.answers is not None else "◆"
+    return f"{glyph} {slot.kind} · {whole} · {len(slot.content):,} characters: {excerpt}"
+
+
+def output_html(slot: Slot, limit: int = OUTPUT_EXCERPT) -> str:
+    """`output_line` as a block under its call's card (or on its own)."""
+    return (f'<div class="rtw-tool-output" role="note" style="font-family:{MONO};font-size:12px;'
+            f'color:{FG};border-left:3px solid {FG_MUTED};padding:2px 6px;margin:2px 0 6px 12px;'
+            f'white-space:pre-wrap;word-break:break-all">{esc(output_line(slot, limit))}</div>')
+
+
+def _answering(outputs: list[Slot], call_id: str | None) -> list[Slot]:
+    return [s for s in outputs if call_id is not None and s.answers == call_id]
+
+
+def _unanswered(outputs: list[Slot], calls: list[ToolCallView]) -> list[Slot]:
+    ids = {v.call_id for v in calls}
+    return [s for s in outputs if s.answers is None or s.answers not in ids]
+
+
 # -- the state at an event ----------------------------------------------------------------
 
 
@@ -370,6 +407,7 @@ class ToolCallsAt:
     calls: list[ToolCallView]
     pauses: list[Pause | None] = field(default_factory=list)
     current: list[bool] = field(default_factory=list)
+    outputs: list[Slot] = field(default_factory=list)   # what server-side tools wrote
 
     @property
     def caption(self) -> str:
@@ -380,15 +418,20 @@ class ToolCallsAt:
         return f"{self.capture}: after event {self.index} of {self.events}{end}"
 
     def text(self) -> str:
-        """The caption, then every card, as plain text."""
-        cards = [card_text(v, pause=p, current=c)
+        """The caption, then every card (with what server tools wrote for it), as plain
+        text."""
+        cards = ["\n".join([card_text(v, pause=p, current=c),
+                            *("  " + output_line(s) for s in _answering(self.outputs, v.call_id))])
                  for v, p, c in zip(self.calls, self.pauses, self.current, strict=True)]
+        cards += [output_line(s) for s in _unanswered(self.outputs, self.calls)]
         return "\n".join([self.caption, *(cards or ["(no tool calls yet)"])])
 
     def html(self) -> str:
         """The cards, with the caption."""
         cards = [card_html(v, pause=p, current=c)
+                 + "".join(output_html(s) for s in _answering(self.outputs, v.call_id))
                  for v, p, c in zip(self.calls, self.pauses, self.current, strict=True)]
+        cards += [output_html(s) for s in _unanswered(self.outputs, self.calls)]
         if not cards:
             cards = [f'<p class="rtw-note" style="color:{FG_MUTED}">No tool calls yet.</p>']
         return (f'<div class="rtw-tool-cards"><p class="rtw-note" style="color:{FG_MUTED};'
@@ -415,14 +458,18 @@ def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
     i = n - 1 if index is None else max(0, min(int(index), n - 1))
     ended = i == n - 1
     timeline = timeline_for(capture, every)
-    calls = list(timeline.end().tool_calls if ended else
-                 timeline.accumulator_at(i + 1).tool_calls())
+    if ended:
+        calls = list(timeline.end().tool_calls)
+        outputs = [s for s in timeline.end().slots if s.from_server]
+    else:
+        live = timeline.accumulator_at(i + 1)
+        calls, outputs = live.tool_calls(), live.server_outputs()
     next_t = capture.events[i + 1].t if i + 1 < n else None
     pauses = [pause_of(v, next_t, pause_ms) for v in calls]
     # The calls whose slot this event's changes addressed.
     touched = {getattr(change, "address", None) for change in timeline.changes_of(i)}
     current = [v.address in touched for v in calls]
-    return ToolCallsAt(capture.key, i, n, ended, calls, pauses, current)
+    return ToolCallsAt(capture.key, i, n, ended, calls, pauses, current, outputs)
 
 
 class ToolCallsView:

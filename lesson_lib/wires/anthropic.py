@@ -70,6 +70,15 @@ KNOWN_BLOCKS = frozenset({
 # The blocks that are calls, whose input streams as ``input_json_delta``.
 CALL_BLOCKS = frozenset({TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK, "mcp_tool_use"})
 THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+# The blocks the server's own tools write: each arrives whole in its start event. Those with
+# a ``tool_use_id`` answer a ``server_tool_use`` or ``mcp_tool_use`` call; a container upload
+# and an MCP tool listing answer none.
+SERVER_OUTPUT_BLOCKS = frozenset({
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "container_upload", "mcp_tool_result", "mcp_tool_listing",
+    "advisor_tool_result",
+})
 TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
 ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
 
