@@ -52,9 +52,10 @@ WIRE_LEVEL = {
         "lesson 2's slot view draws the accumulator's slots (its History) in the wire's "
         "own slot kinds"),
     "lesson_lib.views.tool_card": (
-        {"lesson_lib.accumulate.history", "lesson_lib.accumulate.labels"},
-        "lesson 3's tool-call card draws a call as the accumulator forms it, and names the "
-        "wire's event that will end it"),
+        {"lesson_lib.accumulate.base", "lesson_lib.accumulate.history",
+         "lesson_lib.accumulate.labels"},
+        "lesson 3's tool-call card draws a call as the accumulator forms it, names the "
+        "wire's event that will end it, and shows the slots a server tool wrote under it"),
     "lesson_lib.views.replays": (
         {"lesson_lib.accumulate.history", "lesson_lib.accumulate.labels"},
         "the replay feeds one accumulator History per capture for the two views above"),
