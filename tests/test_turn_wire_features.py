@@ -24,6 +24,8 @@ def test_chat_audio_is_a_block_of_its_own_with_the_transcript_and_the_sound():
     assert block.end_data["id"].startswith("audio_") and block.end_data["expires_at"]
     assert len(block.end_data["data"]) > 10_000          # the sound is kept, not dropped
     assert s.outcome == "completed" and s.steps[0].finish.reason == "stop"
+    # `turn --json` says what the block is in the wire's words.
+    assert [b.get("wire_kind") for b in s.as_dict()["blocks"]] == ["audio"]
 
 
 def test_chat_moderation_flagging_the_output_is_noted_on_the_turn():

@@ -373,6 +373,8 @@ def _block_dict(b: BlockView) -> dict[str, Any]:
                 "redacted": b.wire_kind == "redacted_thinking"}
     else:
         out |= {"text": b.text}
+        if b.kind == "other" and b.wire_kind:   # what it is, in the wire's words
+            out["wire_kind"] = b.wire_kind
         if b.channel == "refusal":
             out["refusal"] = True
         if b.server_side:
