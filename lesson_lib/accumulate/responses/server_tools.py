@@ -69,10 +69,7 @@ class ServerToolEvents:
             command = p.get("command")
             if not isinstance(command, str):
                 raise Malformed("command is not a string")
-            frags = item.texts.get(path)
-            if ev.type.endswith(".done") and frags is not None and frags.text != command:
-                self.compare.differs(ev, (item.index, *path), frags.text, command)
-            item.texts[path] = Fragments(command)
+            self.compare.field_stated(ev, item, path, command, check=ev.type.endswith(".done"))
         self._restated(ev, item, shown)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
