@@ -424,6 +424,41 @@ def test_shell_call_commands_stream_by_command_index():
     assert acc.diagnostics == []
 
 
+def _spoken(*kinds_and_deltas) -> list[dict]:
+    """Audio events: ("transcript", "Bon") is a transcript delta, ("data", "AA") a sound
+    delta, ("transcript", None) the transcript's done."""
+    names = {"data": "response.audio", "transcript": "response.audio.transcript"}
+    return [{"type": f"{names[k]}.delta", "delta": d} if d is not None
+            else {"type": f"{names[k]}.done"} for k, d in kinds_and_deltas]
+
+
+def test_spoken_output_is_a_slot_of_its_own_that_the_response_has_no_place_for():
+    events = [created(), *_spoken(("transcript", "Bon"), ("data", "AA"), ("transcript", "jour"),
+                                  ("data", "BB"), ("transcript", None), ("data", None)),
+              completed([])]
+    acc = ResponsesAccumulator()
+    said = [acc.feed(ev(p, i)) for i, p in enumerate(events)]
+    assert acc.final()["output"] == [] and acc.diagnostics == []
+    (slot,) = acc.slots()
+    assert (slot.address, slot.kind, slot.content, slot.state) == (
+        ("audio",), "audio", "Bonjour", "closed")
+    assert [c.kind for c in said[1]] == ["slot_opened", "text_appended"]
+    assert said[2] == [] and said[5] == []          # sound is kept, shown nowhere
+    (closed,) = said[6]                             # the second done closes it
+    assert closed.kind == "slot_closed" and closed.data == {"data": "AABB",
+                                                            "transcript": "Bonjour"}
+
+
+def test_spoken_output_cut_before_its_dones_is_never_closed_and_said_so():
+    acc = feed([created(), *_spoken(("data", "AA"), ("transcript", "Bon"), ("transcript", None))])
+    (slot,) = acc.slots()
+    assert (slot.content, slot.state) == ("Bon", "never closed")
+    assert "block_never_stopped" in codes(acc) and "no_terminal" in codes(acc)
+    said = [d.message for d in acc.diagnostics if d.code == "block_never_stopped"]
+    assert said == ["the spoken output was never done (no response.audio.done) before the end "
+                    "of the stream"]
+
+
 def test_an_unknown_item_type_is_kept_as_announced_then_as_done():
     item = {"id": "x_1", "type": "teleport_call", "status": "in_progress", "where": "moon"}
     done = {**item, "status": "completed"}
@@ -761,7 +796,8 @@ EVENT_TYPES = sorted({
     "response.function_call_arguments.done", "response.mcp_call_arguments.delta",
     "response.code_interpreter_call_code.delta", "response.web_search_call.searching",
     "response.image_generation_call.partial_image", "response.shell_call_command.delta",
-    "response.shell_call_output_content.delta", "response.audio.delta", "response.unknown.x",
+    "response.shell_call_output_content.delta", "response.audio.delta", "response.audio.done",
+    "response.audio.transcript.delta", "response.audio.transcript.done", "response.unknown.x",
 })
 _scalars = st.one_of(st.none(), st.integers(-2, 3), st.text(max_size=4), st.booleans())
 _values = st.recursive(_scalars, lambda inner: st.one_of(

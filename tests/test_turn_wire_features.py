@@ -4,8 +4,6 @@ moderation chunk, the legacy functions API (Chat); a call the client must approv
 
 from __future__ import annotations
 
-import pytest
-
 from lesson_lib.capture.captures import load
 from lesson_lib.turn.events import Noted
 from lesson_lib.turn.reduce import reduce_all
@@ -108,15 +106,14 @@ def test_hosted_tools_state_their_input_whole():
         ("tool_call", True), ("tool_result", True), ("tool_call", False)]
 
 
-@pytest.mark.xfail(strict=True, reason="the Responses accumulator passes response.audio.* "
-                   "events over without a change, so the turn never sees them; awaits the "
-                   "Responses accumulator rewrite (issue 17)")
 def test_responses_audio_is_a_block_of_its_own_like_chat_audio():
     s = state("openai-responses/audio-output")
     (block,) = s.blocks
     assert (block.kind, block.wire_kind, block.channel) == ("other", "audio", "other")
     assert block.text.startswith("Le train pour Marseille")
     assert block.end_data["data"] and block.complete
+    assert block.end_data["transcript"] == block.text     # the sound and its words, kept
+    assert s.outcome == "completed"
 
 
 # -- Anthropic: one call, several model calls ------------------------------------------

@@ -18,6 +18,7 @@ argument fragments go to a `ToolCall` of the fold's own (lesson 3), and the
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,6 +37,7 @@ from .changes import (
     TextAppended,
     ToolInputGrew,
 )
+from .responses.vocabulary import AUDIO
 
 
 class _Folded:
@@ -87,6 +89,8 @@ def _order(wire: str, folded: _Folded) -> Any:
         return (address[0], folded.opened.takes_input and not folded.opened.structured,
                 folded.order)
     if wire == "openai-responses":
+        if address == AUDIO:             # the spoken output: no item, after them all
+            return (math.inf, 0, 0)
         # Per item: its own slot (shown only while it has no parts; its call first in
         # `tool_calls()`), then its parts, then its summary parts.
         if len(address) == 1:

@@ -22,6 +22,7 @@ from ..wires import anthropic, chat
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, ToolInputGrew
 from .history import History
+from .responses.vocabulary import AUDIO, AUDIO_EVENTS
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini")
 
@@ -31,11 +32,13 @@ def address_text(address: Any) -> str:
 
     Anthropic ``1`` -> ``[1]``; Responses ``(0,)`` -> ``item [0]``,
     ``(0, 1)`` -> ``item [0] · part [1]``, ``(0, "summary", 1)`` ->
-    ``item [0] · summary [1]``; Chat ``(0, "content")`` -> ``choice 0 ·
+    ``item [0] · summary [1]``, ``("audio",)`` (spoken output) -> ``audio``; Chat ``(0, "content")`` -> ``choice 0 ·
     content``, ``(0, ("tool", 1))`` -> ``choice 0 · tool_calls[1]``.
     """
     if isinstance(address, int):
         return f"[{address}]"
+    if address == AUDIO:                   # Responses' spoken output: no item of its own
+        return "audio"
     if isinstance(address, tuple) and address and isinstance(address[0], int):
         head, rest = address[0], address[1:]
         if not rest:
@@ -106,6 +109,8 @@ def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     p = ev.payload
     if not isinstance(p, dict):
         return _plain(ev)
+    if ev.type in AUDIO_EVENTS:            # spoken output addresses no item
+        return f"audio · {ev.type.removeprefix('response.')}"
     addressed = None
     for change in caused:
         if type(change) is SlotOpened:
@@ -137,6 +142,8 @@ def _responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     p = ev.payload
     if not isinstance(p, dict):
         return _plain(ev)
+    if ev.type in AUDIO_EVENTS:            # spoken output addresses no item
+        return f"audio · {ev.type.removeprefix('response.')}"
     addressed = None
     for change in caused:
         if type(change) is SlotOpened and len(change.address) == 1:

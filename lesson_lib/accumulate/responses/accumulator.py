@@ -58,7 +58,7 @@ module, in the order an event meets them: `vocabulary` (the event tables),
 `sequence` (``sequence_number``), `registry` (finding items), then the
 handlers: `item_events` (an item's start and end), `parts` (content and
 summary parts, one handler per step of either), `tools` (string fields and
-the tool calls they feed), `server_tools` (server-side tools, audio). They
+the tool calls they feed), `server_tools` (server-side tools, spoken output). They
 build `objects` (items and parts), check them against the server's with
 `compare`, and say what they changed through `slots`. None of them reaches
 into another: each gets what it uses.
@@ -85,7 +85,7 @@ from .sequence import SequenceNumbers
 from .server_tools import ServerToolEvents
 from .slots import SlotChanges
 from .tools import ToolCallEvents, structured_name
-from .vocabulary import FIELD_TEXTS, LIFECYCLE, PART_TEXTS, STATUS_EVENTS, UNADDRESSED, Malformed
+from .vocabulary import AUDIO_EVENTS, FIELD_TEXTS, LIFECYCLE, PART_TEXTS, STATUS_EVENTS, Malformed
 
 
 class ResponsesAccumulator(Accumulator):
@@ -145,7 +145,7 @@ class ResponsesAccumulator(Accumulator):
                                (PART_TEXTS, parts.on_part_text),
                                (FIELD_TEXTS, tools.on_field_text),
                                (STATUS_EVENTS, server.on_status),
-                               (UNADDRESSED, server.on_unaddressed)):
+                               (AUDIO_EVENTS, server.on_audio)):
             handlers.update(dict.fromkeys(kinds, handler))
         self._handlers = handlers
 
@@ -339,6 +339,8 @@ class ResponsesAccumulator(Accumulator):
                 self.say.close(address, "never closed", call, None,
                                ended_now=call is not None and call.ended and not ended_before)
             self.say.flush(self.changes)         # each item's closes together
+        self.server_tools.cut_audio(why)
+        self.say.flush(self.changes)
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
 
@@ -413,8 +415,10 @@ class ResponsesAccumulator(Accumulator):
         return self.tools.live_tool_calls()
 
     def slots(self) -> list[Slot]:
-        """One slot per part, per summary part, and per item that has neither."""
-        return [slot for item in self.items for slot in item.slots()]
+        """One slot per part, per summary part, and per item that has neither; then the
+        spoken output's."""
+        return [slot for item in self.items for slot in item.slots()
+                ] + self.server_tools.audio_slots()
 
 
 def _fields(resp: dict, p: dict, keys: tuple) -> dict:

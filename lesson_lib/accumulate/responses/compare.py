@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...wires.wire_events import WireEvent
+from ..base import Fragments
 from .objects import (
     ABSENT,
     OPAQUE_FIELDS,
@@ -106,6 +107,15 @@ class ServerComparison:
                   severity="warning" if self.resumed else "error",
                   slot=slot_of(("output", *path)), path=where, against=ev.type,
                   **both(ours, theirs))
+
+    def field_stated(self, ev: WireEvent, item: Item, path: tuple, theirs: str, *,
+                     check: bool = True) -> None:
+        """An item's string field stated whole: checked against what the deltas built
+        (when `check`: a ``*.done``), and kept."""
+        frags = item.texts.get(path)
+        if check and frags is not None and frags.text != theirs:
+            self.differs(ev, (item.index, *path), frags.text, theirs)
+        item.texts[path] = Fragments(theirs)
 
     def check_streamed(self, ev: WireEvent, item: Item, done: dict) -> None:
         """What the deltas built against the server's item at its end."""

@@ -193,24 +193,20 @@ class Part:
                  "call", "said_done")
 
     def __init__(self, data: dict, *, assumed: bool = False) -> None:
-        self.data = data                     # the part as announced (never mutated)
-        kind = data.get("type")
-        self.type: str = kind if isinstance(kind, str) else "unknown"
-        self.key: str | None = PART_TEXT_KEY.get(kind) if isinstance(kind, str) else None
+        self.annotations: list | None = None
+        self.logprobs: list | None = None
+        self.announce(data)
         first = data.get(self.key) if self.key else None
         self.frags = Fragments(first if isinstance(first, str) else "")
-        ann = data.get("annotations")
-        self.annotations: list | None = list(ann) if isinstance(ann, list) else None
-        lp = data.get("logprobs")
-        self.logprobs: list | None = list(lp) if isinstance(lp, list) else None
         self.state = "open"
         self.assumed = assumed
         self.call: Any = None                # structured output: its ToolCall (lesson 3)
         self.said_done: set[str] = set()     # the done events that ended it (text, part)
 
     def announce(self, data: dict) -> None:
-        """The real announcement of a part first met through its deltas: text kept."""
-        self.data = data
+        """The part's announcement (or the real one of a part first met through its
+        deltas: text kept)."""
+        self.data = data                     # the part as announced (never mutated)
         kind = data.get("type")
         self.type = kind if isinstance(kind, str) else "unknown"
         self.key = PART_TEXT_KEY.get(kind) if isinstance(kind, str) else None
@@ -255,11 +251,9 @@ class Item:
 
     def __init__(self, index: int, data: dict, *, assumed: bool = False) -> None:
         self.index = index
-        self.data = data                      # the item as announced (never mutated)
-        item_id = data.get("id")
-        self.id: str | None = item_id if isinstance(item_id, str) else None
-        kind = data.get("type")
-        self.type: str = kind if isinstance(kind, str) else "unknown"
+        self.id: str | None = None
+        self.type = "unknown"
+        self.announce(data)
         self.parts: dict[int, Part] = {}      # content_index -> part
         self.summary: dict[int, Part] = {}    # summary_index -> summary part
         self.texts: dict[tuple, Fragments] = {}   # field path -> streamed string
@@ -279,8 +273,9 @@ class Item:
                         parts[i] = Part(part)
 
     def announce(self, data: dict) -> None:
-        """The real announcement of an item first met through its deltas (or parts)."""
-        self.data = data
+        """The item's announcement (or the real one of an item first met through its
+        deltas or parts: what it does not say stays as assumed)."""
+        self.data = data                      # the item as announced (never mutated)
         item_id = data.get("id")
         if isinstance(item_id, str):
             self.id = item_id

@@ -33,6 +33,13 @@ def _where(item: Item, n: int, summary: bool) -> tuple:
     return (item.index, "summary", n) if summary else (item.index, n)
 
 
+def _path(item: Item, n: int, summary: bool) -> tuple:
+    """Where part `n` (summary part, `summary`) is in the item the server states: its
+    position among the parts, inside ``output``."""
+    pos = sorted(item.summary if summary else item.parts).index(n)
+    return (item.index, "summary" if summary else "content", pos)
+
+
 class PartEvents:
     """The handlers for parts and summary parts.
 
@@ -140,12 +147,9 @@ class PartEvents:
         plain = part.key is not None and (not summary or part.key == "text")
         shown = None if plain or item.done is not None else item.part_text(n, summary)
         part.frags.append(delta)
-        call = said = part.call
-        if call is None and not summary and self.tools.structured is not None:
-            call = self.tools.structured_call(ev, item, n, part, delta)   # made late
-            if call is not None:
-                self.say.reopen_part(item, address, part, ev.index)   # with its whole text
-        if call is not said or item.done is not None:
+        late = self.tools.structured is not None and self._made_late(ev, item, n, part,
+                                                                     address, summary, delta)
+        if late or item.done is not None:
             pass
         elif shown is None:
             self.say.growing.append(_new(TextAppended, (
@@ -153,6 +157,7 @@ class PartEvents:
         else:
             self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
                             kind=part.type)
+        call = part.call
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
         logprobs = p.get("logprobs")
@@ -168,25 +173,27 @@ class PartEvents:
             raise Malformed(f"{field} is not a string")
         self.said_again(ev, item, part, "text", address)
         shown = item.part_text(n, summary)
-        if theirs != part.text:
-            pos = sorted(item.summary if summary else item.parts).index(n)
-            self.compare.differs(ev, (item.index, "summary" if summary else "content", pos,
-                                      part.key or field), part.text, theirs)
-        part.adopt_text(theirs)
-        call = part.call
-        late = call is None and not summary and self.tools.structured is not None
-        if late:
-            call = self.tools.structured_call(ev, item, n, part)   # made late
-        if late and call is not None:
-            self.say.reopen_part(item, address, part, ev.index)   # with its whole text
-        else:
+        self._adopt(ev, part, (*_path(item, n, summary), part.key or field), theirs)
+        if not self._made_late(ev, item, n, part, address, summary):
             self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
                             kind=part.type)
+        call = part.call
         if call is not None and not call.ended:
             call.end(theirs, t=ev.t, event=ev.index)
             self.say.call_ended(address, call, ev.index)
         if not summary:
             part.adopt_logprobs(p.get("logprobs"))
+
+    def _made_late(self, ev: WireEvent, item: Item, n: int, part: Part, address: tuple,
+                   summary: bool, skip: str | None = None) -> bool:
+        """Whether the part turns out to be structured output only now (its call made
+        late, fed its text but `skip`): its slot is then said again, with its whole text."""
+        if part.call is not None or summary or self.tools.structured is None:
+            return False
+        if self.tools.structured_call(ev, item, n, part, skip) is None:
+            return False
+        self.say.reopen_part(item, address, part, ev.index)
+        return True
 
     def said_again(self, ev: WireEvent, item: Item, part: Part, what: str,
                    address: tuple) -> None:
@@ -230,19 +237,23 @@ class PartEvents:
         self.say.done(_where(item, n, summary), part.state == "open", call, ended, ev.index)
         part.state = "closed"
 
+    def _adopt(self, ev: WireEvent, part: Part, path: tuple, theirs: str) -> None:
+        """The server's statement of a part's text (at `path` in ``output``): checked
+        against what the deltas built, and kept."""
+        if theirs != part.text:
+            self.compare.differs(ev, path, part.text, theirs)
+        part.adopt_text(theirs)
+
     def settle(self, ev: WireEvent, item: Item, summary: bool, n: int, part: Part,
                data: dict) -> None:
         """A part's done statement: compare what the deltas built, keep the server's."""
         if part.key is None:                      # a part of an unknown type: kept raw
             part.data = data
             return
-        pos = sorted(item.summary if summary else item.parts).index(n)
-        path = (item.index, "summary" if summary else "content", pos)
+        path = _path(item, n, summary)
         theirs = data.get(part.key)
         if isinstance(theirs, str):
-            if theirs != part.text:
-                self.compare.differs(ev, (*path, part.key), part.text, theirs)
-            part.adopt_text(theirs)
+            self._adopt(ev, part, (*path, part.key), theirs)
         ann = data.get("annotations")
         if isinstance(ann, list):
             if part.annotations is not None and ann != part.annotations:

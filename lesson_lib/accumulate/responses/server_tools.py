@@ -6,19 +6,25 @@ which becomes the item's status until the item is done; image generation
 streams partial images; a shell call streams its commands and their
 output. An item that streams no field of its own shows a description made
 from its data (an image's size, a shell's commands): each of these events
-says it again, whole. Audio events address no output item and add nothing
-to the `Response`.
+says it again, whole.
+
+Spoken output (``response.audio.delta`` and ``response.audio.transcript.delta``,
+each ended by its ``.done``) addresses no output item and adds nothing to the
+`Response` (the SDK's assembly has no place for it): it is one slot of its own,
+``("audio",)``, whose text is the transcript (channel ``other``, as Chat's spoken
+output) and whose close carries the sound and the transcript.
 """
 
 from __future__ import annotations
 
 from ...wires.wire_events import WireEvent
-from ..base import Fragments
+from ..base import Fragments, Slot
+from ..changes import SlotOpened
 from .compare import ServerComparison
 from .objects import Item
 from .registry import Items
 from .slots import SlotChanges, own_shown
-from .vocabulary import STATUS_EVENTS, Malformed, index_of, string_delta
+from .vocabulary import AUDIO, AUDIO_EVENTS, STATUS_EVENTS, Malformed, index_of, string_delta
 
 
 class ServerToolEvents:
@@ -29,6 +35,7 @@ class ServerToolEvents:
         self.items = items
         self.compare = compare
         self.say = say
+        self.audio: Audio | None = None     # the spoken output, from its first event
 
     def _restated(self, ev: WireEvent, item: Item, shown: str) -> None:
         self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
@@ -62,10 +69,7 @@ class ServerToolEvents:
             command = p.get("command")
             if not isinstance(command, str):
                 raise Malformed("command is not a string")
-            frags = item.texts.get(path)
-            if ev.type.endswith(".done") and frags is not None and frags.text != command:
-                self.compare.differs(ev, (item.index, *path), frags.text, command)
-            item.texts[path] = Fragments(command)
+            self.compare.field_stated(ev, item, path, command, check=ev.type.endswith(".done"))
         self._restated(ev, item, shown)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
@@ -81,5 +85,57 @@ class ServerToolEvents:
                     item.text_field(("output", n, stream)).append(delta[stream])
         # .done states the outputs whole; output_item.done carries them in the item
 
-    def on_unaddressed(self, ev: WireEvent, p: dict) -> None:
-        """Audio events: no output item, nothing in the `Response`."""
+    def on_audio(self, ev: WireEvent, p: dict) -> None:
+        """Spoken output: the first audio event opens its slot (`AUDIO`); each transcript
+        piece is the slot's text, each sound piece (base64) is kept; the slot closes when
+        both the sound and the transcript are done."""
+        stream, is_delta = AUDIO_EVENTS[ev.type]
+        delta = string_delta(p) if is_delta else None
+        audio = self.audio
+        if audio is None:
+            audio = self.audio = Audio()
+            self.say.opening.append(SlotOpened(ev.index, AUDIO, "audio", "audio"))
+        if delta is not None:
+            audio.pieces[stream].append(delta)
+            if stream == "transcript":
+                self.say.grew(AUDIO, "other", delta, "transcript", ev.index)
+            return
+        audio.done.add(stream)
+        if audio.state == "open" and len(audio.done) == 2:
+            audio.state = "closed"
+            self.say.close(AUDIO, "closed", None, ev.index, data=audio.as_dict())
+
+    def cut_audio(self, why: str) -> None:
+        """The end of the stream: spoken output not yet done is closed, never finished."""
+        audio = self.audio
+        if audio is None or audio.state != "open":
+            return
+        audio.state = "never closed"
+        missing = " and ".join(f"response.audio{'' if s == 'data' else '.transcript'}.done"
+                               for s in ("data", "transcript") if s not in audio.done)
+        self.items.note("block_never_stopped", f"the spoken output was never done (no "
+                        f"{missing}) before {why}", severity="warning", slot=AUDIO)
+        self.say.close(AUDIO, "never closed", None, None, data=audio.as_dict())
+
+    def audio_slots(self) -> list[Slot]:
+        """The spoken output's slot, when there is one: its text is the transcript."""
+        audio = self.audio
+        if audio is None:
+            return []
+        return [Slot(AUDIO, "audio", "audio", audio.pieces["transcript"].text, audio.state)]
+
+
+class Audio:
+    """The response's spoken output: its sound (base64) and transcript pieces, and which
+    of the two is done."""
+
+    __slots__ = ("pieces", "done", "state")
+
+    def __init__(self) -> None:
+        self.pieces = {"data": Fragments(), "transcript": Fragments()}
+        self.done: set[str] = set()
+        self.state = "open"
+
+    def as_dict(self) -> dict:
+        """What the stream said of it, joined: the sound and the transcript."""
+        return {key: frags.text for key, frags in self.pieces.items()}

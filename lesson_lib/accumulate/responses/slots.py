@@ -219,12 +219,10 @@ class SlotChanges:
               data: Any = None, ended_now: bool = False) -> None:
         """A slot closed: at its done (`state` ``closed``) or at the end of the stream;
         `ended_now` when its call ended with it."""
-        facts = _call_facts(call, ended_now)
-        if state == "closed":
-            self.closing.append(SlotClosed(event, address, "done", data=data, **facts))
-        else:
-            self.closing.append(SlotClosed(event, address, "end_of_stream", synthesised=True,
-                                           data=data, **facts))
+        cut = state != "closed"
+        self.closing.append(SlotClosed(event, address, "end_of_stream" if cut else "done",
+                                       synthesised=cut, data=data,
+                                       **_call_facts(call, ended_now)))
 
 
 def own_shown(item: Item) -> str:

@@ -20,7 +20,6 @@ from typing import Any
 
 from ...tool_calls import ToolCall
 from ...wires.wire_events import WireEvent
-from ..base import Fragments
 from .compare import ServerComparison
 from .objects import MAIN_FIELD, Item, Part, get_path
 from .registry import Items
@@ -102,10 +101,7 @@ class ToolCallEvents:
         if not isinstance(theirs, str):
             raise Malformed(f"{field} is not a string")
         shown, item_call = own_shown(item), item.call
-        frags = item.texts.get(path)
-        if frags is not None and frags.text != theirs:
-            self.compare.differs(ev, (item.index, *path), frags.text, theirs)
-        item.texts[path] = Fragments(theirs)
+        self.compare.field_stated(ev, item, path, theirs)
         call = self.call_of(item, ev) if kind in TOOL_ITEMS and item.type == kind else None
         ended = call is not None and not call.ended
         if call is not None and kind == "function_call":

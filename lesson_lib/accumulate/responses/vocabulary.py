@@ -63,9 +63,16 @@ STATUS_EVENTS.update({
     responses.MCP_LIST_TOOLS_FAILED: ("mcp_list_tools", None),
     responses.COMPACTION_COMPACTING: ("compaction", None),
 })
-# Events that address no output item and add nothing to the `Response`.
-UNADDRESSED = (responses.AUDIO_DELTA, responses.AUDIO_DONE,
-               responses.AUDIO_TRANSCRIPT_DELTA, responses.AUDIO_TRANSCRIPT_DONE)
+# Spoken output: events that address no output item and add nothing to the `Response`.
+# Event type -> (what it streams: the sound, base64, or its transcript; whether a delta).
+AUDIO_EVENTS = {
+    responses.AUDIO_DELTA: ("data", True),
+    responses.AUDIO_DONE: ("data", False),
+    responses.AUDIO_TRANSCRIPT_DELTA: ("transcript", True),
+    responses.AUDIO_TRANSCRIPT_DONE: ("transcript", False),
+}
+# The spoken output's slot: one per response, after every output item's.
+AUDIO = ("audio",)
 
 
 class Malformed(Exception):

@@ -4,7 +4,9 @@ Responses addresses text to a part of an item (``(output_index,
 content_index)``), a reasoning summary to ``(output_index, "summary", i)``
 and a call to its item ``(output_index,)``. A ``message`` item only holds
 parts, so it is no block of its own; a reasoning item is one block, its
-summary parts' text included (the item keeps ``encrypted_content``).
+summary parts' text included (the item keeps ``encrypted_content``). Spoken
+output addresses no item (``("audio",)``): an ``other`` block whose text is the
+transcript and whose end data is the sound and the transcript, as on Chat.
 
 Calls the client must answer are client tool calls: function and custom tool calls, an
 ``apply_patch_call`` (the client edits its files and sends ``apply_patch_call_output``), a
@@ -69,6 +71,10 @@ class ResponsesAdapter(WireAdapter):
             return "tool_result", True, "other"
         if kind in _SERVER_ITEMS:
             return "other", True, "other"
+        if kind == "audio":
+            # Spoken output, as on Chat: its transcript is the block's text, the sound
+            # (base64) the block's end data; not the answer's text, so a block of its own.
+            return "other", False, "other"
         return super().classify(opened)
 
     def stated_call(self, wire_kind: str | None, data: Any

@@ -66,6 +66,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
+from ...accumulate.responses.vocabulary import AUDIO, AUDIO_EVENTS
 from ...capture.diagnostics import Diagnostic
 from ...sse.decoder import ServerSentEvent
 from ...tool_calls import ToolCall
@@ -233,8 +234,35 @@ _FIELD_DELTAS = {wires.responses.CODE_INTERPRETER_CALL_CODE_DELTA: "code",
 
 
 class _ResponsesSDK(_Translator):
+    def __init__(self) -> None:
+        super().__init__()
+        self.audio: dict[str, list[str]] | None = None   # the spoken output's pieces
+        self.audio_done: set[str] = set()
+
+    def _audio(self, ev: Any, kind: str) -> list:
+        """Spoken output, as the accumulator says it: a slot of its own, opened by the
+        first audio event, its transcript the text, closed when sound and transcript are
+        done."""
+        out: list = []
+        if self.audio is None:
+            self.audio = {"data": [], "transcript": []}
+            out.append(self.opened(ch.SlotOpened(None, AUDIO, "audio", "audio")))
+        stream, is_delta = AUDIO_EVENTS[kind]
+        if is_delta:
+            self.audio[stream].append(ev.delta)
+            if stream == "transcript":
+                out.append(ch.TextAppended(None, AUDIO, "other", ev.delta, "transcript"))
+            return out
+        self.audio_done.add(stream)
+        if len(self.audio_done) == 2 and self.open.pop(AUDIO, None) is not None:
+            out.append(ch.SlotClosed(None, AUDIO, "done", data={
+                key: "".join(pieces) for key, pieces in self.audio.items()}))
+        return out
+
     def changes(self, ev: Any) -> list:
         kind = ev.type
+        if kind in AUDIO_EVENTS:
+            return self._audio(ev, kind)
         if kind in (wires.responses.CREATED, wires.responses.IN_PROGRESS, wires.responses.QUEUED):
             r = ev.response
             return [ch.ResponseChanged(None, {"id": r.id, "model": r.model,
