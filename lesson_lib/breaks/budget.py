@@ -66,7 +66,8 @@ def _anthropic(ev: WireEvent) -> Iterable[Delta]:
 def _responses(ev: WireEvent) -> Iterable[Delta]:
     p = ev.payload
     if ev.type == responses.ITEM_ADDED:
-        if (p.get("item") or {}).get("type") in responses.CLIENT_CALL_ITEMS:
+        item = p.get("item") or {}
+        if responses.calls_the_client(item.get("type"), item):
             yield Delta(ev.index, ev.t, "", True)
     elif (ev.type or "").endswith(".delta") and isinstance(p.get("delta"), str):
         yield Delta(ev.index, ev.t, p["delta"])

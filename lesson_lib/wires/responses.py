@@ -104,8 +104,13 @@ KNOWN_ITEMS = frozenset({
     "tool_search_output", "program", "program_output", "additional_tools",
 })
 FUNCTION_CALL_ITEM = "function_call"
-# Items that ask the client to run one of its own tools: the turn ends for tool calls.
-CLIENT_CALL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+# Items that ask the client to act, so the turn ends for tool calls: its own tools, a patch
+# to apply (answered by ``apply_patch_call_output``), a local shell command, an MCP call that
+# waits for the client's ``mcp_approval_response``; and a tool search the client runs
+# (``execution: "client"``, `calls_the_client`).
+CLIENT_CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "apply_patch_call",
+                               "local_shell_call", "mcp_approval_request"})
+TOOL_SEARCH_CALL_ITEM = "tool_search_call"
 REASONING_ITEM = "reasoning"
 WEB_SEARCH_CALL_ITEM = "web_search_call"
 FILE_SEARCH_CALL_ITEM = "file_search_call"
@@ -171,11 +176,20 @@ def finish_reason(response: Any) -> FinishReason | None:
     details = response.get("incomplete_details")
     reason = details.get("reason") if isinstance(details, dict) else None
     items = [i for i in response.get("output") or [] if isinstance(i, dict)]
-    called = any(item.get("type") in CLIENT_CALL_ITEMS for item in items)
+    called = any(calls_the_client(item.get("type"), item) for item in items)
     refused = any(isinstance(part, dict) and part.get("type") == "refusal"
                   for item in items if item.get("type") == "message"
                   for part in item.get("content") or [])
     return finish_from(response.get("status"), reason, called_tools=called, refused=refused)
+
+
+def calls_the_client(item_type: Any, item: Any) -> bool:
+    """Whether an output item of `item_type` (its whole object `item`, where known) asks the
+    client to act (`CLIENT_CALL_ITEMS`, or a tool search the client runs)."""
+    if item_type in CLIENT_CALL_ITEMS:
+        return True
+    return (item_type == TOOL_SEARCH_CALL_ITEM and isinstance(item, dict)
+            and item.get("execution") == "client")
 
 
 def finish_from(status: Any, incomplete_reason: Any = None, *, called_tools: bool = False,

@@ -31,8 +31,6 @@ from ...accumulate import changes as ch
 from ..events import Finish
 from .base import CONTAINER, PARENT, WireAdapter
 
-_CLIENT_CALLS = frozenset({"function_call", "custom_tool_call", "apply_patch_call",
-                           "local_shell_call", "mcp_approval_request"})
 # The name of a call whose item has none: the tool's type.
 _TOOL_NAMES = {"apply_patch_call": "apply_patch", "tool_search_call": "tool_search",
                "shell_call": "shell", "local_shell_call": "local_shell",
@@ -62,8 +60,7 @@ class ResponsesAdapter(WireAdapter):
             return PARENT, False, "reasoning"
         if kind == "reasoning":
             return "reasoning", False, "reasoning"
-        if kind in _CLIENT_CALLS or (kind == "tool_search_call" and isinstance(
-                opened.data, dict) and opened.data.get("execution") == "client"):
+        if wires.responses.calls_the_client(kind, opened.data):
             return "tool_call", False, "text"
         if kind.endswith("_call"):
             return "tool_call", True, "text"     # web search, code interpreter...
