@@ -77,10 +77,9 @@ from ...wires.wire_events import WireEvent
 from ..base import Accumulator, Slot
 from ..changes import InBandError, ResponseChanged, TerminalReached, UnknownEvent
 from .compare import ServerComparison
-from .item_events import ItemEvents
+from .items import ItemEvents, Items
 from .objects import Item, clone
 from .parts import PartEvents
-from .registry import Items
 from .sequence import SequenceNumbers
 from .server_tools import ServerToolEvents
 from .slots import SlotChanges
@@ -114,7 +113,7 @@ class ResponsesAccumulator(Accumulator):
         self.items.call_of = self.tools.call_of
         self.parts = PartEvents(self.items, self.compare, self.tools, say)
         self.item_events = ItemEvents(self.items, self.compare, self.tools, say)
-        self.server_tools = ServerToolEvents(self.items, self.compare, say)
+        self.server_tools = ServerToolEvents(self.items, self.compare, None, say)
         self._response: dict | None = None     # the latest lifecycle event's response
         self._terminal: dict | None = None     # the terminal event's response
         self.terminal: str | None = None       # "completed" | "incomplete" | "failed"
@@ -361,7 +360,7 @@ class ResponsesAccumulator(Accumulator):
         for part in item.parts.values():
             if part.call is not None:
                 part.call.cut()
-        if item.type == "function_call" and not item.input_done:
+        if item.type == responses.FUNCTION_CALL_ITEM and not item.input_done:
             item.input = self.end_tool_call(self.tools.call_of(item, None), cut=True,
                                             slot=(oi,), what=f"function_call "
                                             f"{item.name or '?'} (output_index {oi})")
@@ -408,7 +407,7 @@ class ResponsesAccumulator(Accumulator):
     def tool_inputs(self) -> dict[int, Any]:
         """Parsed function-call arguments by output_index (the partial value for a cut call)."""
         return {it.index: it.input for it in self.items
-                if it.type == "function_call" and (it.input_done or it.state != "open")}
+                if it.type == responses.FUNCTION_CALL_ITEM and (it.input_done or it.state != "open")}
 
     def live_tool_calls(self) -> list:
         """Tool call items and structured-output parts, in output_index order."""

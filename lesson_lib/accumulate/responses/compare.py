@@ -24,6 +24,7 @@ from typing import Any
 
 from ...wires.wire_events import WireEvent
 from ..base import Fragments
+from .items import Items
 from .objects import (
     ABSENT,
     OPAQUE_FIELDS,
@@ -34,7 +35,6 @@ from .objects import (
     get_path,
     preview,
 )
-from .registry import Items
 
 # At most this many server_object_differs per terminal event (then one summary).
 DIFF_LIMIT = 20

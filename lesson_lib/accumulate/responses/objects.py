@@ -28,39 +28,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...partial_json import NOTHING
+from ...wires import responses as r
 from ..base import Fragments, Slot
+from .vocabulary import MAIN_FIELD, PART_TEXT_KEY
 
 # Opaque fields the server issues and may re-issue between the item's
 # ``output_item.done`` and the terminal ``Response`` (the recorded streams
 # re-encrypt ``encrypted_content``): nothing a client can accumulate, so they
 # are not compared, and the terminal's value is the one kept.
 OPAQUE_FIELDS = frozenset({"encrypted_content"})
-
-# The string field of an item that its own delta events build, by item type
-# (shown as the item's slot content and compared at the item's end).
-MAIN_FIELD: dict[str, tuple] = {
-    "function_call": ("arguments",),
-    "custom_tool_call": ("input",),
-    "mcp_call": ("arguments",),
-    "code_interpreter_call": ("code",),
-    "apply_patch_call": ("operation", "diff"),
-}
-
-# What a part of each type streams into (the field deltas append to).
-PART_TEXT_KEY = {"output_text": "text", "refusal": "refusal",
-                 "reasoning_text": "text", "summary_text": "text"}
-
-# Item types that hold parts of each type (anything else is a mismatch).
-PART_HOSTS = {"output_text": ("message",), "refusal": ("message",),
-              "reasoning_text": ("reasoning",), "summary_text": ("reasoning",)}
-# A part met through its deltas before its announcement starts as this.
-ASSUMED_PARTS: dict[str, dict] = {
-    "output_text": {"type": "output_text", "annotations": [], "text": ""},
-    "refusal": {"type": "refusal", "refusal": ""},
-    "reasoning_text": {"type": "reasoning_text", "text": ""},
-    "summary_text": {"type": "summary_text", "text": ""},
-}
-
 
 class _Absent:
     """The marker for "no such key or index" (shown as ``<absent>`` in diagnostics)."""
@@ -312,9 +288,9 @@ class Item:
     def built(self) -> dict:
         """The item from what the stream built so far, ignoring ``output_item.done``."""
         out = clone(self.data)
-        if self.parts or isinstance(self.data.get("content"), list) or self.type == "message":
+        if self.parts or isinstance(self.data.get("content"), list) or self.type == r.MESSAGE_ITEM:
             out["content"] = [self.parts[i].build() for i in sorted(self.parts)]
-        if self.summary or isinstance(self.data.get("summary"), list) or self.type == "reasoning":
+        if self.summary or isinstance(self.data.get("summary"), list) or self.type == r.REASONING_ITEM:
             out["summary"] = [self.summary[i].build() for i in sorted(self.summary)]
         for path, frags in self.texts.items():
             set_path(out, path, frags.text)
@@ -358,18 +334,18 @@ class Item:
         if path is not None:
             text = get_path(built, path)
             return text if isinstance(text, str) else ""
-        if self.type == "shell_call":
+        if self.type == r.SHELL_CALL_ITEM:
             commands = get_path(built, ("action", "commands"))
             if isinstance(commands, list):
                 return "\n".join(c for c in commands if isinstance(c, str))
-        if self.type == "image_generation_call":
+        if self.type == r.IMAGE_GENERATION_CALL_ITEM:
             result = built.get("result")
             if isinstance(result, str) and result:
                 return f"image: {len(result)} base64 characters"
             if self.partial_images:
                 n, b64 = self.partial_images[-1]
                 return f"partial image {n}: {len(b64)} base64 characters"
-        if self.type == "web_search_call":
+        if self.type == r.WEB_SEARCH_CALL_ITEM:
             query = get_path(built, ("action", "query"))
             if isinstance(query, str):
                 return query
@@ -378,7 +354,7 @@ class Item:
     def part_text(self, n: int, summary: bool = False) -> str:
         """The text the slot of part `n` (a summary part's, `summary`) shows: what the
         deltas built, or the server's finished item's once it is done."""
-        parts = self.summary if summary else self.parts
+        parts = self.parts_of(summary)
         part = parts[n]
         key = "text" if summary else (part.key or "text")
         if self.done is None:
@@ -389,6 +365,20 @@ class Item:
             pos = sorted(parts).index(n)
             text = get_path(self.done, ("summary" if summary else "content", pos, key))
         return text if isinstance(text, str) else ""
+
+    def parts_of(self, summary: bool) -> dict[int, Part]:
+        """The item's summary parts (`summary`), else its content parts."""
+        return self.summary if summary else self.parts
+
+    def part_address(self, n: int, summary: bool) -> tuple:
+        """The slot address of part `n` (a summary part's, `summary`)."""
+        return (self.index, "summary", n) if summary else (self.index, n)
+
+    def part_path(self, n: int, summary: bool) -> tuple:
+        """Where part `n` is in the item the server states: its position among the parts,
+        inside ``output``."""
+        pos = sorted(self.parts_of(summary)).index(n)
+        return (self.index, "summary" if summary else "content", pos)
 
     def part_label(self, address: tuple) -> str:
         """The label of a part's slot (a summary part's names its item's type)."""

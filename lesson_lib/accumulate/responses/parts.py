@@ -18,70 +18,55 @@ announced later if the announcement comes.
 
 from __future__ import annotations
 
+from ...wires import responses as r
 from ...wires.wire_events import WireEvent
 from ..changes import CitationAdded, TextAppended
-from .compare import ServerComparison
-from .objects import ASSUMED_PARTS, PART_HOSTS, Item, Part
-from .registry import Items
-from .slots import CHANNELS, SlotChanges, _new
-from .tools import ToolCallEvents
-from .vocabulary import PART_TEXTS, Malformed, index_of, is_index, string_delta
+from .items import Handlers
+from .objects import Item, Part
+from .slots import _new
+from .vocabulary import (
+    ASSUMED_PARTS,
+    CHANNELS,
+    PART_TEXTS,
+    PARTS,
+    Malformed,
+    index_of,
+    is_index,
+    string_delta,
+)
 
 
-def _where(item: Item, n: int, summary: bool) -> tuple:
-    """The slot address of part `n` (summary part, `summary`) of `item`."""
-    return (item.index, "summary", n) if summary else (item.index, n)
-
-
-def _path(item: Item, n: int, summary: bool) -> tuple:
-    """Where part `n` (summary part, `summary`) is in the item the server states: its
-    position among the parts, inside ``output``."""
-    pos = sorted(item.summary if summary else item.parts).index(n)
-    return (item.index, "summary" if summary else "content", pos)
-
-
-class PartEvents:
-    """The handlers for parts and summary parts.
-
-    Composed of the stream's `items`, the `compare` checks, the `tools` (which
-    make a structured-output part's call) and the `say` changes.
-    """
-
-    def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents,
-                 say: SlotChanges) -> None:
-        self.items = items
-        self.note = items.note
-        self.compare = compare
-        self.tools = tools
-        self.say = say
+class PartEvents(Handlers):
+    """The handlers for parts and summary parts (the `tools` make a structured-output
+    part's call)."""
 
     # -- a part's beginning -------------------------------------------------------
 
     def new_part(self, ev: WireEvent, item: Item, n: int, part: Part, summary: bool) -> Part:
         """Put a part at `n` and open its slot. In an item already done, the parts after
         it move one place on in the server's item: their slots say their new text."""
-        parts = item.summary if summary else item.parts
+        parts = item.parts_of(summary)
         after = [i for i in parts if i > n] if item.done is not None else []
         before = {i: item.part_text(i, summary) for i in after}
         parts[n] = part
         if not summary:
             self.tools.structured_call(ev, item, n, part)
-        self.say.open_part(item, _where(item, n, summary), part, ev.index, summary=summary)
+        self.say.open_part(item, item.part_address(n, summary), part, ev.index, summary=summary)
         for i in after:
-            self.say.stated(item, _where(item, i, summary), before[i],
+            self.say.stated(item, item.part_address(i, summary), before[i],
                             item.part_text(i, summary), ev.index, kind=parts[i].type)
         return part
 
     def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
         """The part (or, for a ``summary_text``, the summary part) an event addresses:
         checked, or assumed."""
-        summary = kind == "summary_text"
+        summary = kind == r.SUMMARY_TEXT_PART
         key = "summary_index" if summary else "content_index"
         n = index_of(p, key)
-        part = (item.summary if summary else item.parts).get(n)
-        address = _where(item, n, summary)
+        part = item.parts_of(summary).get(n)
+        address = item.part_address(n, summary)
         if part is None:
-            if not summary and item.type not in PART_HOSTS.get(kind, (item.type,)):
+            if not summary and item.type != PARTS[kind][0]:
                 self.items.once_note(("host", address), "delta_mismatch",
                                      f"{ev.type}: a {item.type} item has no {kind} parts; kept "
                                      f"as its content[{n}]", event=ev, slot=address)
@@ -103,16 +88,23 @@ class PartEvents:
                                  "accumulated anyway", event=ev, slot=address)
         return part
 
-    def on_part_added(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
-        """A part (or, `summary`, a summary part) announced."""
+    def _announced(self, ev: WireEvent, p: dict, summary: bool, done: bool) -> tuple:
+        """A part's ``*.added`` or (`done`) ``*.done``: its item, index, key and part object.
+        A summary part's done may lack its index (then `part_for` says so)."""
         key = "summary_index" if summary else "content_index"
         data, n = p.get("part"), p.get(key)
-        if not isinstance(data, dict) or not is_index(n):
-            raise Malformed(f"needs a {key} and a part object")
-        reasoning = summary or data.get("type") == "reasoning_text"
-        item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
-        part = (item.summary if summary else item.parts).get(n)
-        address = _where(item, n, summary)
+        if not isinstance(data, dict) or not (is_index(n) or done and summary):
+            raise Malformed("no part object" if done and summary
+                            else f"needs a {key} and a part object")
+        reasoning = summary or data.get("type") == r.REASONING_TEXT_PART
+        item = self.items.item_for(ev, p, r.REASONING_ITEM if reasoning else r.MESSAGE_ITEM)
+        return item, n, key, data
+
+    def on_part_added(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
+        """A part (or, `summary`, a summary part) announced."""
+        item, n, key, data = self._announced(ev, p, summary, False)
+        part = item.parts_of(summary).get(n)
+        address = item.part_address(n, summary)
         if part is None:
             self.new_part(ev, item, n, Part(data), summary)
         elif part.assumed:
@@ -131,10 +123,10 @@ class PartEvents:
     def on_part_text(self, ev: WireEvent, p: dict) -> None:
         """A delta into a part's text, or (``*.done``) the text stated whole."""
         kind, host, field = PART_TEXTS[ev.type]
-        summary = kind == "summary_text"
+        summary = kind == r.SUMMARY_TEXT_PART
         item = self.items.item_for(ev, p, host)
         n = p.get("summary_index" if summary else "content_index")
-        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
+        part = item.parts_of(summary).get(n) if type(n) is int else None
         if part is None or part.state != "open" or part.type != kind and not summary:
             part = self.part_for(ev, p, item, kind)       # checked, or assumed
         address = (item.index, "summary", n) if summary else (item.index, n)
@@ -173,7 +165,7 @@ class PartEvents:
             raise Malformed(f"{field} is not a string")
         self.said_again(ev, item, part, "text", address)
         shown = item.part_text(n, summary)
-        self._adopt(ev, part, (*_path(item, n, summary), part.key or field), theirs)
+        self._adopt(ev, part, (*item.part_path(n, summary), part.key or field), theirs)
         if not self._made_late(ev, item, n, part, address, summary):
             self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
                             kind=part.type)
@@ -209,13 +201,8 @@ class PartEvents:
 
     def on_part_done(self, ev: WireEvent, p: dict, *, summary: bool = False) -> None:
         """A part (or, `summary`, a summary part) done: the server's part settles ours."""
-        key = "summary_index" if summary else "content_index"
-        data, n = p.get("part"), p.get(key)
-        if not isinstance(data, dict) or not (summary or is_index(n)):
-            raise Malformed("no part object" if summary else f"needs a {key} and a part object")
-        reasoning = summary or data.get("type") == "reasoning_text"
-        item = self.items.item_for(ev, p, "reasoning" if reasoning else "message")
-        part = (item.summary if summary else item.parts).get(n) if is_index(n) else None
+        item, n, _, data = self._announced(ev, p, summary, True)
+        part = item.parts_of(summary).get(n) if is_index(n) else None
         if part is None and not summary:
             self.note("event_before_start", f"content_part.done for content_index {n} of "
                       f"{item.label()}, never announced: the server's part is taken",
@@ -223,18 +210,19 @@ class PartEvents:
             part = self.new_part(ev, item, n, Part(data), summary)
         else:
             if summary:
-                part = self.part_for(ev, p, item, "summary_text")
+                part = self.part_for(ev, p, item, r.SUMMARY_TEXT_PART)
             else:
                 self.said_again(ev, item, part, "part", (item.index, n))
             shown = item.part_text(n, summary)
             self.settle(ev, item, summary, n, part, data)
-            self.say.stated(item, _where(item, n, summary), shown, item.part_text(n, summary),
-                            ev.index, kind=part.type)
+            self.say.stated(item, item.part_address(n, summary), shown,
+                            item.part_text(n, summary), ev.index, kind=part.type)
         call = part.call
         ended = call is not None and not call.ended
         if ended:
             call.end(part.text, t=ev.t, event=ev.index)
-        self.say.done(_where(item, n, summary), part.state == "open", call, ended, ev.index)
+        self.say.done(item.part_address(n, summary), part.state == "open", call, ended,
+                      ev.index)
         part.state = "closed"
 
     def _adopt(self, ev: WireEvent, part: Part, path: tuple, theirs: str) -> None:
@@ -250,7 +238,7 @@ class PartEvents:
         if part.key is None:                      # a part of an unknown type: kept raw
             part.data = data
             return
-        path = _path(item, n, summary)
+        path = item.part_path(n, summary)
         theirs = data.get(part.key)
         if isinstance(theirs, str):
             self._adopt(ev, part, (*path, part.key), theirs)
@@ -263,8 +251,8 @@ class PartEvents:
 
     def on_annotation(self, ev: WireEvent, p: dict) -> None:
         """A citation added to an ``output_text`` part."""
-        item = self.items.item_for(ev, p, "message")
-        part = self.part_for(ev, p, item, "output_text")
+        item = self.items.item_for(ev, p, r.MESSAGE_ITEM)
+        part = self.part_for(ev, p, item, r.OUTPUT_TEXT_PART)
         annotation, n = p.get("annotation"), p.get("annotation_index")
         address = (item.index, p["content_index"])
         if part.annotations is None:

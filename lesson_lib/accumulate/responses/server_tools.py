@@ -17,25 +17,20 @@ output) and whose close carries the sound and the transcript.
 
 from __future__ import annotations
 
+from ...wires import responses as r
 from ...wires.wire_events import WireEvent
 from ..base import Fragments, Slot
 from ..changes import SlotOpened
-from .compare import ServerComparison
+from .items import Handlers
 from .objects import Item
-from .registry import Items
-from .slots import SlotChanges, own_shown
+from .slots import own_shown
 from .vocabulary import AUDIO, AUDIO_EVENTS, STATUS_EVENTS, Malformed, index_of, string_delta
 
 
-class ServerToolEvents:
-    """The handlers for server-side tools and audio: the stream's `items`, the
-    `compare` checks and the `say` changes."""
+class ServerToolEvents(Handlers):
+    """The handlers for server-side tools and audio."""
 
-    def __init__(self, items: Items, compare: ServerComparison, say: SlotChanges) -> None:
-        self.items = items
-        self.compare = compare
-        self.say = say
-        self.audio: Audio | None = None     # the spoken output, from its first event
+    audio: Audio | None = None     # the spoken output, from its first event
 
     def _restated(self, ev: WireEvent, item: Item, shown: str) -> None:
         self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
@@ -49,7 +44,7 @@ class ServerToolEvents:
 
     def on_partial_image(self, ev: WireEvent, p: dict) -> None:
         """A partial image: kept, and the item's slot describes the latest."""
-        item = self.items.item_for(ev, p, "image_generation_call")
+        item = self.items.item_for(ev, p, r.IMAGE_GENERATION_CALL_ITEM)
         b64 = p.get("partial_image_b64")
         if not isinstance(b64, str):
             raise Malformed("partial_image_b64 is not a string")
@@ -59,7 +54,7 @@ class ServerToolEvents:
 
     def on_shell_command(self, ev: WireEvent, p: dict) -> None:
         """A shell command added, streamed into or stated whole; the slot shows them all."""
-        item = self.items.item_for(ev, p, "shell_call")
+        item = self.items.item_for(ev, p, r.SHELL_CALL_ITEM)
         n = index_of(p, "command_index")
         path = ("action", "commands", n)
         shown = own_shown(item)
@@ -74,7 +69,7 @@ class ServerToolEvents:
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
         """A shell command's output streamed (stdout, stderr); its item shows no text."""
-        item = self.items.item_for(ev, p, "shell_call_output")
+        item = self.items.item_for(ev, p, r.SHELL_CALL_OUTPUT_ITEM)
         n = index_of(p, "command_index")
         if ev.type.endswith(".delta"):
             delta = p.get("delta")

@@ -36,14 +36,11 @@ from ..changes import (
     TextAppended,
     ToolInputGrew,
 )
-from .objects import MAIN_FIELD, Item, Part
+from .objects import Item, Part
+from .vocabulary import CHANNELS, MAIN_FIELD
 
 # The cheapest way to make a named tuple (one per delta): no keyword handling.
 _new = tuple.__new__
-
-# What kind of text each part type streams (the turn's channel).
-CHANNELS = {"output_text": "text", "refusal": "refusal", "reasoning_text": "reasoning",
-            "summary_text": "reasoning"}
 
 
 def _call_facts(call: Any, ended_now: bool) -> dict:

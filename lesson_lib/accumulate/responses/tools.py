@@ -19,12 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...tool_calls import ToolCall
+from ...wires import responses as r
 from ...wires.wire_events import WireEvent
 from .compare import ServerComparison
-from .objects import MAIN_FIELD, Item, Part, get_path
-from .registry import Items
+from .items import Handlers, Items
+from .objects import Item, Part, get_path
 from .slots import SlotChanges, own_shown
-from .vocabulary import FIELD_TEXTS, TOOL_ITEMS, Malformed, string_delta
+from .vocabulary import FIELD_TEXTS, MAIN_FIELD, TOOL_ITEMS, Malformed, string_delta
 
 
 def structured_name(resp: dict) -> str | None:
@@ -44,21 +45,18 @@ def _before(text: Any, skip: str | None) -> Any:
     return text
 
 
-class ToolCallEvents:
+class ToolCallEvents(Handlers):
     """The handlers for string fields of items, and the tool calls they feed.
 
-    Composed of the stream's `items`, the `compare` checks, the accumulator's
-    `end_tool_call` (the strict check and its diagnostics) and the `say`
-    changes. `structured` is the ``json_schema`` text format's name while the
-    response asks for one.
+    Besides what every `Handlers` has, the accumulator's `end_tool_call` (the
+    strict check and its diagnostics). `structured` is the ``json_schema`` text
+    format's name while the response asks for one.
     """
 
     def __init__(self, items: Items, compare: ServerComparison,
                  end_tool_call: Callable[..., Any], say: SlotChanges) -> None:
-        self.items = items
-        self.compare = compare
+        super().__init__(items, compare, self, say)
         self.end_tool_call = end_tool_call
-        self.say = say
         self.structured: str | None = None
 
     # -- string fields of items (arguments, code, diff, input) -------------
@@ -104,7 +102,7 @@ class ToolCallEvents:
         self.compare.field_stated(ev, item, path, theirs)
         call = self.call_of(item, ev) if kind in TOOL_ITEMS and item.type == kind else None
         ended = call is not None and not call.ended
-        if call is not None and kind == "function_call":
+        if call is not None and kind == r.FUNCTION_CALL_ITEM:
             self.parse_input(ev, item, theirs)
         elif call is not None:
             call.end(theirs, t=ev.t, event=ev.index)
@@ -136,7 +134,7 @@ class ToolCallEvents:
                 return None  # type: ignore[return-value]
             call = item.call = ToolCall(item.name, item.call_id, kind=item.type,
                                         address=(item.index,),
-                                        json_arguments=item.type != "custom_tool_call",
+                                        json_arguments=item.type != r.CUSTOM_TOOL_CALL_ITEM,
                                         t=ev.t if ev is not None else None,
                                         event=ev.index if ev is not None else None)
             frags = item.texts.get(TOOL_ITEMS[item.type])
@@ -154,7 +152,7 @@ class ToolCallEvents:
                         skip: str | None = None) -> ToolCall | None:
         """With text.format json_schema, an output_text part is structured output: a
         pseudo tool call named after the format."""
-        if self.structured is None or part.type != "output_text" or item.type != "message":
+        if self.structured is None or part.type != r.OUTPUT_TEXT_PART or item.type != r.MESSAGE_ITEM:
             return None
         part.call = ToolCall(self.structured, item.id, kind="structured output",
                              address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
