@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lesson_lib.accumulate.responses import ResponsesAccumulator
-from lesson_lib.accumulate.responses.objects import differences
+from lesson_lib.accumulate.responses.compare import differences
 from lesson_lib.capture.captures import Capture, corpus, reference_corpus, reference_dir
 from lesson_lib.capture.replay import run_sdk
 from lesson_lib.sse.decoder import ServerSentEvent

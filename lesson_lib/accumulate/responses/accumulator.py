@@ -162,7 +162,9 @@ class ResponsesAccumulator(Accumulator):
             return self.changes
         handler = self._handlers.get(event.type)
         if handler is None:
-            self._unknown(event)
+            self._pass_through(event, "unknown_event", f"unknown event type {event.type!r}: "
+                               "passed through, nothing accumulated from it",
+                               event_type=event.type)
             return self.changes
         if not self._started or self._terminal is not None:
             self._check_position(event)
@@ -182,28 +184,22 @@ class ResponsesAccumulator(Accumulator):
     def _not_an_object(self, event: WireEvent) -> None:
         if event.type in AFTER_TERMINAL and self._terminal is not None:
             # Chat's end marker after the terminal (OpenRouter): passed through, as data.
-            self.passed_through.append(event)
-            self.note("marker_after_terminal", f"{event.type} after response.{self.terminal}: "
-                      "a compatible server's end marker, passed through", severity="info",
-                      event=event)
-            self.changes.append(UnknownEvent(event.index, event.type, event.payload))
-            return
-        if event.parse_error is not None:
+            self._pass_through(event, "marker_after_terminal", f"{event.type} after response."
+                               f"{self.terminal}: a compatible server's end marker, passed "
+                               "through", severity="info")
+        elif event.parse_error is not None:
             self.note("unparseable_json", f"event {event.type or '(unnamed)'}: "
                       f"{event.parse_error}; the event is ignored",
                       event=event, raw=event.sse.data)
         else:
-            self.note("unknown_event", f"event {event.type or '(unnamed)'}: the payload is not "
-                      "a JSON object; passed through", severity="warning",
-                      event=event, raw=event.sse.data)
-            self.passed_through.append(event)
-            self.changes.append(UnknownEvent(event.index, event.type, event.payload))
+            self._pass_through(event, "unknown_event", f"event {event.type or '(unnamed)'}: the "
+                               "payload is not a JSON object; passed through", raw=event.sse.data)
 
-    def _unknown(self, event: WireEvent) -> None:
+    def _pass_through(self, event: WireEvent, code: str, message: str, *,
+                      severity: str = "warning", **extra: Any) -> None:
+        """An event kept as it came (`passed_through`), said, and handed on as data."""
         self.passed_through.append(event)
-        self.note("unknown_event", f"unknown event type {event.type!r}: passed through, "
-                  "nothing accumulated from it", severity="warning", event=event,
-                  event_type=event.type)
+        self.note(code, message, severity=severity, event=event, **extra)  # type: ignore[arg-type]
         self.changes.append(UnknownEvent(event.index, event.type, event.payload))
 
     def _check_position(self, event: WireEvent) -> None:

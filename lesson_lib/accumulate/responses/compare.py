@@ -15,26 +15,96 @@ follows the server's terminal word, while the stream's own events stay
 addressed by the stream's id. It says the server changed its mind, not that
 the stream is broken, so an otherwise proper stream still ends properly.
 A difference in what the deltas built stays a ``server_object_differs``.
+
+`differences` compares two JSON values and lists where they differ.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ...wires.wire_events import WireEvent
 from ..base import Fragments
-from .items import Items
-from .objects import (
-    ABSENT,
-    OPAQUE_FIELDS,
-    Item,
-    clone,
-    differences,
-    format_path,
-    get_path,
-    preview,
-)
+from .objects import ABSENT, Item, clone, get_path
+
+if TYPE_CHECKING:
+    from .items import Items
+
+# Opaque fields the server issues and may re-issue between the item's
+# ``output_item.done`` and the terminal ``Response`` (the recorded streams
+# re-encrypt ``encrypted_content``): nothing a client can accumulate, so they
+# are not compared, and the terminal's value is the one kept.
+OPAQUE_FIELDS = frozenset({"encrypted_content"})
+
+def format_path(path: tuple) -> str:
+    """``('output', 1, 'content', 0, 'text')`` -> ``output[1].content[0].text``."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out += f".{step}" if out else str(step)
+    return out
+
+
+def differences(ours: Any, theirs: Any, path: tuple = (),
+                ignore: frozenset = OPAQUE_FIELDS) -> Iterator[tuple[tuple, Any, Any]]:
+    """Where two JSON values differ: ``(path, ours, theirs)``, `ABSENT` for a missing key.
+
+    Keys in `ignore` are skipped at any depth; numbers compare by value
+    (``0 == 0.0 == -0.0``), with a tolerance of 1e-9 for floats.
+    """
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in theirs:
+            if key in ignore:
+                continue
+            yield from differences(ours.get(key, ABSENT) if key in ours else ABSENT,
+                                   theirs[key], (*path, key), ignore)
+        for key in ours:
+            if key not in theirs and key not in ignore:
+                yield (*path, key), ours[key], ABSENT
+        return
+    if isinstance(ours, list) and isinstance(theirs, list):
+        for i in range(max(len(ours), len(theirs))):
+            a = ours[i] if i < len(ours) else ABSENT
+            b = theirs[i] if i < len(theirs) else ABSENT
+            yield from differences(a, b, (*path, i), ignore)
+        return
+    if ours is ABSENT or theirs is ABSENT:
+        if ours is not theirs:
+            yield path, ours, theirs
+        return
+    if type(ours) is not type(theirs) and not (_number(ours) and _number(theirs)):
+        yield path, ours, theirs
+    elif isinstance(ours, float) or isinstance(theirs, float):
+        if not math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-9):
+            yield path, ours, theirs
+    elif ours != theirs:
+        yield path, ours, theirs
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def preview(value: Any, limit: int = 160) -> Any:
+    """A JSON-ready value for a diagnostic: long strings cut, containers summarised."""
+    if value is ABSENT:
+        return "<absent>"
+    if isinstance(value, str):
+        if len(value) > limit:
+            return f"{value[:limit]}… ({len(value)} characters)"
+        return value
+    if isinstance(value, (dict, list)):
+        text = repr(value)
+        if len(text) > limit:
+            kind = "object" if isinstance(value, dict) else "array"
+            return f"<{kind} of {len(value)} entries: {text[:limit]}…>"
+        return clone(value)
+    return value
+
 
 # At most this many server_object_differs per terminal event (then one summary).
 DIFF_LIMIT = 20

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from ...wires import responses as r
 from ...wires.wire_events import WireEvent
 from ..changes import SlotRemoved
-from .objects import Item, get_path, preview
+from .compare import preview
+from .objects import Item, get_path
 from .slots import SlotChanges, identity, own_shown
 from .vocabulary import TOOL_ITEMS, Malformed, is_index
 
