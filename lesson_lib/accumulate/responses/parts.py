@@ -32,7 +32,7 @@ from .vocabulary import (
     Malformed,
     index_of,
     is_index,
-    string_delta,
+    string_field,
 )
 
 
@@ -133,7 +133,7 @@ class PartEvents(Handlers):
         if field is not None:
             self._stated(ev, p, item, part, n, address, summary, field)
             return
-        delta = string_delta(p)
+        delta = string_field(p)
         # The slot shows the part's own text (the usual case), or the server's finished
         # item, or (a part of another type) another field of it.
         plain = part.key is not None and (not summary or part.key == "text")
@@ -160,9 +160,7 @@ class PartEvents(Handlers):
 
     def _stated(self, ev: WireEvent, p: dict, item: Item, part: Part, n: int, address: tuple,
                 summary: bool, field: str) -> None:
-        theirs = p.get(field)
-        if not isinstance(theirs, str):
-            raise Malformed(f"{field} is not a string")
+        theirs = string_field(p, field)
         self.said_again(ev, item, part, "text", address)
         shown = item.part_text(n, summary)
         self._adopt(ev, part, (*item.part_path(n, summary), part.key or field), theirs)

@@ -24,7 +24,7 @@ from ..changes import SlotOpened
 from .items import Handlers
 from .objects import Item
 from .slots import own_shown
-from .vocabulary import AUDIO, AUDIO_EVENTS, STATUS_EVENTS, Malformed, index_of, string_delta
+from .vocabulary import AUDIO, AUDIO_EVENTS, STATUS_EVENTS, Malformed, index_of, string_field
 
 
 class ServerToolEvents(Handlers):
@@ -45,9 +45,7 @@ class ServerToolEvents(Handlers):
     def on_partial_image(self, ev: WireEvent, p: dict) -> None:
         """A partial image: kept, and the item's slot describes the latest."""
         item = self.items.item_for(ev, p, r.IMAGE_GENERATION_CALL_ITEM)
-        b64 = p.get("partial_image_b64")
-        if not isinstance(b64, str):
-            raise Malformed("partial_image_b64 is not a string")
+        b64 = string_field(p, "partial_image_b64")
         shown = own_shown(item)
         item.partial_images.append((p.get("partial_image_index"), b64))
         self._restated(ev, item, shown)
@@ -59,11 +57,9 @@ class ServerToolEvents(Handlers):
         path = ("action", "commands", n)
         shown = own_shown(item)
         if ev.type.endswith(".delta"):
-            item.text_field(path).append(string_delta(p))
+            item.text_field(path).append(string_field(p))
         else:
-            command = p.get("command")
-            if not isinstance(command, str):
-                raise Malformed("command is not a string")
+            command = string_field(p, "command")
             self.compare.field_stated(ev, item, path, command, check=ev.type.endswith(".done"))
         self._restated(ev, item, shown)
 
@@ -85,7 +81,7 @@ class ServerToolEvents(Handlers):
         piece is the slot's text, each sound piece (base64) is kept; the slot closes when
         both the sound and the transcript are done."""
         stream, is_delta = AUDIO_EVENTS[ev.type]
-        delta = string_delta(p) if is_delta else None
+        delta = string_field(p) if is_delta else None
         audio = self.audio
         if audio is None:
             audio = self.audio = Audio()

@@ -25,7 +25,7 @@ from .compare import ServerComparison
 from .items import Handlers, Items
 from .objects import Item, Part, get_path
 from .slots import SlotChanges, own_shown
-from .vocabulary import FIELD_TEXTS, MAIN_FIELD, TOOL_ITEMS, Malformed, string_delta
+from .vocabulary import FIELD_TEXTS, MAIN_FIELD, TOOL_ITEMS, string_field
 
 
 def structured_name(resp: dict) -> str | None:
@@ -38,11 +38,14 @@ def structured_name(resp: dict) -> str | None:
     return None
 
 
-def _before(text: Any, skip: str | None) -> Any:
-    """`text` without its tail `skip` (the delta being fed right now), if it ends with it."""
+def _seed(call: ToolCall, text: Any, skip: str | None, t: float | None,
+          event: int | None) -> None:
+    """Feed a call made late the text its field holds so far, but its tail `skip` (the
+    delta being fed right now)."""
     if skip is not None and isinstance(text, str) and text.endswith(skip):
-        return text[:len(text) - len(skip)]
-    return text
+        text = text[:len(text) - len(skip)]
+    if isinstance(text, str) and text:
+        call.feed(text, t=t, event=event)
 
 
 class ToolCallEvents(Handlers):
@@ -73,7 +76,7 @@ class ToolCallEvents(Handlers):
             self._stated(ev, p, item, kind, path, field)
 
     def _delta(self, ev: WireEvent, p: dict, item: Item, path: tuple) -> None:
-        delta = string_delta(p)
+        delta = string_field(p)
         item.text_field(path).append(delta)
         own = (item.index,)
         if TOOL_ITEMS.get(item.type) != path:
@@ -95,9 +98,7 @@ class ToolCallEvents(Handlers):
 
     def _stated(self, ev: WireEvent, p: dict, item: Item, kind: str, path: tuple,
                 field: str) -> None:
-        theirs = p.get(field)
-        if not isinstance(theirs, str):
-            raise Malformed(f"{field} is not a string")
+        theirs = string_field(p, field)
         shown, item_call = own_shown(item), item.call
         self.compare.field_stated(ev, item, path, theirs)
         call = self.call_of(item, ev) if kind in TOOL_ITEMS and item.type == kind else None
@@ -140,9 +141,7 @@ class ToolCallEvents(Handlers):
             frags = item.texts.get(TOOL_ITEMS[item.type])
             first = frags.text if frags is not None else get_path(item.data,
                                                                   TOOL_ITEMS[item.type])
-            first = _before(first, skip)
-            if isinstance(first, str) and first:
-                call.feed(first, t=call.start_t, event=call.start_event)
+            _seed(call, first, skip, call.start_t, call.start_event)
         else:
             call.name = call.name or item.name or ""
             call.call_id = call.call_id or item.call_id
@@ -156,9 +155,7 @@ class ToolCallEvents(Handlers):
             return None
         part.call = ToolCall(self.structured, item.id, kind="structured output",
                              address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
-        first = _before(part.text, skip)
-        if first:
-            part.call.feed(first, t=ev.t, event=ev.index)
+        _seed(part.call, part.text, skip, ev.t, ev.index)
         return part.call
 
     def live_tool_calls(self) -> list[ToolCall]:

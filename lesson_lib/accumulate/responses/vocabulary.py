@@ -99,9 +99,9 @@ def index_of(p: dict, key: str) -> int:
     return n
 
 
-def string_delta(p: dict) -> str:
-    """The payload's ``delta``, which must be a string."""
-    delta = p.get("delta")
-    if type(delta) is not str:
-        raise Malformed("delta is not a string")
-    return delta
+def string_field(p: dict, key: str = "delta") -> str:
+    """The payload's `key` (``delta``, ``text``, ``arguments``...), which must be a string."""
+    text = p.get(key)
+    if type(text) is not str:
+        raise Malformed(f"{key} is not a string")
+    return text
