@@ -55,13 +55,13 @@ and the slots and calls it closed (`slots`).
 
 The accumulator is composed of one object per concern, each in its own
 module, in the order an event meets them: `vocabulary` (the event tables),
-`sequence` (``sequence_number``), `registry` (finding items), then the
-handlers: `item_events` (an item's start and end), `parts` (content and
+`sequence` (``sequence_number``), `items` (finding items, and the handlers
+of an item's start and end), then the other handlers: `parts` (content and
 summary parts, one handler per step of either), `tools` (string fields and
-the tool calls they feed), `server_tools` (server-side tools, spoken output). They
-build `objects` (items and parts), check them against the server's with
+the tool calls they feed), `server_tools` (server-side tools, spoken output).
+They build `objects` (items and parts), check them against the server's with
 `compare`, and say what they changed through `slots`. None of them reaches
-into another: each gets what it uses.
+into another: each gets what it uses (`items.Handlers`).
 """
 
 from __future__ import annotations

@@ -102,8 +102,8 @@ class ServerToolEvents(Handlers):
         if audio is None or audio.state != "open":
             return
         audio.state = "never closed"
-        missing = " and ".join(f"response.audio{'' if s == 'data' else '.transcript'}.done"
-                               for s in ("data", "transcript") if s not in audio.done)
+        missing = " and ".join(event for event, (stream, delta) in AUDIO_EVENTS.items()
+                               if not delta and stream not in audio.done)
         self.items.note("block_never_stopped", f"the spoken output was never done (no "
                         f"{missing}) before {why}", severity="warning", slot=AUDIO)
         self.say.close(AUDIO, "never closed", None, None, data=audio.as_dict())
