@@ -197,7 +197,7 @@ class ItemEvents(Handlers):
             self.say.reopen_item(item, ev.index)
             return
         self.say.renamed(item, before, ev.index)
-        self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
+        self.say.own_stated(item, shown, ev.index)
 
     def _identity_restated(self, ev: WireEvent, item: Item, done: dict) -> None:
         """A field that names the item or its call (``call_id``, ``name``) said one thing
@@ -260,11 +260,10 @@ class ItemEvents(Handlers):
             say.reopen_item(item, ev.index)       # closed
         else:
             say.renamed(item, before, ev.index)
-            say.stated(item, own, shown, own_shown(item), ev.index)
+            say.own_stated(item, shown, ev.index)
         for address, part, _, text, summary in parts:
             part.state = "closed"
-            say.stated(item, address, text, item.part_text(address[-1], summary), ev.index,
-                       kind=part.type)
+            say.part_stated(item, address[-1], summary, text, ev.index)
         if not reopened:
             say.done(own, was_open, item.call, own in ended, ev.index, data=data)
         for address, part, state, _, _ in parts:

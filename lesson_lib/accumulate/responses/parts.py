@@ -53,8 +53,7 @@ class PartEvents(Handlers):
             self.tools.structured_call(ev, item, n, part)
         self.say.open_part(item, item.part_address(n, summary), part, ev.index, summary=summary)
         for i in after:
-            self.say.stated(item, item.part_address(i, summary), before[i],
-                            item.part_text(i, summary), ev.index, kind=parts[i].type)
+            self.say.part_stated(item, i, summary, before[i], ev.index)
         return part
 
     def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
@@ -111,8 +110,7 @@ class PartEvents(Handlers):
             kind, shown = part.type, item.part_text(n, summary)
             part.announce(data)
             self.say.part_renamed(item, address, part, kind, ev.index)
-            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
-                            kind=part.type)
+            self.say.part_stated(item, n, summary, shown, ev.index)
         else:
             self.note("duplicate_start", f"{key} {n} of {item.label()} announced "
                       "again; the first announcement is kept", severity="warning", event=ev,
@@ -147,8 +145,7 @@ class PartEvents(Handlers):
             self.say.growing.append(_new(TextAppended, (
                 ev.index, address, CHANNELS.get(part.type, "other"), delta, part.type)))
         else:
-            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
-                            kind=part.type)
+            self.say.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
@@ -165,8 +162,7 @@ class PartEvents(Handlers):
         shown = item.part_text(n, summary)
         self._adopt(ev, part, (*item.part_path(n, summary), part.key or field), theirs)
         if not self._made_late(ev, item, n, part, address, summary):
-            self.say.stated(item, address, shown, item.part_text(n, summary), ev.index,
-                            kind=part.type)
+            self.say.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         if call is not None and not call.ended:
             call.end(theirs, t=ev.t, event=ev.index)
@@ -213,8 +209,7 @@ class PartEvents(Handlers):
                 self.said_again(ev, item, part, "part", (item.index, n))
             shown = item.part_text(n, summary)
             self.settle(ev, item, summary, n, part, data)
-            self.say.stated(item, item.part_address(n, summary), shown,
-                            item.part_text(n, summary), ev.index, kind=part.type)
+            self.say.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         ended = call is not None and not call.ended
         if ended:

@@ -22,7 +22,6 @@ from ...wires.wire_events import WireEvent
 from ..base import Fragments, Slot
 from ..changes import SlotOpened
 from .items import Handlers
-from .objects import Item
 from .slots import own_shown
 from .vocabulary import AUDIO, AUDIO_EVENTS, STATUS_EVENTS, Malformed, index_of, string_field
 
@@ -31,9 +30,6 @@ class ServerToolEvents(Handlers):
     """The handlers for server-side tools and audio."""
 
     audio: Audio | None = None     # the spoken output, from its first event
-
-    def _restated(self, ev: WireEvent, item: Item, shown: str) -> None:
-        self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
 
     def on_status(self, ev: WireEvent, p: dict) -> None:
         """A server tool's progress: the item's status until it is done (shown nowhere)."""
@@ -48,7 +44,7 @@ class ServerToolEvents(Handlers):
         b64 = string_field(p, "partial_image_b64")
         shown = own_shown(item)
         item.partial_images.append((p.get("partial_image_index"), b64))
-        self._restated(ev, item, shown)
+        self.say.own_stated(item, shown, ev.index)
 
     def on_shell_command(self, ev: WireEvent, p: dict) -> None:
         """A shell command added, streamed into or stated whole; the slot shows them all."""
@@ -61,7 +57,7 @@ class ServerToolEvents(Handlers):
         else:
             command = string_field(p, "command")
             self.compare.field_stated(ev, item, path, command, check=ev.type.endswith(".done"))
-        self._restated(ev, item, shown)
+        self.say.own_stated(item, shown, ev.index)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
         """A shell command's output streamed (stdout, stderr); its item shows no text."""

@@ -195,6 +195,16 @@ class SlotChanges:
             return
         self.growing.append(SlotRestated(event, address, content=new))
 
+    def own_stated(self, item: Item, shown: str, event: int) -> None:
+        """The item's own slot showed `shown`: say what it shows now (`stated`)."""
+        self.stated(item, (item.index,), shown, own_shown(item), event)
+
+    def part_stated(self, item: Item, n: int, summary: bool, shown: str, event: int) -> None:
+        """The slot of part `n` (a summary part's, `summary`) showed `shown`: say what it
+        shows now (`stated`)."""
+        self.stated(item, item.part_address(n, summary), shown, item.part_text(n, summary),
+                    event, kind=item.parts_of(summary)[n].type)
+
     # -- endings ----------------------------------------------------------------
 
     def call_ended(self, address: tuple, call: Any, event: int | None) -> None:

@@ -112,7 +112,7 @@ class ToolCallEvents(Handlers):
             if item.state != "open":
                 return                            # (closed, its call with it)
         else:
-            self.say.stated(item, (item.index,), shown, own_shown(item), ev.index)
+            self.say.own_stated(item, shown, ev.index)
         if ended:
             self.say.call_ended((item.index,), call, ev.index)
 
