@@ -22,15 +22,12 @@ A difference in what the deltas built stays a ``server_object_differs``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from ...wires.wire_events import WireEvent
 from ..base import Fragments
 from .objects import ABSENT, Item, clone, get_path
-
-if TYPE_CHECKING:
-    from .items import Items
 
 # Opaque fields the server issues and may re-issue between the item's
 # ``output_item.done`` and the terminal ``Response`` (the recorded streams
@@ -158,7 +155,7 @@ def _restated(path: tuple, ours: Any, theirs: Any, built: list[tuple], ours_out:
 class ServerComparison:
     """The accumulator's checks against the server's objects: its `items` and `note`."""
 
-    def __init__(self, items: Items, note: Callable[..., Any]) -> None:
+    def __init__(self, items: Iterable[Item], note: Callable[..., Any]) -> None:
         self.items = items
         self.note = note
         # A stream resumed mid-way lacks the deltas the first stream carried, so its

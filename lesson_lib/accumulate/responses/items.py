@@ -23,19 +23,15 @@ the tools' and the server tools') works with.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...wires import responses as r
 from ...wires.wire_events import WireEvent
 from ..changes import SlotRemoved
-from .compare import preview
+from .compare import ServerComparison, preview
 from .objects import Item, get_path
 from .slots import SlotChanges, identity, own_shown
 from .vocabulary import TOOL_ITEMS, Malformed, is_index
-
-if TYPE_CHECKING:
-    from .compare import ServerComparison
-    from .tools import ToolCallEvents
 
 
 class Items:
@@ -140,15 +136,15 @@ class Items:
 
 class Handlers:
     """What every group of handlers works with: the stream's `items` (and their `note`),
-    the `compare` checks against the server's objects, the `tools` (the tool calls, where
-    the handlers need them) and the `say` changes."""
+    the `compare` checks against the server's objects, the `tools` (the
+    `tools.ToolCallEvents`, where the handlers need them) and the `say` changes."""
 
-    def __init__(self, items: Items, compare: ServerComparison, tools: ToolCallEvents | None,
+    def __init__(self, items: Items, compare: ServerComparison, tools: Any,
                  say: SlotChanges) -> None:
         self.items = items
         self.note = items.note
         self.compare = compare
-        self.tools: ToolCallEvents = tools   # type: ignore[assignment]
+        self.tools = tools
         self.say = say
 
 
