@@ -120,11 +120,10 @@ class PartEvents(Handlers):
 
     def on_part_text(self, ev: WireEvent, p: dict) -> None:
         """A delta into a part's text, or (``*.done``) the text stated whole."""
-        kind, host, field = PART_TEXTS[ev.type]
-        summary = kind == r.SUMMARY_TEXT_PART
+        kind, host, field, summary = PART_TEXTS[ev.type]
         item = self.items.item_for(ev, p, host)
         n = p.get("summary_index" if summary else "content_index")
-        part = item.parts_of(summary).get(n) if type(n) is int else None
+        part = (item.summary if summary else item.parts).get(n) if type(n) is int else None
         if part is None or part.state != "open" or part.type != kind and not summary:
             part = self.part_for(ev, p, item, kind)       # checked, or assumed
         address = (item.index, "summary", n) if summary else (item.index, n)

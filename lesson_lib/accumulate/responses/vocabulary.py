@@ -45,8 +45,8 @@ CHANNELS = {kind: channel for kind, (_, _, channel, *_) in PARTS.items()}
 ASSUMED_PARTS = {kind: {"type": kind, **({"annotations": []} if kind == r.OUTPUT_TEXT_PART
                                          else {}), key: ""} for kind, key in PART_TEXT_KEY.items()}
 # Event type -> (the part's type, the item type that holds it, the done event's field or
-# None for a delta).
-PART_TEXTS = {event: (kind, host, key if event == done else None)
+# None for a delta, whether the part is a summary part).
+PART_TEXTS = {event: (kind, host, key if event == done else None, kind == r.SUMMARY_TEXT_PART)
               for kind, (host, key, _, delta, done) in PARTS.items() for event in (delta, done)}
 # Item type -> the path of the string field its own deltas build; event type -> (item
 # type, that path, the done event's field or None for a delta).
