@@ -111,17 +111,7 @@ class Items:
                           f"the item was announced at {item.index}; applied to the item",
                           event=ev, slot=(item.index,))
         if item is None:
-            index = oi if is_index(oi) else max(self.by_index, default=-1) + 1
-            data: dict[str, Any] = {"id": iid if isinstance(iid, str) else None, "type": kind,
-                                    "status": "in_progress"}
-            if kind == r.MESSAGE_ITEM:
-                data.update(role="assistant", content=[])
-            item = Item(index, data, assumed=True)   # type: ignore[arg-type]
-            self.note("event_before_start",
-                      f"{ev.type} for an item never announced (output_index {index}, "
-                      f"item {iid}): assumed a {kind} item", severity="warning", event=ev,
-                      slot=(index,))
-            self.add(item, ev, call=call)
+            item = self._assume(ev, oi, iid, kind, call)
         elif item.state != "open":
             self.once_note(("late", item.index), "delta_after_stop",
                            f"{ev.type} after {item.label()} was done: kept in our slot, but the "
@@ -131,6 +121,21 @@ class Items:
             self.once_note(("kind", item.index, kind), "delta_mismatch",
                            f"{ev.type} addresses {item.label()}, which is not a {kind}; "
                            "accumulated anyway", event=ev, slot=(item.index,))
+        return item
+
+    def _assume(self, ev: WireEvent, oi: Any, iid: Any, kind: str, call: bool) -> Item:
+        """An item never announced, assumed of `kind` at `oi` (else after the last item),
+        with the id the event names (``event_before_start``), and its slot opened."""
+        index = oi if is_index(oi) else max(self.by_index, default=-1) + 1
+        data: dict[str, Any] = {"id": iid if isinstance(iid, str) else None, "type": kind,
+                                "status": "in_progress"}
+        if kind == r.MESSAGE_ITEM:
+            data.update(role="assistant", content=[])
+        item = Item(index, data, assumed=True)
+        self.note("event_before_start", f"{ev.type} for an item never announced (output_index "
+                  f"{index}, item {iid}): assumed a {kind} item", severity="warning", event=ev,
+                  slot=(index,))
+        self.add(item, ev, call=call)
         return item
 
 
