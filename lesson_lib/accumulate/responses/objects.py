@@ -287,8 +287,7 @@ class Item:
                 return part.text
             text = part.build().get(key)
         else:
-            pos = sorted(parts).index(n)
-            text = get_path(self.done, ("summary" if summary else "content", pos, key))
+            text = get_path(self.done, (*self.part_path(n, summary)[1:], key))
         return text if isinstance(text, str) else ""
 
     def parts_of(self, summary: bool) -> dict[int, Part]:

@@ -100,8 +100,8 @@ class ServerToolEvents(Handlers):
         audio.state = "never closed"
         missing = " and ".join(event for event, (stream, delta) in AUDIO_EVENTS.items()
                                if not delta and stream not in audio.done)
-        self.items.note("block_never_stopped", f"the spoken output was never done (no "
-                        f"{missing}) before {why}", severity="warning", slot=AUDIO)
+        self.note("block_never_stopped", f"the spoken output was never done (no "
+                  f"{missing}) before {why}", severity="warning", slot=AUDIO)
         self.say.close(AUDIO, "never closed", None, None, data=audio.as_dict())
 
     def audio_slots(self) -> list[Slot]:
