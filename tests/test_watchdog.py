@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -139,3 +140,17 @@ def test_without_an_activity_waiting_is_the_measured_thresholds(key):
 def test_every_course_capture_says_its_timing_is_modelled():
     """Lesson 5 says so: the thresholds are measured on modelled arrival times."""
     assert {(c.sidecar.get("provenance") or {}).get("timing") for c in corpus()} == {"synthetic"}
+
+
+@pytest.mark.parametrize(("execution", "words"), [
+    ("server", "running the server tool tool_search_call"), ("client", None)])
+def test_a_tool_search_is_a_server_activity_only_when_the_server_runs_it(execution, words):
+    # A tool search the client runs is the client's call: while it is open the
+    # server is waiting for nobody, so the silence is no server tool's.
+    item = {"type": "tool_search_call", "id": "ts_1", "execution": execution,
+            "status": "in_progress"}
+    body = ('event: response.output_item.added\ndata: '
+            + json.dumps({"type": "response.output_item.added", "output_index": 0,
+                          "item": item}) + "\n\n").encode()
+    cap = from_bytes(body, name="tool-search", sidecar={"wire": "openai-responses"})
+    assert watchdog.activity(parse_all(cap.events), cap.wire) == words

@@ -199,17 +199,19 @@ def _anthropic_activity(events: list[WireEvent]) -> str | None:
 
 
 def _responses_activity(events: list[WireEvent]) -> str | None:
-    open_items: dict[int, str] = {}
+    open_items: dict[int, dict] = {}
     for ev in events:
         p = ev.payload if isinstance(ev.payload, dict) else {}
         if ev.type == responses.ITEM_ADDED:
-            open_items[p.get("output_index")] = (p.get("item") or {}).get("type") or ""
+            item = p.get("item")
+            open_items[p.get("output_index")] = item if isinstance(item, dict) else {}
         elif ev.type == responses.ITEM_DONE:
             open_items.pop(p.get("output_index"), None)
-    for kind in reversed(list(open_items.values())):
+    for item in reversed(list(open_items.values())):
+        kind = item.get("type") or ""
         if kind == responses.REASONING_ITEM:
             return THINKING
-        if kind.endswith("_call") and kind not in responses.CLIENT_CALL_ITEMS:
+        if kind.endswith("_call") and not responses.calls_the_client(kind, item):
             return _server_tool_words(kind)
     return None
 

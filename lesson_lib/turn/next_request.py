@@ -41,6 +41,7 @@ import copy
 import json
 from typing import Any
 
+from ..wires import anthropic, bedrock_converse, bedrock_invoke, chat, gemini, responses
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
@@ -52,22 +53,22 @@ def next_request(state: TurnState, request: dict, step: int | None = None) -> di
     wire = next((s.wire for s in state.steps if s.step == step), "")
     blocks = [b for b in state.blocks if b.step == step and b.choice == 0]
     out = copy.deepcopy(request)
-    if wire == "anthropic-messages":
+    if wire == anthropic.WIRE:
         out["messages"] = list(out.get("messages") or []) + _anthropic(blocks)
-    elif wire == "openai-responses":
+    elif wire == responses.WIRE:
         given = out.get("input")
         items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
         out["input"] = items + _responses(blocks)
-    elif wire == "openai-chat":
+    elif wire == chat.WIRE:
         out["messages"] = list(out.get("messages") or []) + _chat(blocks)
-    elif wire == "aws-bedrock-invoke":
+    elif wire == bedrock_invoke.WIRE:
         body = out.get("body")
         body = json.loads(body) if isinstance(body, str | bytes) else body or {}
         body["messages"] = list(body.get("messages") or []) + _anthropic(blocks)
         out["body"] = body
-    elif wire == "aws-bedrock-converse":
+    elif wire == bedrock_converse.WIRE:
         out["messages"] = list(out.get("messages") or []) + _converse(blocks)
-    elif wire == "google-gemini":
+    elif wire == gemini.WIRE:
         given = out.get("contents")
         contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
                     else list(given or []))
@@ -92,22 +93,22 @@ def _anthropic(blocks: list[BlockView]) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for b in blocks:
         if b.kind == "text":
-            block: dict[str, Any] = {"type": "text", "text": b.text}
+            block: dict[str, Any] = {"type": anthropic.TEXT_BLOCK, "text": b.text}
             if b.sources:
                 block["citations"] = list(b.sources)
             content.append(block)
-        elif b.kind == "reasoning" and b.wire_kind == "redacted_thinking":
-            content.append({"type": "redacted_thinking",
+        elif b.kind == "reasoning" and b.wire_kind == anthropic.REDACTED_THINKING_BLOCK:
+            content.append({"type": anthropic.REDACTED_THINKING_BLOCK,
                             "data": (b.data or {}).get("data")})
         elif b.kind == "reasoning":
-            content.append({"type": "thinking", "thinking": b.text,
+            content.append({"type": anthropic.THINKING_BLOCK, "thinking": b.text,
                             "signature": b.signature or ""})
         elif b.kind == "tool_call" and b.call_state == "complete":
-            content.append({"type": b.wire_kind or "tool_use", "id": b.call_id,
+            content.append({"type": b.wire_kind or anthropic.TOOL_USE_BLOCK, "id": b.call_id,
                             "name": b.name, "input": b.input})
         elif b.kind == "tool_result" and b.data is not None:
             content.append(b.data)
-    results = [{"type": "tool_result", "tool_use_id": b.call_id, "content": _result(b)}
+    results = [{"type": anthropic.TOOL_RESULT_BLOCK, "tool_use_id": b.call_id, "content": _result(b)}
                | ({} if b.execution_status == "ok" else {"is_error": True})
                for b in _runs(blocks)]
     out = [{"role": "assistant", "content": content}]
@@ -120,17 +121,17 @@ def _responses(blocks: list[BlockView]) -> list[dict[str, Any]]:
     for b in blocks:
         if b.kind == "text":
             if message is None:
-                message = {"type": "message", "role": "assistant", "content": []}
+                message = {"type": responses.MESSAGE_ITEM, "role": "assistant", "content": []}
                 items.append(message)
-            kind = "refusal" if b.channel == "refusal" else "output_text"
-            part = ({"type": kind, "refusal": b.text} if kind == "refusal"
+            kind = responses.REFUSAL_PART if b.channel == "refusal" else responses.OUTPUT_TEXT_PART
+            part = ({"type": kind, "refusal": b.text} if kind == responses.REFUSAL_PART
                     else {"type": kind, "text": b.text, "annotations": list(b.sources)})
             message["content"].append(part)
             continue
         message = None
         if b.kind == "reasoning":
-            item = {"type": "reasoning", "id": b.item_id,
-                    "summary": [{"type": "summary_text", "text": b.text}] if b.text else []}
+            item = {"type": responses.REASONING_ITEM, "id": b.item_id,
+                    "summary": [{"type": responses.SUMMARY_TEXT_PART, "text": b.text}] if b.text else []}
             encrypted = (b.end_data or {}).get("encrypted_content")
             if encrypted:
                 item["encrypted_content"] = encrypted
@@ -139,25 +140,25 @@ def _responses(blocks: list[BlockView]) -> list[dict[str, Any]]:
             if b.wire_kind in _STATED_ITEMS and isinstance(b.end_data, dict):
                 items.append(copy.deepcopy(b.end_data))
             else:
-                items.append({"type": "function_call", "id": b.item_id, "call_id": b.call_id,
+                items.append({"type": responses.FUNCTION_CALL_ITEM, "id": b.item_id, "call_id": b.call_id,
                               "name": b.name, "arguments": b.raw_input})
     return items + [_responses_answer(b) for b in _runs(blocks)]
 
 
 # Client calls whose item goes back as it finished (not as a function_call).
-_STATED_ITEMS = frozenset({"apply_patch_call", "mcp_approval_request"})
+_STATED_ITEMS = frozenset({responses.APPLY_PATCH_CALL_ITEM, responses.MCP_APPROVAL_REQUEST_ITEM})
 
 
 def _responses_answer(b: BlockView) -> dict[str, Any]:
     """What answers one client call on the Responses wire."""
-    if b.wire_kind == "mcp_approval_request":
-        return {"type": "mcp_approval_response", "approval_request_id": b.call_id,
+    if b.wire_kind == responses.MCP_APPROVAL_REQUEST_ITEM:
+        return {"type": responses.MCP_APPROVAL_RESPONSE_ITEM, "approval_request_id": b.call_id,
                 "approve": b.execution_status == "ok"}
-    if b.wire_kind == "apply_patch_call":
-        return {"type": "apply_patch_call_output", "call_id": b.call_id,
+    if b.wire_kind == responses.APPLY_PATCH_CALL_ITEM:
+        return {"type": responses.APPLY_PATCH_CALL_OUTPUT_ITEM, "call_id": b.call_id,
                 "status": "completed" if b.execution_status == "ok" else "failed",
                 "output": _result(b)}
-    return {"type": "function_call_output", "call_id": b.call_id, "output": _result(b)}
+    return {"type": responses.FUNCTION_CALL_OUTPUT_ITEM, "call_id": b.call_id, "output": _result(b)}
 
 
 def _chat(blocks: list[BlockView]) -> list[dict[str, Any]]:

@@ -69,7 +69,12 @@ KNOWN_BLOCKS = frozenset({
 })
 # The blocks that are calls, whose input streams as ``input_json_delta``.
 CALL_BLOCKS = frozenset({TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK, "mcp_tool_use"})
-THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+TEXT_BLOCK = "text"
+THINKING_BLOCK = "thinking"
+REDACTED_THINKING_BLOCK = "redacted_thinking"
+THINKING_BLOCKS = frozenset({THINKING_BLOCK, REDACTED_THINKING_BLOCK})
+# The block that answers a ``tool_use`` in the next request's ``user`` message.
+TOOL_RESULT_BLOCK = "tool_result"
 # The blocks the server's own tools write: each arrives whole in its start event. Those with
 # a ``tool_use_id`` answer a ``server_tool_use`` or ``mcp_tool_use`` call; a container upload
 # and an MCP tool listing answer none.

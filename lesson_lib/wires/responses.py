@@ -104,6 +104,11 @@ KNOWN_ITEMS = frozenset({
     "tool_search_output", "program", "program_output", "additional_tools",
 })
 FUNCTION_CALL_ITEM = "function_call"
+MCP_APPROVAL_REQUEST_ITEM = "mcp_approval_request"
+# The items that answer a client's call in the next request's ``input``.
+FUNCTION_CALL_OUTPUT_ITEM = "function_call_output"
+APPLY_PATCH_CALL_OUTPUT_ITEM = "apply_patch_call_output"
+MCP_APPROVAL_RESPONSE_ITEM = "mcp_approval_response"
 # Items that ask the client to act, so the turn ends for tool calls: its own tools, a patch
 # to apply (answered by ``apply_patch_call_output``), a local shell command, an MCP call that
 # waits for the client's ``mcp_approval_response``; and a tool search the client runs

@@ -20,6 +20,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
+from ...accumulate.base import parse_tool_input
 from ...sse.eventstream import FRAMING_ERRORS
 from ...tool_calls import partial_value
 from ..events import (
@@ -324,7 +325,6 @@ class WireAdapter:
         """A stated input's call state and value: a string is the call's raw JSON text."""
         if not isinstance(stated, str):
             return "complete", stated
-        from ...accumulate.base import parse_tool_input
         block.fragments = [stated]
         value, error = parse_tool_input(stated)
         return ("invalid" if error else "complete"), value
@@ -364,7 +364,6 @@ class WireAdapter:
         raw = "".join(block.fragments)
         if cut:
             return "cut", partial_value(raw) if raw.strip() else {}
-        from ...accumulate.base import parse_tool_input
         value, error = parse_tool_input(raw)
         return ("invalid" if error else "complete"), value
 
