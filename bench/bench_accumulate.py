@@ -190,16 +190,16 @@ def _sdk(wire: str, events: list[WireEvent]) -> Callable[[], Any]:
 
 
 def _best(fn: Callable[[], Any], repeats: int) -> float:
-    """Best wall time of `repeats` runs, with the garbage collector off (as timeit does)."""
+    """Best CPU time of `repeats` runs, with the garbage collector off (as timeit does)."""
     best = float("inf")
     enabled = gc.isenabled()
     try:
         for _ in range(repeats):
             gc.collect()
             gc.disable()
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, time.process_time() - t0)
             gc.enable()
     finally:
         if enabled:

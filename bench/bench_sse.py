@@ -3,10 +3,11 @@
 Two inputs, each at two sizes to show growth, all fed in 64-byte chunks:
 one huge event (1 MB and 2 MB of data) and many small events (50k and
 100k), the small ones also with CRLF line ends (50k and 100k) and with
-lone CRs (50k), which the standard allows as well. Ratios are printed side by side from one run; a ratio above 1 means
-the SDK decoder is slower than ours. The small-event cases take the median
-of five interleaved runs (each decoder once per round), so that a noisy
-moment on a shared machine weighs on every decoder alike.
+lone CRs (50k), which the standard allows as well. Ratios are printed side by
+side from one run; a ratio above 1 means the SDK decoder is slower than ours.
+Each case takes every decoder's best CPU time over interleaved rounds (each
+decoder once per round: `timing.best_of_rounds`), so that a noisy moment on a
+shared machine weighs on every decoder alike.
 
 One more row prices the next station: parsing the payloads of 50k small
 events (`wire_events.parse_all`, strict JSON) against a bare `json.loads`
@@ -16,13 +17,11 @@ of each one.
 from __future__ import annotations
 
 import json
-import statistics
-import time
 from collections.abc import Callable, Iterator
 
 from anthropic._streaming import SSEDecoder as AnthropicSSEDecoder
 from openai._streaming import SSEDecoder as OpenAISSEDecoder
-from timing import best_of, print_decoders, reads
+from timing import best_of, best_of_rounds, print_decoders, reads
 
 from lesson_lib.sse.decoder import SSEDecoder, decode
 from lesson_lib.wires.wire_events import parse_all
@@ -69,18 +68,6 @@ IMPLEMENTATIONS: dict[str, Callable[[bytes], int]] = {
     "lesson_lib": ours, "anthropic SDK": anthropic_sdk, "openai SDK": openai_sdk}
 
 
-def median_interleaved(body: bytes, rounds: int) -> tuple[dict[str, float], set[int]]:
-    """Each decoder once per round, `rounds` times; the median time of each."""
-    samples: dict[str, list[float]] = {name: [] for name in IMPLEMENTATIONS}
-    counts = set()
-    for _ in range(rounds):
-        for name, fn in IMPLEMENTATIONS.items():
-            start = time.perf_counter()
-            counts.add(fn(body))
-            samples[name].append(time.perf_counter() - start)
-    return {name: statistics.median(ts) for name, ts in samples.items()}, counts
-
-
 def payload_rows(quick: bool = False) -> list[dict]:
     """Parsing 50k payloads: the strict station against a bare `json.loads` loop."""
     count = 50_000 // (16 if quick else 1)
@@ -116,14 +103,8 @@ def run(quick: bool = False) -> list[dict]:
               with_line_ends(many_small_events(50_000 // scale), b"\r"))]
     rows = []
     for case, size, body in cases:
-        times = {}
-        counts = set()
-        if "small events" in case:
-            times, counts = median_interleaved(body, 1 if quick else 5)
-        else:
-            for name, fn in IMPLEMENTATIONS.items():
-                times[name], count = best_of(fn, body, 1 if quick else 3)
-                counts.add(count)
+        rounds = 1 if quick else 7 if "small events" in case else 3
+        times, counts = best_of_rounds(IMPLEMENTATIONS, body, rounds)
         assert len(counts) == 1, f"decoders disagree on {case}: {counts}"
         for name, seconds in times.items():
             rows.append({"bench": "sse", "case": case, "size": size, "impl": name,

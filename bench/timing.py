@@ -3,9 +3,10 @@
 Two families of bench use it:
 
 - the decoder benches (``bench_sse``, ``bench_eventstream``): each
-  implementation fed the same body in fixed-size reads (`reads`), its best
-  time (`best_of`), one table line per case with every implementation's time
-  and its ratio to ours (`print_decoders`);
+  implementation fed the same body in fixed-size reads (`reads`), every
+  implementation once per round (`best_of_rounds`), its best CPU time, one
+  table line per case with every implementation's time and its ratio to ours
+  (`print_decoders`);
 - the bytes-to-turn benches (``bench_turn``, ``bench_turn_wires``): a case
   at three sizes, ours and the SDK's side checked against each other, then
   timed in interleaved rounds in CPU time with the garbage collector off
@@ -32,13 +33,34 @@ def reads(body: bytes, size: int) -> Iterator[bytes]:
 
 
 def best_of(fn: Callable[[bytes], int], body: bytes, repeat: int) -> tuple[float, int]:
-    """The best wall time of `repeat` runs of ``fn(body)``, and what the last one returned."""
-    best, count = float("inf"), 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        count = fn(body)
-        best = min(best, time.perf_counter() - start)
-    return best, count
+    """The best CPU time of `repeat` runs of ``fn(body)``, and what the last one returned."""
+    times, counts = best_of_rounds({"fn": fn}, body, repeat)
+    return times["fn"], counts.pop()
+
+
+def best_of_rounds(implementations: dict[str, Callable[[bytes], int]], body: bytes,
+                   rounds: int) -> tuple[dict[str, float], set[int]]:
+    """Each implementation run on `body` once per round, `rounds` times: the best CPU
+    time of each, and the set of what they returned (one value when they agree).
+
+    CPU time, not wall time: on a shared machine the wall clock also counts the
+    moments another process held the core. Rounds, not one implementation's runs
+    in a row: a busy moment weighs on every implementation alike. The garbage
+    collector is off while a run is timed (as timeit does).
+    """
+    best = {name: float("inf") for name in implementations}
+    counts: set[int] = set()
+    for _ in range(rounds):
+        for name, fn in implementations.items():
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.process_time()
+                counts.add(fn(body))
+                best[name] = min(best[name], time.process_time() - start)
+            finally:
+                gc.enable()
+    return best, counts
 
 
 def print_decoders(rows: list[dict], implementations: int, case_width: int,
