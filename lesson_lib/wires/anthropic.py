@@ -56,22 +56,31 @@ ERROR_EXAMPLE = {"type": "error", "error": {"type": "overloaded_error", "message
 NAMES_EVENTS = True                        # each record has an ``event:`` line
 
 # -- the blocks ------------------------------------------------------------------------
+TEXT_BLOCK = "text"
+THINKING_BLOCK = "thinking"
+REDACTED_THINKING_BLOCK = "redacted_thinking"
 TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tools
 SERVER_TOOL_USE_BLOCK = "server_tool_use"   # a call the provider runs; a result block follows
+MCP_TOOL_USE_BLOCK = "mcp_tool_use"         # a call of an MCP server's tool (beta), server-run
+COMPACTION_BLOCK = "compaction"             # the context the server compacted (beta)
 KNOWN_BLOCKS = frozenset({
-    "text", "thinking", "redacted_thinking", TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK,
+    TEXT_BLOCK, THINKING_BLOCK, REDACTED_THINKING_BLOCK, TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK,
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
     "tool_search_tool_result", "container_upload",
     # beta
-    "mcp_tool_use", "mcp_tool_result", "mcp_tool_listing", "compaction", "fallback",
+    MCP_TOOL_USE_BLOCK, "mcp_tool_result", "mcp_tool_listing", COMPACTION_BLOCK, "fallback",
     "advisor_tool_result",
 })
-# The blocks that are calls, whose input streams as ``input_json_delta``.
-CALL_BLOCKS = frozenset({TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK, "mcp_tool_use"})
-TEXT_BLOCK = "text"
-THINKING_BLOCK = "thinking"
-REDACTED_THINKING_BLOCK = "redacted_thinking"
+# The blocks that are calls, whose input streams as ``input_json_delta``; of them, the
+# calls the server runs.
+SERVER_CALL_BLOCKS = frozenset({SERVER_TOOL_USE_BLOCK, MCP_TOOL_USE_BLOCK})
+CALL_BLOCKS = frozenset({TOOL_USE_BLOCK}) | SERVER_CALL_BLOCKS
+# What the server did on its own, whole in a start event: a file it put in the code
+# container, the tools it listed from an MCP server, the seam where a fallback model took
+# over, the context it compacted. Neither text nor a call.
+SERVER_ACTION_BLOCKS = frozenset({"container_upload", "mcp_tool_listing", "fallback",
+                                  COMPACTION_BLOCK})
 THINKING_BLOCKS = frozenset({THINKING_BLOCK, REDACTED_THINKING_BLOCK})
 # The block that answers a ``tool_use`` in the next request's ``user`` message.
 TOOL_RESULT_BLOCK = "tool_result"

@@ -10,30 +10,24 @@ from ...accumulate import changes as ch
 from ..events import Finish, Usage
 from .base import WireAdapter
 
-# Provider-side tools: the call the server made, and what it got back.
-_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-# What the server did on its own, whole in a start event: a file it put in the code
-# container, the tools it listed from an MCP server, the seam where a fallback model took
-# over, the context it compacted. Server-side, neither text nor a call.
-_SERVER_BLOCKS = frozenset({"container_upload", "mcp_tool_listing", "fallback", "compaction"})
-
 
 class AnthropicAdapter(WireAdapter):
     """Turn events from the Anthropic accumulator's changes."""
 
-    wire = "anthropic-messages"
+    wire = wires.anthropic.WIRE
 
     def classify(self, opened: ch.SlotOpened):
-        """Server tool calls, their results and the server's own blocks (`_SERVER_BLOCKS`)
-        are server-side; redacted thinking is reasoning."""
+        """Server tool calls, their results and what the server did on its own
+        (`wires.anthropic.SERVER_ACTION_BLOCKS`) are server-side; redacted thinking is
+        reasoning."""
         kind = opened.slot_kind
-        if kind in _SERVER_CALLS:
+        if kind in wires.anthropic.SERVER_CALL_BLOCKS:
             return "tool_call", True, "text"
-        if kind == "redacted_thinking":
+        if kind == wires.anthropic.REDACTED_THINKING_BLOCK:
             return "reasoning", False, "reasoning"
         if kind.endswith("_tool_result"):
             return "tool_result", True, "other"
-        if kind in _SERVER_BLOCKS:
+        if kind in wires.anthropic.SERVER_ACTION_BLOCKS:
             return "other", True, "other"
         return super().classify(opened)
 

@@ -22,7 +22,7 @@ from .base import WireAdapter
 class ChatAdapter(WireAdapter):
     """Turn events from the Chat accumulator's changes."""
 
-    wire = "openai-chat"
+    wire = wires.chat.WIRE
 
     def classify(self, opened: ch.SlotOpened):
         """By the slot's address: a choice's content, refusal, reasoning, or a call."""

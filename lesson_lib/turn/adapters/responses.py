@@ -46,7 +46,7 @@ _SERVER_RESULTS = frozenset({"shell_call_output", "tool_search_output"})
 class ResponsesAdapter(WireAdapter):
     """Turn events from the Responses accumulator's changes."""
 
-    wire = "openai-responses"
+    wire = wires.responses.WIRE
 
     def classify(self, opened: ch.SlotOpened):
         """Messages hold parts; summary parts join their reasoning item; ``*_call`` items
@@ -54,7 +54,7 @@ class ResponsesAdapter(WireAdapter):
         kind = opened.slot_kind
         if opened.structured:
             return super().classify(opened)
-        if kind == "message":
+        if kind == wires.responses.MESSAGE_ITEM:
             return CONTAINER, False, "text"
         if kind in ("summary_text", "reasoning_text"):
             return PARENT, False, "reasoning"

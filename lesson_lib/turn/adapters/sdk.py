@@ -166,8 +166,9 @@ class _Translator:
 
 
 class _AnthropicSDK(_Translator):
-    _INPUT = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-    _STREAMED = frozenset({"text", "thinking", "compaction"}) | _INPUT
+    _INPUT = wires.anthropic.CALL_BLOCKS
+    _STREAMED = frozenset({wires.anthropic.TEXT_BLOCK, wires.anthropic.THINKING_BLOCK,
+                           wires.anthropic.COMPACTION_BLOCK}) | _INPUT
 
     def changes(self, ev: Any) -> list:
         kind = ev.type
