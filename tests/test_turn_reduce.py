@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,6 +108,22 @@ def test_as_dict_has_the_turn_json_shape_and_is_json():
     reasoning = next(b for b in d["blocks"] if b["kind"] == "reasoning")
     assert reasoning["signature"] and reasoning["redacted"] is False
     assert all({"id", "step", "kind", "complete"} <= set(b) for b in d["blocks"])
+
+
+@pytest.mark.parametrize("route", ["wire", "sdk"])
+def test_redacted_reasoning_is_said_by_the_adapter_and_read_by_the_reducer(route):
+    # Only the adapter knows which of its wire's kinds hides the reasoning: the reducer,
+    # the summary and the views read the flag, never a wire's block type.
+    events = turn_events(load("anthropic-messages/redacted-thinking"), route)
+    started = [e for e in events if isinstance(e, BlockStarted) and e.block_kind == "reasoning"]
+    assert [e.redacted for e in started] == [e.wire_kind == "redacted_thinking" for e in started]
+    assert any(e.redacted for e in started)
+    blocks = [b for b in reduce_all(events).blocks if b.kind == "reasoning"]
+    assert [b.redacted for b in blocks] == [e.redacted for e in started]
+    for key in ("anthropic-messages/thinking-signature", "openai-responses/reasoning-summary"):
+        plain = reduce_all(turn_events(load(key), route))
+        assert any(b.kind == "reasoning" for b in plain.blocks)
+        assert not any(b.redacted for b in plain.blocks)
 
 
 TURNS = {c.key: turn_events(c, "sdk") for c in corpus()

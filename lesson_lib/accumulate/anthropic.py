@@ -472,7 +472,7 @@ def _slot_text(block: _Block) -> str:
     for name in ("text", "thinking", "content"):
         if name in block.streams or isinstance(block.data.get(name), str):
             return block.text_of(name)
-    if block.kind == "redacted_thinking":
+    if block.kind == anthropic.REDACTED_THINKING_BLOCK:
         return str(block.data.get("data", ""))
     content = block.data.get("content")
     if content is None and block.kind in anthropic.SERVER_OUTPUT_BLOCKS:

@@ -143,7 +143,7 @@ class Drawer:
             item: Any = TextDrawer(e.block, kind, self.origins, e.step, e.choice)
             item.feed(e.content)
         elif e.block_kind == "reasoning":
-            item = ReasoningDrawer(e.block, e.wire_kind == "redacted_thinking", e.content)
+            item = ReasoningDrawer(e.block, e.redacted, e.content)
         elif e.block_kind == "tool_call":
             # A provider's tool may come with no name, only its kind (``x_call``).
             name = e.name or (e.wire_kind or "").removesuffix("_call") or None

@@ -192,7 +192,8 @@ class BlockStarted(TurnEvent):
     are a tool call's identity; `server_side` marks a provider-side tool (web
     search, code execution) and its result; `content` is text the start
     already carries; `data` the wire's own object for a block that arrives
-    whole (a ``redacted_thinking`` block, a server tool's result).
+    whole (a ``redacted_thinking`` block, a server tool's result); `redacted`
+    marks reasoning the provider sent only encrypted (no text to show).
     """
 
     kind: ClassVar[str] = "block_started"
@@ -208,6 +209,7 @@ class BlockStarted(TurnEvent):
     server_side: bool = False
     content: str = ""
     data: Any = None
+    redacted: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -163,6 +163,7 @@ class BlockView:
     sources: tuple = ()
     settled: Sequence = ()          # paths, built when read (see `LazyPaths`)
     restated: bool = False
+    redacted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +325,7 @@ class TurnState:
             result=finished.result if finished else None, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
             sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
-            restated=restated)
+            restated=restated, redacted=start.redacted)
 
     # -- JSON --------------------------------------------------------------------
 
@@ -370,7 +371,7 @@ def _block_dict(b: BlockView) -> dict[str, Any]:
                 "result": b.result}
     elif b.kind == "reasoning":
         out |= {"text": b.text, "signature": b.signature,
-                "redacted": b.wire_kind == "redacted_thinking"}
+                "redacted": b.redacted}
     else:
         out |= {"text": b.text}
         if b.kind == "other" and b.wire_kind:   # what it is, in the wire's words

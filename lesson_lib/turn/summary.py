@@ -225,7 +225,7 @@ def _block_text(block: BlockView) -> list[str]:
     head = f"[{block.id}] {label}{side}{choice} · {mark} {word}"
     if block.signature:
         head += " · signed"
-    if block.wire_kind == "redacted_thinking":
+    if block.redacted:
         head += " · redacted"
     if block.restated:
         head += " · restated: the server's text differs from the deltas and is kept"

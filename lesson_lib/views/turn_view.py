@@ -167,7 +167,7 @@ def _block_html(block: BlockView) -> str:
     label = "refusal" if block.channel == "refusal" else block.kind
     if block.signature:
         tags += f' <span class="rtw-note" style="color:{FG_MUTED}">signed</span>'
-    if block.wire_kind == "redacted_thinking":
+    if block.redacted:
         tags += f' <span class="rtw-note" style="color:{FG_MUTED}">redacted</span>'
     text, hidden = tail(block.text, TEXT_TAIL)
     body = _pre(text, hidden) if text or not block.data else _pre(f"({block.wire_kind})")

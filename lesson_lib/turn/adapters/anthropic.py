@@ -15,6 +15,7 @@ class AnthropicAdapter(WireAdapter):
     """Turn events from the Anthropic accumulator's changes."""
 
     wire = wires.anthropic.WIRE
+    redacted_kinds = frozenset({wires.anthropic.REDACTED_THINKING_BLOCK})
 
     def classify(self, opened: ch.SlotOpened):
         """Server tool calls, their results and what the server did on its own
@@ -23,7 +24,7 @@ class AnthropicAdapter(WireAdapter):
         kind = opened.slot_kind
         if kind in wires.anthropic.SERVER_CALL_BLOCKS:
             return "tool_call", True, "text"
-        if kind == wires.anthropic.REDACTED_THINKING_BLOCK:
+        if kind in self.redacted_kinds:
             return "reasoning", False, "reasoning"
         if kind.endswith("_tool_result"):
             return "tool_result", True, "other"

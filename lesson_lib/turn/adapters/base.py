@@ -103,6 +103,8 @@ class WireAdapter:
     """
 
     wire = ""
+    # The wire's kinds of reasoning sent only encrypted (BlockStarted.redacted).
+    redacted_kinds: frozenset[str] = frozenset()
 
     def __init__(self, step: int = 1, seq: Counter | None = None, *, model: str | None = None,
                  block_start: int = 0) -> None:
@@ -257,7 +259,8 @@ class WireAdapter:
                             wire_kind=c.slot_kind, choice=c.choice, channel=channel,
                             name=name, call_id=call_id, item_id=c.item_id,
                             server_side=server, content=c.content,
-                            data=c.data if c.whole else None, t=t, at=at))
+                            data=c.data if c.whole else None,
+                            redacted=c.slot_kind in self.redacted_kinds, t=t, at=at))
         if c.whole:
             block.ended = True
             out.append(self._ev(BlockEnded, block=block.id, reason="whole", t=t, at=at))
