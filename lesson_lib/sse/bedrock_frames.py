@@ -8,7 +8,9 @@ every station after the framing reads Bedrock unchanged:
 - ``:message-type`` ``event``: the event is named by ``:event-type`` and its
   data is the payload's JSON text; for an InvokeModelWithResponseStream
   ``chunk`` (payload ``{"bytes": "<base64>"}``) it is the inner Anthropic
-  event, named by its ``type``;
+  event, named by its ``type``: naming it means reading it, so the event
+  carries what that read gave (`FrameEvent.read`) and the next station does
+  not read it again;
 - ``:message-type`` ``exception``: named by ``:exception-type``;
 - ``:message-type`` ``error``: named by ``:error-code``.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..capture.diagnostics import Diagnostic
@@ -31,6 +34,7 @@ INVOKE = "aws-bedrock-invoke"
 # ConverseStream's own events (its wire module adds the exceptions to its vocabulary).
 CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
                              "contentBlockStop", "messageStop", "metadata"})
+CHUNK = "chunk"    # an Invoke frame's event type: its payload holds one Anthropic event
 
 
 # -- frames as events --------------------------------------------------------------------
@@ -38,7 +42,9 @@ CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockD
 
 class FrameEvent(NamedTuple):
     """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
-    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)."""
+    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)
+    and, for an Invoke chunk whose inner event had to be read to be named, what reading
+    it gave (`wire_events.read_payload`: its type, payload and parse error; else None)."""
 
     event: str | None
     data: str
@@ -48,6 +54,7 @@ class FrameEvent(NamedTuple):
     end: int = 0
     t: float | None = None
     headers: tuple = ()
+    read: tuple | None = None
 
     def as_dict(self) -> dict:
         """The fields printed by ``lesson-lib events --json``, headers included."""
@@ -88,9 +95,11 @@ def message_type_problem(frame: Frame, headers: dict[str, Any]) -> Diagnostic | 
                       raw=frame.payload.decode("utf-8", "replace"))
 
 
-def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEvent:
+def frame_event(frame: Frame, headers: dict[str, Any] | None = None,
+                read: Callable[[str, str | None], tuple] | None = None) -> FrameEvent:
     """The event a frame carries (see the module docstring); `headers` are its header
-    values by name, when already read (`Frame.header_values`).
+    values by name, when already read (`Frame.header_values`); `read` the wire events'
+    reader (`payload_reader()`), when already at hand.
 
     An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
     data, so the next station reports it as a payload that is not JSON.
@@ -98,6 +107,7 @@ def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEve
     if headers is None:
         headers = frame.header_values()
     data = frame.payload.decode("utf-8", "replace")
+    read_as = None
     kind = headers.get(":message-type")
     if kind == "exception":
         name = headers.get(":exception-type")
@@ -107,15 +117,25 @@ def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEve
             data = json.dumps({"message": headers.get(":error-message")})
     else:
         name = headers.get(":event-type")
-        if name == "chunk":
-            name, data = _chunk(data) or (name, data)
+        if name == CHUNK:
+            name, data, read_as = _chunk(data, read or payload_reader()) or (name, data, None)
     return FrameEvent(name if isinstance(name, str) else None, data, "", None,
-                      frame.start, frame.end, frame.t, frame.headers)
+                      frame.start, frame.end, frame.t, frame.headers, read_as)
 
 
-def _chunk(data: str) -> tuple[str | None, str] | None:
-    """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
-    has no ``bytes`` text at all."""
+def payload_reader() -> Callable[[str, str | None], tuple]:
+    """The wire events' own reader (`lesson_lib.wires.wire_events.read_payload`): one set
+    of rules for every payload. Imported when asked for, as the `wires` package imports
+    this module."""
+    from ..wires.wire_events import read_payload
+    return read_payload
+
+
+def _chunk(data: str, read: Callable[[str, str | None], tuple]
+           ) -> tuple[str, str, tuple | None] | None:
+    """An Invoke chunk's inner event: its name (its ``type``, else ``chunk``), its JSON
+    text, and what `read` made of that text; None when the payload has no ``bytes`` text
+    at all."""
     try:
         payload = _loads(data)
     except ValueError:
@@ -126,12 +146,10 @@ def _chunk(data: str) -> tuple[str | None, str] | None:
     try:
         inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
     except (binascii.Error, ValueError):
-        return "chunk", encoded
-    try:
-        kind = _loads(inner).get("type")
-    except (ValueError, AttributeError):
-        kind = None
-    return (kind if isinstance(kind, str) else "chunk"), inner
+        return CHUNK, encoded, None
+    read_as = read(inner, CHUNK)
+    kind = read_as[1].get("type") if read_as[1] is not None else None
+    return (kind if isinstance(kind, str) else CHUNK), inner, read_as
 
 
 _SCAN = json.JSONDecoder().scan_once
@@ -157,6 +175,7 @@ class FrameEventDecoder:
 
     def __init__(self) -> None:
         self._frames = EventStreamDecoder()
+        self._read = payload_reader()
         self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
         # Header values by name, per header block: frames with the same header bytes share
         # one tuple of headers (the frame decoder reads each block once), so the values
@@ -171,7 +190,7 @@ class FrameEventDecoder:
             problem = message_type_problem(frame, headers)
             if problem is not None:
                 self.diagnostics.append(problem)
-            events.append(frame_event(frame, headers))
+            events.append(frame_event(frame, headers, self._read))
         return events
 
     def _header_values(self, frame: Frame) -> dict[str, Any]:
@@ -185,7 +204,7 @@ class FrameEventDecoder:
 
     def finish(self) -> list[FrameEvent]:
         """End of body: a frame cut short is reported; no event completes here."""
-        return [frame_event(frame) for frame in self._frames.finish()]
+        return [frame_event(frame, read=self._read) for frame in self._frames.finish()]
 
 
 def wire_of_frame(frame: Frame) -> str | None:
@@ -193,6 +212,6 @@ def wire_of_frame(frame: Frame) -> str | None:
     if frame.header(":message-type") != "event":
         return None
     name = frame.header(":event-type")
-    if name == "chunk":
+    if name == CHUNK:
         return INVOKE
     return CONVERSE if name in CONVERSE_EVENTS else None

@@ -62,23 +62,30 @@ class WireEvent:
 
 
 def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
-    """Parse one event's data as JSON and name its type."""
-    data = sse.data
+    """Parse one event's data as JSON and name its type (`read_payload`). A framing that
+    had to read the payload already (a Bedrock Invoke chunk is named by its inner event)
+    hands over what `read_payload` gave it as the event's `read`, so it is read once."""
+    read = getattr(sse, "read", None)
+    return WireEvent(index, sse, *(read or read_payload(sse.data, sse.event)))
+
+
+def read_payload(data: str, event: str | None = None) -> tuple[str | None, Any, str | None]:
+    """An event's data read as strict JSON: (its type, its payload, why it is none). `event`
+    is the name the framing gave it, the type of a payload that does not name one."""
     if data.strip() == DONE:
-        return WireEvent(index, sse, DONE, None)
+        return DONE, None, None
     if nested_deeper_than(data):
-        return WireEvent(index, sse, sse.event, None, parse_error=_TOO_DEEP)
+        return event, None, _TOO_DEEP
     try:
         payload = strict_loads(data)
     except ValueError as exc:
-        return WireEvent(index, sse, sse.event, None, parse_error=_describe(exc, data))
+        return event, None, _describe(exc, data)
     except RecursionError:  # a reader called from deep in the stack gives up sooner
-        return WireEvent(index, sse, sse.event, None, parse_error=_TOO_DEEP)
+        return event, None, _TOO_DEEP
     if not isinstance(payload, dict):
         # Every wire sends one JSON object per event: anything else is no payload.
-        return WireEvent(index, sse, sse.event, None,
-                         parse_error=f"not a JSON object but {_json_kind(payload)}")
-    return WireEvent(index, sse, payload_type(payload, sse.event), payload)
+        return event, None, f"not a JSON object but {_json_kind(payload)}"
+    return payload_type(payload, event), payload, None
 
 
 _TOO_DEEP = f"not JSON this reader follows: nested too deeply (over {MAX_DEPTH} levels)"
