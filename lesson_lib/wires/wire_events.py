@@ -29,8 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..sse.decoder import ServerSentEvent
 
@@ -46,9 +45,12 @@ GEMINI_FIELDS = frozenset({"candidates", "usageMetadata", "modelVersion", "promp
 MAX_DEPTH = 512
 
 
-@dataclass(frozen=True)
-class WireEvent:
-    """One SSE event with its payload parsed (or the reason it could not be)."""
+class WireEvent(NamedTuple):
+    """One SSE event with its payload parsed (or the reason it could not be).
+
+    An immutable tuple with named fields rather than a dataclass: one is made for every
+    event of every stream, and a tuple is the cheapest record to make (a copy with one
+    field changed is ``event._replace(index=...)``)."""
 
     index: int
     sse: ServerSentEvent
@@ -94,7 +96,7 @@ _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 
 def nested_deeper_than(data: str, limit: int = MAX_DEPTH) -> bool:
     """Whether brackets nest more than `limit` levels deep in `data`, outside strings."""
-    if data.count("[") + data.count("{") <= limit:
+    if len(data) <= limit or data.count("[") + data.count("{") <= limit:
         return False  # it cannot nest deeper than it opens: the common case, counted in C
     depth = 0
     for match in _BRACKET_OR_STRING.finditer(data):
