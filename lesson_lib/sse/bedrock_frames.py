@@ -86,13 +86,19 @@ def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
 def message_type_problem(frame: Frame, headers: dict[str, Any]) -> Diagnostic | None:
     """The ``unknown_message_type`` error of one frame (None: its type is one of
     `MESSAGE_TYPES`); `headers` are its header values by name."""
-    kind = headers.get(":message-type")
-    if kind in MESSAGE_TYPES:
+    if known_message_type(headers):
         return None
+    kind = headers.get(":message-type")
     return Diagnostic("unknown_message_type", f"a frame whose :message-type is {kind!r}, "
                       "not event, exception or error: what it carries cannot be trusted as "
                       "the stream's own", offset=frame.start,
                       raw=frame.payload.decode("utf-8", "replace"))
+
+
+def known_message_type(headers: dict[str, Any]) -> bool:
+    """Whether a frame's ``:message-type`` (in its header values by name) is one of
+    `MESSAGE_TYPES`."""
+    return headers.get(":message-type") in MESSAGE_TYPES
 
 
 def frame_event(frame: Frame, headers: dict[str, Any] | None = None,
@@ -177,30 +183,32 @@ class FrameEventDecoder:
         self._frames = EventStreamDecoder()
         self._read = payload_reader()
         self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
-        # Header values by name, per header block: frames with the same header bytes share
-        # one tuple of headers (the frame decoder reads each block once), so the values
-        # are found by that tuple's identity (kept in the entry, so the identity is its own).
-        self._values: dict[int, tuple[tuple, dict[str, Any]]] = {}
+        # What is known of each header block: frames with the same header bytes share one
+        # tuple of headers (the frame decoder reads each block once), so its values by name
+        # and whether its ``:message-type`` is known are found by that tuple's identity
+        # (the tuple is kept in the entry, so the identity stays its own).
+        self._blocks: dict[int, tuple[tuple, dict[str, Any], bool]] = {}
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[FrameEvent]:
         """The events of the frames this chunk completed."""
         events = []
+        blocks = self._blocks
         for frame in self._frames.feed(chunk, t):
-            headers = self._header_values(frame)
-            problem = message_type_problem(frame, headers)
-            if problem is not None:
-                self.diagnostics.append(problem)
+            entry = blocks.get(id(frame.headers))
+            if entry is None or entry[0] is not frame.headers:
+                entry = self._learn(frame.headers)
+            _, headers, typed = entry
+            if not typed:
+                self.diagnostics.append(message_type_problem(frame, headers))
             events.append(frame_event(frame, headers, self._read))
         return events
 
-    def _header_values(self, frame: Frame) -> dict[str, Any]:
-        entry = self._values.get(id(frame.headers))
-        if entry is not None and entry[0] is frame.headers:
-            return entry[1]
-        values = frame.header_values()
-        if len(self._values) < _VALUES_LIMIT:
-            self._values[id(frame.headers)] = (frame.headers, values)
-        return values
+    def _learn(self, block: tuple) -> tuple[tuple, dict[str, Any], bool]:
+        values = {h.name: h.value for h in block}
+        entry = (block, values, known_message_type(values))
+        if len(self._blocks) < _VALUES_LIMIT:
+            self._blocks[id(block)] = entry
+        return entry
 
     def finish(self) -> list[FrameEvent]:
         """End of body: a frame cut short is reported; no event completes here."""
