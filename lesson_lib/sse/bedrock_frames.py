@@ -150,7 +150,7 @@ def _chunk(data: str, read: Callable[[str, str | None], tuple]
     if not isinstance(encoded, str):
         return None
     try:
-        inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
+        inner = binascii.a2b_base64(encoded, strict_mode=True).decode("utf-8", "replace")
     except (binascii.Error, ValueError):
         return CHUNK, encoded, None
     read_as = read(inner, CHUNK)
