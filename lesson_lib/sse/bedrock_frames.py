@@ -23,11 +23,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..capture.diagnostics import Diagnostic
 from .eventstream import EventStreamDecoder, Frame
+from .strict_json import read_object
 
 CONVERSE = "aws-bedrock-converse"
 INVOKE = "aws-bedrock-invoke"
@@ -43,8 +43,9 @@ CHUNK = "chunk"    # an Invoke frame's event type: its payload holds one Anthrop
 class FrameEvent(NamedTuple):
     """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
     `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)
-    and, for an Invoke chunk whose inner event had to be read to be named, what reading
-    it gave (`wire_events.read_payload`: its type, payload and parse error; else None)."""
+    and, for an Invoke chunk whose inner event had to be read to be named, what the
+    strict read of `data` gave (`strict_json.read_object`: the object and why not; else
+    None)."""
 
     event: str | None
     data: str
@@ -101,11 +102,9 @@ def known_message_type(headers: dict[str, Any]) -> bool:
     return headers.get(":message-type") in MESSAGE_TYPES
 
 
-def frame_event(frame: Frame, headers: dict[str, Any] | None = None,
-                read: Callable[[str, str | None], tuple] | None = None) -> FrameEvent:
+def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEvent:
     """The event a frame carries (see the module docstring); `headers` are its header
-    values by name, when already read (`Frame.header_values`); `read` the wire events'
-    reader (`payload_reader()`), when already at hand.
+    values by name, when already read (`Frame.header_values`).
 
     An Invoke ``chunk`` whose ``bytes`` are not base64 keeps that text as its
     data, so the next station reports it as a payload that is not JSON.
@@ -124,24 +123,16 @@ def frame_event(frame: Frame, headers: dict[str, Any] | None = None,
     else:
         name = headers.get(":event-type")
         if name == CHUNK:
-            name, data, read_as = _chunk(data, read or payload_reader()) or (name, data, None)
+            name, data, read_as = _chunk(data) or (name, data, None)
     return FrameEvent(name if isinstance(name, str) else None, data, "", None,
                       frame.start, frame.end, frame.t, frame.headers, read_as)
 
 
-def payload_reader() -> Callable[[str, str | None], tuple]:
-    """The wire events' own reader (`lesson_lib.wires.wire_events.read_payload`): one set
-    of rules for every payload. Imported when asked for, as the `wires` package imports
-    this module."""
-    from ..wires.wire_events import read_payload
-    return read_payload
-
-
-def _chunk(data: str, read: Callable[[str, str | None], tuple]
-           ) -> tuple[str, str, tuple | None] | None:
+def _chunk(data: str) -> tuple[str, str, tuple | None] | None:
     """An Invoke chunk's inner event: its name (its ``type``, else ``chunk``), its JSON
-    text, and what `read` made of that text; None when the payload has no ``bytes`` text
-    at all."""
+    text, and what the strict read of that text gave (the wire events' own read: the
+    next station does not read it again); None when the payload has no ``bytes`` text at
+    all."""
     try:
         payload = _loads(data)
     except ValueError:
@@ -153,8 +144,8 @@ def _chunk(data: str, read: Callable[[str, str | None], tuple]
         inner = binascii.a2b_base64(encoded, strict_mode=True).decode("utf-8", "replace")
     except (binascii.Error, ValueError):
         return CHUNK, encoded, None
-    read_as = read(inner, CHUNK)
-    kind = read_as[1].get("type") if read_as[1] is not None else None
+    read_as = read_object(inner)
+    kind = read_as[0].get("type") if read_as[0] is not None else None
     return (kind if isinstance(kind, str) else CHUNK), inner, read_as
 
 
@@ -181,7 +172,6 @@ class FrameEventDecoder:
 
     def __init__(self) -> None:
         self._frames = EventStreamDecoder()
-        self._read = payload_reader()
         self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
         # What is known of each header block: frames with the same header bytes share one
         # tuple of headers (the frame decoder reads each block once), so its values by name
@@ -200,7 +190,7 @@ class FrameEventDecoder:
             _, headers, typed = entry
             if not typed:
                 self.diagnostics.append(message_type_problem(frame, headers))
-            events.append(frame_event(frame, headers, self._read))
+            events.append(frame_event(frame, headers))
         return events
 
     def _learn(self, block: tuple) -> tuple[tuple, dict[str, Any], bool]:
@@ -212,7 +202,7 @@ class FrameEventDecoder:
 
     def finish(self) -> list[FrameEvent]:
         """End of body: a frame cut short is reported; no event completes here."""
-        return [frame_event(frame, read=self._read) for frame in self._frames.finish()]
+        return [frame_event(frame) for frame in self._frames.finish()]
 
 
 def wire_of_frame(frame: Frame) -> str | None:

@@ -402,6 +402,8 @@ def reduce_all(events: list[TurnEvent], state: TurnState | None = None) -> TurnS
     """The state after all `events` (from `state`, or the start): `reduce` over each,
     without making the states in between."""
     state = initial() if state is None else state
+    if not events:
+        return state                         # (a branch is copied only when it grows)
     logs, count = _logs_after(state), state.count
     for event in events:
         logs.append(event)
