@@ -15,9 +15,10 @@ from lesson_lib.accumulate import accumulate, accumulator_for
 from lesson_lib.capture import captures
 from lesson_lib.cli.commands import main
 from lesson_lib.sse.eventstream import Header, decode, encode_frame
+from lesson_lib.sse.strict_json import read_object
 from lesson_lib.turn.run import turn_state
 from lesson_lib.wires.bedrock import CONVERSE, INVOKE, frame_event
-from lesson_lib.wires.wire_events import parse_all
+from lesson_lib.wires.wire_events import parse_all, parse_payload
 
 BEDROCK = (CONVERSE, INVOKE)
 OURS = [c for c in captures.corpus() if c.wire in BEDROCK]
@@ -128,6 +129,41 @@ def test_an_invoke_chunk_is_read_as_its_inner_anthropic_event():
     assert (event.event, json.loads(event.data)) == ("message_stop", {"type": "message_stop"})
     assert (event.start, event.end) == (0, len(body))
     assert event.as_dict()["headers"][":event-type"] == "chunk"
+
+
+@pytest.mark.parametrize("cap", [c for c in ALL if c.wire == INVOKE], ids=key)
+def test_an_invoke_chunk_is_read_once_and_as_a_fresh_strict_read_reads_it(cap):
+    # Naming a chunk means reading its inner event: the frame event carries that read on,
+    # and the wire event made from it is the one a fresh read of its text makes.
+    chunks = [e for e in cap.events if e.headers and dict(
+        (h.name, h.value) for h in e.headers).get(":event-type") == "chunk"]
+    assert chunks and all(e.read is not None for e in chunks if e.data != "")
+    for index, e in enumerate(chunks):
+        assert e.read == read_object(e.data)
+        fresh = parse_payload(e._replace(read=None), index)    # read afresh from its text
+        assert parse_payload(e, index)._replace(sse=None) == fresh._replace(sse=None)
+        if fresh.parse_error is None:
+            assert e.event == fresh.payload["type"] == fresh.type
+
+
+@pytest.mark.parametrize("inner, why", [
+    ('{"type": "content_block_delta", "type": "ping"}', "appears twice"),
+    ('{"type": "message_delta", "usage": {"output_tokens": NaN}}', "NaN"),
+    ("[" * 2000 + "]" * 2000, "nested too deeply")])
+def test_an_invoke_chunk_read_strictly_is_a_typed_error_and_never_completed(inner, why):
+    # The strict read that names a chunk refuses what the wire events refuse: the frame
+    # keeps its own name, its text is kept, and the turn does not complete.
+    events = [{"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "model": "x", "content": [],
+        "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}}]
+    bad = event_frame("chunk", {"bytes": base64.b64encode(inner.encode()).decode()})
+    body = b"".join(chunk(e) for e in events) + bad + chunk({"type": "message_stop"})
+    cap = captures.from_bytes(body, sidecar={"wire": INVOKE})
+    wire_events = parse_all(cap.events)
+    assert wire_events[1].type == "chunk" and wire_events[1].sse.data == inner
+    assert why in wire_events[1].parse_error
+    assert turn_state(cap, "wire").outcome == "failed"
 
 
 def test_an_invoke_chunk_that_is_not_base64_is_an_unparseable_payload():

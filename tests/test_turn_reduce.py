@@ -56,6 +56,12 @@ def test_a_branch_from_an_older_state_does_not_touch_either_line():
     assert branch.blocks[0].text == "abZZ"
     assert main.blocks[0].text == "ababab"
     assert mid.blocks[0].text == "ab"
+    # reduce_all from an older state branches as reduce does, one event at a time
+    stepped = mid
+    for e in events[4:6]:
+        stepped = reduce(stepped, e)
+    assert reduce_all(events[4:6], mid).as_dict() == stepped.as_dict()
+    assert main.blocks[0].text == "ababab" and mid.blocks[0].text == "ab"
 
 
 def test_reducing_is_linear_in_the_events_counted():

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from lesson_lib.accumulate import accumulate
 from lesson_lib.capture.captures import from_bytes
 from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.sse.strict_json import _STRICT
 from lesson_lib.wires.event_table import event_table
 from lesson_lib.wires.wire_events import (
-    _STRICT,
     MAX_DEPTH,
     nested_deeper_than,
     parse_payload,

@@ -236,7 +236,9 @@ class ConverseAccumulator(IndexedAccumulator):
 
     def _block_delta(self, payload: dict, event: WireEvent) -> None:
         index, delta = payload.get("contentBlockIndex"), payload.get("delta")
-        fields = [k for k in delta if k != PADDING] if isinstance(delta, dict) else []
+        fields = list(delta) if isinstance(delta, dict) else []
+        if PADDING in fields:
+            fields.remove(PADDING)
         field = fields[0] if len(fields) == 1 else None
         if not isinstance(index, int) or field not in _DELTA_KIND:
             self.note("unknown_delta", "a delta that is not one of text, reasoningContent, "

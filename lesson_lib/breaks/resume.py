@@ -25,7 +25,7 @@ set to the sequence number, ``Last-Event-ID`` would carry exactly what
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..capture.diagnostics import Diagnostic
 from ..wires.wire_events import WireEvent
@@ -87,5 +87,5 @@ def join(first: list[WireEvent], resumed: list[WireEvent]) -> Joined:
         if seq is not None:
             expected = seq + 1
             last = seq
-        out.events.append(replace(event, index=len(out.events)))
+        out.events.append(event._replace(index=len(out.events)))
     return out

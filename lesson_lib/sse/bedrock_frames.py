@@ -8,7 +8,9 @@ every station after the framing reads Bedrock unchanged:
 - ``:message-type`` ``event``: the event is named by ``:event-type`` and its
   data is the payload's JSON text; for an InvokeModelWithResponseStream
   ``chunk`` (payload ``{"bytes": "<base64>"}``) it is the inner Anthropic
-  event, named by its ``type``;
+  event, named by its ``type``: naming it means reading it, so the event
+  carries what that read gave (`FrameEvent.read`) and the next station does
+  not read it again;
 - ``:message-type`` ``exception``: named by ``:exception-type``;
 - ``:message-type`` ``error``: named by ``:error-code``.
 
@@ -25,12 +27,14 @@ from typing import Any, NamedTuple
 
 from ..capture.diagnostics import Diagnostic
 from .eventstream import EventStreamDecoder, Frame
+from .strict_json import read_object
 
 CONVERSE = "aws-bedrock-converse"
 INVOKE = "aws-bedrock-invoke"
 # ConverseStream's own events (its wire module adds the exceptions to its vocabulary).
 CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
                              "contentBlockStop", "messageStop", "metadata"})
+CHUNK = "chunk"    # an Invoke frame's event type: its payload holds one Anthropic event
 
 
 # -- frames as events --------------------------------------------------------------------
@@ -38,7 +42,10 @@ CONVERSE_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockD
 
 class FrameEvent(NamedTuple):
     """A frame read as an event: the fields of `ServerSentEvent` (`id` is always empty and
-    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)."""
+    `retry` None: frames have neither), then the frame's `headers` (`eventstream.Header`s)
+    and, for an Invoke chunk whose inner event had to be read to be named, what the
+    strict read of `data` gave (`strict_json.read_object`: the object and why not; else
+    None)."""
 
     event: str | None
     data: str
@@ -48,6 +55,7 @@ class FrameEvent(NamedTuple):
     end: int = 0
     t: float | None = None
     headers: tuple = ()
+    read: tuple | None = None
 
     def as_dict(self) -> dict:
         """The fields printed by ``lesson-lib events --json``, headers included."""
@@ -79,13 +87,19 @@ def message_type_problems(frames: list[Frame]) -> list[Diagnostic]:
 def message_type_problem(frame: Frame, headers: dict[str, Any]) -> Diagnostic | None:
     """The ``unknown_message_type`` error of one frame (None: its type is one of
     `MESSAGE_TYPES`); `headers` are its header values by name."""
-    kind = headers.get(":message-type")
-    if kind in MESSAGE_TYPES:
+    if known_message_type(headers):
         return None
+    kind = headers.get(":message-type")
     return Diagnostic("unknown_message_type", f"a frame whose :message-type is {kind!r}, "
                       "not event, exception or error: what it carries cannot be trusted as "
                       "the stream's own", offset=frame.start,
                       raw=frame.payload.decode("utf-8", "replace"))
+
+
+def known_message_type(headers: dict[str, Any]) -> bool:
+    """Whether a frame's ``:message-type`` (in its header values by name) is one of
+    `MESSAGE_TYPES`."""
+    return headers.get(":message-type") in MESSAGE_TYPES
 
 
 def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEvent:
@@ -98,6 +112,7 @@ def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEve
     if headers is None:
         headers = frame.header_values()
     data = frame.payload.decode("utf-8", "replace")
+    read_as = None
     kind = headers.get(":message-type")
     if kind == "exception":
         name = headers.get(":exception-type")
@@ -107,15 +122,17 @@ def frame_event(frame: Frame, headers: dict[str, Any] | None = None) -> FrameEve
             data = json.dumps({"message": headers.get(":error-message")})
     else:
         name = headers.get(":event-type")
-        if name == "chunk":
-            name, data = _chunk(data) or (name, data)
+        if name == CHUNK:
+            name, data, read_as = _chunk(data) or (name, data, None)
     return FrameEvent(name if isinstance(name, str) else None, data, "", None,
-                      frame.start, frame.end, frame.t, frame.headers)
+                      frame.start, frame.end, frame.t, frame.headers, read_as)
 
 
-def _chunk(data: str) -> tuple[str | None, str] | None:
-    """An Invoke chunk's inner event: (its ``type``, its JSON text); None when the payload
-    has no ``bytes`` text at all."""
+def _chunk(data: str) -> tuple[str, str, tuple | None] | None:
+    """An Invoke chunk's inner event: its name (its ``type``, else ``chunk``), its JSON
+    text, and what the strict read of that text gave (the wire events' own read: the
+    next station does not read it again); None when the payload has no ``bytes`` text at
+    all."""
     try:
         payload = _loads(data)
     except ValueError:
@@ -124,14 +141,12 @@ def _chunk(data: str) -> tuple[str | None, str] | None:
     if not isinstance(encoded, str):
         return None
     try:
-        inner = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
+        inner = binascii.a2b_base64(encoded, strict_mode=True).decode("utf-8", "replace")
     except (binascii.Error, ValueError):
-        return "chunk", encoded
-    try:
-        kind = _loads(inner).get("type")
-    except (ValueError, AttributeError):
-        kind = None
-    return (kind if isinstance(kind, str) else "chunk"), inner
+        return CHUNK, encoded, None
+    read_as = read_object(inner)
+    kind = read_as[0].get("type") if read_as[0] is not None else None
+    return (kind if isinstance(kind, str) else CHUNK), inner, read_as
 
 
 _SCAN = json.JSONDecoder().scan_once
@@ -158,30 +173,32 @@ class FrameEventDecoder:
     def __init__(self) -> None:
         self._frames = EventStreamDecoder()
         self.diagnostics = self._frames.diagnostics    # one list: the order they happened in
-        # Header values by name, per header block: frames with the same header bytes share
-        # one tuple of headers (the frame decoder reads each block once), so the values
-        # are found by that tuple's identity (kept in the entry, so the identity is its own).
-        self._values: dict[int, tuple[tuple, dict[str, Any]]] = {}
+        # What is known of each header block: frames with the same header bytes share one
+        # tuple of headers (the frame decoder reads each block once), so its values by name
+        # and whether its ``:message-type`` is known are found by that tuple's identity
+        # (the tuple is kept in the entry, so the identity stays its own).
+        self._blocks: dict[int, tuple[tuple, dict[str, Any], bool]] = {}
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[FrameEvent]:
         """The events of the frames this chunk completed."""
         events = []
+        blocks = self._blocks
         for frame in self._frames.feed(chunk, t):
-            headers = self._header_values(frame)
-            problem = message_type_problem(frame, headers)
-            if problem is not None:
-                self.diagnostics.append(problem)
+            entry = blocks.get(id(frame.headers))
+            if entry is None or entry[0] is not frame.headers:
+                entry = self._learn(frame.headers)
+            _, headers, typed = entry
+            if not typed:
+                self.diagnostics.append(message_type_problem(frame, headers))
             events.append(frame_event(frame, headers))
         return events
 
-    def _header_values(self, frame: Frame) -> dict[str, Any]:
-        entry = self._values.get(id(frame.headers))
-        if entry is not None and entry[0] is frame.headers:
-            return entry[1]
-        values = frame.header_values()
-        if len(self._values) < _VALUES_LIMIT:
-            self._values[id(frame.headers)] = (frame.headers, values)
-        return values
+    def _learn(self, block: tuple) -> tuple[tuple, dict[str, Any], bool]:
+        values = {h.name: h.value for h in block}
+        entry = (block, values, known_message_type(values))
+        if len(self._blocks) < _VALUES_LIMIT:
+            self._blocks[id(block)] = entry
+        return entry
 
     def finish(self) -> list[FrameEvent]:
         """End of body: a frame cut short is reported; no event completes here."""
@@ -193,6 +210,6 @@ def wire_of_frame(frame: Frame) -> str | None:
     if frame.header(":message-type") != "event":
         return None
     name = frame.header(":event-type")
-    if name == "chunk":
+    if name == CHUNK:
         return INVOKE
     return CONVERSE if name in CONVERSE_EVENTS else None

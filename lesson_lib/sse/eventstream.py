@@ -132,6 +132,9 @@ class EventStreamDecoder:
     def __init__(self) -> None:
         self._buffer = bytearray()   # bytes of frames not yet whole
         self._offset = 0             # body offset of _buffer[0]
+        # How many bytes the buffer must hold before there is anything to read: a prelude,
+        # or the whole frame whose prelude was read already.
+        self._wanted = PRELUDE_LENGTH
         self._stopped = False        # a broken frame was met: nothing after it is read
         # Header blocks already read, by their bytes: a stream repeats the same few (the
         # same three strings on every text delta), so each is read once, then looked up.
@@ -150,22 +153,27 @@ class EventStreamDecoder:
             return []
         buffer = self._buffer
         buffer += chunk
+        if len(buffer) < self._wanted:
+            return []                           # a large frame still on its way: wait
+        # The bytes as they stand, read as one `bytes` (a slice of it is already the
+        # headers block or the payload); copied only when something can be read, so a
+        # large frame in small chunks is copied once, when whole.
+        data = bytes(buffer)
         frames: list[Frame] = []
-        pos, have = 0, len(buffer)
-        # A view reads the buffer without copying it; released before the buffer shrinks.
-        with memoryview(buffer) as view:
-            try:
-                while have - pos >= PRELUDE_LENGTH:
-                    total = _frame_length(view, pos, self._offset + pos)
-                    if have - pos < total:
-                        break                   # the rest of this frame is still on its way
-                    frames.append(_read_frame(bytes(view[pos:pos + total]),
-                                              self._offset + pos, t, self._known))
-                    pos += total
-            except _Broken as broken:
-                view.release()
-                self._stop(broken)
-                return frames
+        pos, have = 0, len(data)
+        self._wanted = PRELUDE_LENGTH
+        try:
+            while have - pos >= PRELUDE_LENGTH:
+                total, headers_length, prelude_crc = _prelude(data, pos, self._offset + pos)
+                if have - pos < total:
+                    self._wanted = total        # the rest of this frame is still on its way
+                    break
+                frames.append(_read_frame(data, pos, total, headers_length, prelude_crc,
+                                          self._offset, t, self._known))
+                pos += total
+        except _Broken as broken:
+            self._stop(broken)
+            return frames
         del buffer[:pos]
         self._offset += pos
         return frames
@@ -211,10 +219,11 @@ def decode(body: bytes) -> tuple[list[Frame], list[Diagnostic]]:
 # -- reading one frame ------------------------------------------------------------------
 
 
-def _frame_length(buffer: memoryview, pos: int, offset: int) -> int:
-    """The total length a prelude announces, once its CRC and its lengths are checked."""
-    total, headers_length, crc = _PRELUDE.unpack_from(buffer, pos)
-    actual = zlib.crc32(buffer[pos:pos + 8])
+def _prelude(data: bytes, pos: int, offset: int) -> tuple[int, int, int]:
+    """The frame at `pos`: its total length, its headers' length and its prelude CRC, once
+    that CRC and the lengths are checked."""
+    total, headers_length, crc = _PRELUDE.unpack_from(data, pos)
+    actual = zlib.crc32(data[pos:pos + 8])
     if actual != crc:
         raise _Broken("bad_prelude_crc", f"the prelude CRC is {crc:#010x}, the bytes give "
                       f"{actual:#010x}: the frame's lengths cannot be trusted", offset,
@@ -229,31 +238,37 @@ def _frame_length(buffer: memoryview, pos: int, offset: int) -> int:
                       f"and {payload_length} of payload (at most {MAX_HEADERS_LENGTH} and "
                       f"{MAX_PAYLOAD_LENGTH})", offset,
                       frame_length=total, headers_length=headers_length)
-    return total
+    return total, headers_length, crc
 
 
 _KNOWN_LIMIT = 256    # header blocks remembered per stream (a bound for hostile input)
 
 
-def _read_frame(data: bytes, offset: int, t: float | None,
+def _read_frame(data: bytes, pos: int, total: int, headers_length: int,
+                prelude_crc: int, base: int, t: float | None,
                 known: dict[bytes, tuple[Header, ...]]) -> Frame:
-    """One whole frame (`data`, starting at body `offset`) whose prelude is checked;
-    `known` holds the header blocks read before."""
-    (crc,) = _U32.unpack_from(data, len(data) - CRC_LENGTH)
-    actual = zlib.crc32(memoryview(data)[:-CRC_LENGTH])
+    """The whole frame at `pos` in `data` (body offset `base + pos`), whose prelude is
+    checked; `known` holds the header blocks read before.
+
+    The message CRC covers the whole frame but its own 4 bytes. A CRC can go on from
+    where another stopped, so it goes on from the prelude's: the prelude is not read
+    twice."""
+    end = pos + total - CRC_LENGTH
+    (crc,) = _U32.unpack_from(data, end)
+    actual = zlib.crc32(data[pos + 8:end], prelude_crc)
+    offset = base + pos
     if actual != crc:
         raise _Broken("bad_message_crc", f"the message CRC is {crc:#010x}, the frame's bytes "
                       f"give {actual:#010x}: the frame was damaged", offset,
                       expected=crc, actual=actual)
-    headers_length = _U32.unpack_from(data, 4)[0]
-    headers_end = PRELUDE_LENGTH + headers_length
-    block = data[PRELUDE_LENGTH:headers_end]
+    headers_end = pos + PRELUDE_LENGTH + headers_length
+    block = data[pos + PRELUDE_LENGTH:headers_end]
     headers = known.get(block)
     if headers is None:
-        headers = _read_headers(data, PRELUDE_LENGTH, headers_end, offset)
+        headers = _read_headers(block, 0, headers_length, offset + PRELUDE_LENGTH)
         if len(known) < _KNOWN_LIMIT:
             known[block] = headers
-    return Frame(headers, data[headers_end:-CRC_LENGTH], offset, offset + len(data), t)
+    return Frame(headers, data[headers_end:end], offset, offset + total, t)
 
 
 def _read_headers(data: bytes, pos: int, end: int, offset: int) -> tuple[Header, ...]:

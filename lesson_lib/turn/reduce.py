@@ -394,19 +394,29 @@ def initial() -> TurnState:
 
 def reduce(state: TurnState, event: TurnEvent) -> TurnState:
     """The state after `event`. Pure: `state` is unchanged and stays readable."""
-    logs = state._logs
-    if logs.count != state.count:            # a branch from an older state
-        logs = logs.copy_upto(state.count)
+    logs = _logs_after(state)
     logs.append(event)
     return TurnState(logs, state.count + 1)
 
 
 def reduce_all(events: list[TurnEvent], state: TurnState | None = None) -> TurnState:
-    """The state after all `events` (from `state`, or the start)."""
+    """The state after all `events` (from `state`, or the start): `reduce` over each,
+    without making the states in between."""
     state = initial() if state is None else state
+    if not events:
+        return state                         # (a branch is copied only when it grows)
+    logs, count = _logs_after(state), state.count
     for event in events:
-        state = reduce(state, event)
-    return state
+        logs.append(event)
+        count += 1
+    return TurnState(logs, count)
+
+
+def _logs_after(state: TurnState) -> _Logs:
+    """The logs the events after `state` are written to: its own, or, for a branch from
+    an older state, a copy of its part of them."""
+    logs = state._logs
+    return logs if logs.count == state.count else logs.copy_upto(state.count)
 
 
 __all__ = ["BlockView", "StepView", "TurnState", "initial", "reduce", "reduce_all"]

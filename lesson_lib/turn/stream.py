@@ -136,7 +136,7 @@ class TurnStream:
             self._read += 1
             adapter = self.adapter or self._adapter(event.payload, out)
             changes = self._accumulator.feed(event)
-            out.append((event, adapter.feed(changes, t=event.t, at=event.index)))
+            out.append((event, adapter.feed(changes, t=sse.t, at=event.index)))
         return out
 
     def _adapter(self, first_payload: Any, out: list[Batch]) -> WireAdapter:

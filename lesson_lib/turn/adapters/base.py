@@ -269,8 +269,9 @@ class WireAdapter:
         block = self._block(c.address)
         if block is None or block.ended:
             return          # the accumulator noted it (unknown slot, delta after stop)
-        out.append(self._ev(BlockDelta, block=block.id, fragment=c.fragment, channel=c.channel,
-                            t=t, at=at))
+        # Made here rather than through `_ev`: one is made for nearly every wire event.
+        out.append(BlockDelta(self.seq(), block=block.id, fragment=c.fragment,
+                              channel=c.channel, t=t, at=at))
 
     def _input(self, c: ch.ToolInputGrew, out: list, t: float | None, at: int | None) -> None:
         block = self._block(c.address)

@@ -49,11 +49,15 @@ class ConverseAdapter(WireAdapter):
 
     def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
-        the step a cut one, not one that ended properly."""
+        the step a cut one, not one that ended properly. The framing's diagnostics come
+        with the accumulator's `finish`, the changes that end with `StreamEnded`: only
+        those are looked through."""
         changes = changes if isinstance(changes, list) else list(changes or ())
-        for change in changes:
-            if type(change) is ch.DiagnosticNoted and change.diagnostic.code in _CUT_OR_BROKEN:
-                self.terminal = None
+        if changes and type(changes[-1]) is ch.StreamEnded:
+            for change in changes:
+                if (type(change) is ch.DiagnosticNoted
+                        and change.diagnostic.code in _CUT_OR_BROKEN):
+                    self.terminal = None
         return super().feed(changes, t=t, at=at)
 
     def finish(self) -> Finish:
