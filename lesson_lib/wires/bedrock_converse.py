@@ -37,6 +37,8 @@ MESSAGE_STOP = "messageStop"
 SERVICE_UNAVAILABLE_EXCEPTION = "serviceUnavailableException"
 BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
 PADDING = "p"     # the padding field every payload carries
+# A ``toolUse`` start's ``type`` when the call is one the service runs (its result follows).
+SERVER_TOOL_USE = "server_tool_use"
 
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"messageStop"})   # the stream ended properly (metadata may follow)

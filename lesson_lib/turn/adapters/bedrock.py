@@ -40,7 +40,7 @@ class ConverseAdapter(WireAdapter):
         kind = opened.slot_kind
         start = opened.data if isinstance(opened.data, dict) else {}
         if kind == TOOL_USE:
-            return "tool_call", start.get("type") == "server_tool_use", "text"
+            return "tool_call", start.get("type") == wires.bedrock_converse.SERVER_TOOL_USE, "text"
         if kind == TOOL_RESULT:
             return "tool_result", True, "other"
         if kind == REASONING:
