@@ -79,3 +79,16 @@ def test_the_live_loops_ratio_is_its_overhead_so_a_rise_is_worse():
                                       "us_per_delta": 20.0}]}}
     changes, _, _ = compare.compare(live(2.5), live(3.2))
     assert [(c.row, c.verdict) for c in changes] == [("live: live loop vs raw httpx, 8000", "worse")]
+
+
+def test_with_several_implementations_ours_is_judged_by_growth_and_the_others_by_ratio():
+    def run(ours_growth, jiter_growth, jiter_ratio):
+        rows = [{"bench": "partial_json", "case": "many records", "implementation": name,
+                 "size_kb": 160, "seconds": 1.0, "ratio": ratio, "growth": growth}
+                for name, ratio, growth in (("lesson_lib", 1.0, ours_growth),
+                                            ("jiter", jiter_ratio, jiter_growth))]
+        return {"benches": {"partial_json": rows}}
+    changes, _, _ = compare.compare(run(2.0, 4.0, 60.0), run(2.5, 5.0, 60.0))
+    assert {(c.row, c.figure, c.verdict) for c in changes} == {
+        ("partial_json: many records, lesson_lib, 160", "growth", "worse"),
+        ("partial_json: many records, jiter, 160", "ratio", "same")}
