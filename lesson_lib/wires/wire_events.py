@@ -19,7 +19,7 @@ Payloads are read as strictly as the lesson-3 parser reads tool input
 name given twice in one object and a payload that is not a JSON object
 (every wire sends one object per event) are parse errors, not values, so nothing
 downstream prints a value that is not JSON or silently keeps the last of
-two names. A payload nested deeper than `MAX_DEPTH` levels is a parse
+two names. A payload nested deeper than `strict_json.MAX_DEPTH` levels is a parse
 error too, never a crash.
 """
 
@@ -28,10 +28,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..sse.decoder import ServerSentEvent
-from ..sse.strict_json import MAX_DEPTH as MAX_DEPTH
-from ..sse.strict_json import nested_deeper_than as nested_deeper_than
 from ..sse.strict_json import read_object
-from ..sse.strict_json import strict_loads as strict_loads
 
 DONE = "[DONE]"
 # A Gemini record: the wire has no event names, so the record is named after its schema.
