@@ -14,6 +14,7 @@ message as the accumulator assembles it (the non-streaming API's
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from botocore.session import get_session
@@ -129,3 +130,23 @@ def test_the_request_given_is_not_modified():
     next_request(reduce_all(turn_events(capture, "wire")), request)
     assert request == {"modelId": "m", "messages": [{"role": "user",
                                                      "content": [{"text": "Hi"}]}]}
+
+
+@pytest.mark.parametrize("route", ["wire", "sdk"])
+def test_redacted_reasoning_is_flagged_and_goes_back_as_it_came(route):
+    # A Converse block that begins with redactedContent is reasoning only the provider can
+    # read: the adapter flags it, and the next request sends those bytes back untouched
+    # (the SDK route reads them as bytes and puts them back as the wire's base64 text).
+    capture = load(f"{CONVERSE}/converse-redacted-reasoning")
+    state = reduce_all(turn_events(capture, route))
+    reasoning = [b for b in state.blocks if b.kind == "reasoning"]
+    assert [b.redacted for b in reasoning] == [False, True]
+    assert reasoning[0].signature and reasoning[0].text
+    recorded = [json.loads(e.data)["delta"]["reasoningContent"] for e in capture.events
+                if '"redactedContent"' in e.data]
+    request = next_request(state, REQUEST)
+    sent = request["messages"][1]["content"]
+    assert sent[:2] == [{"reasoningContent": {"reasoningText": {
+        "text": reasoning[0].text, "signature": reasoning[0].signature}}},
+        {"reasoningContent": recorded[0]}]
+    assert _converse_problems(request) == ""

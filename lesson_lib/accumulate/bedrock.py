@@ -8,7 +8,10 @@ seen opens it, its kind told by the delta. What each delta does:
 
 - ``text``: appends to the block's text;
 - ``reasoningContent``: ``text`` appends to the reasoning text, ``signature``
-  sets its signature (one delta of its own), ``redactedContent`` sets it;
+  sets its signature (one delta of its own), ``redactedContent`` sets it. A
+  block that begins with ``redactedContent`` is redacted reasoning: it
+  arrives whole in that delta (base64 bytes only the provider can read), so
+  its slot opens `whole`, with the delta's object as its `data`;
 - ``citation``: appends one citation to a text block (it may come before any
   of the block's text, so it opens the block too);
 - ``toolUse.input``: feeds the block's `ToolCall` (lesson 3), checked
@@ -26,6 +29,7 @@ API returns it::
         {"text": ...} | {"citationsContent": {"content": [{"text"}], "citations"}}
         | {"toolUse": {"toolUseId", "name", "input"}}
         | {"reasoningContent": {"reasoningText": {"text", "signature"}}}
+        | {"reasoningContent": {"redactedContent": ...}}
         | {"toolResult": {"toolUseId", "content", "status"}}]}},
      "stopReason": ..., "usage": {...}, "metrics": {...}}
 
@@ -53,7 +57,7 @@ from ..partial_json import NOTHING
 from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall
 from ..wires import bedrock, bedrock_converse
-from ..wires.bedrock_converse import PADDING
+from ..wires.bedrock_converse import PADDING, REDACTED_CONTENT
 from ..wires.wire_events import WireEvent
 from .anthropic import AnthropicAccumulator
 from .base import Fragments
@@ -126,7 +130,7 @@ class _Block(IndexedBlock):
             return {TOOL_RESULT: result}
         if self.kind == REASONING:
             if self.redacted is not None and not self.text.text:
-                return {REASONING: {"redactedContent": self.redacted}}
+                return {REASONING: {REDACTED_CONTENT: self.redacted}}
             text: dict[str, Any] = {"text": self.text.text}
             if self.signature is not None:
                 text["signature"] = self.signature
@@ -217,7 +221,9 @@ class ConverseAccumulator(IndexedAccumulator):
             return
         self._open(_Block(index, kinds[0], copy.deepcopy(start[kinds[0]])), event)
 
-    def _open(self, block: _Block, event: WireEvent) -> _Block:
+    def _open(self, block: _Block, event: WireEvent, *, whole: Any = None) -> _Block:
+        """Open `block`'s slot. `whole` is the object of a block that arrives whole in
+        the event that opens it (redacted reasoning)."""
         self.blocks[block.index] = block
         start = block.start
         name, call_id = start.get("name"), start.get("toolUseId")
@@ -231,7 +237,8 @@ class ConverseAccumulator(IndexedAccumulator):
             name=name if isinstance(name, str) else None,
             call_id=call_id if isinstance(call_id, str) else None,
             item_id=call_id if isinstance(call_id, str) else None,
-            takes_input=block.takes_input, data=start or None))
+            takes_input=block.takes_input, data=start or whole,
+            whole=whole is not None))
         return block
 
     def _block_delta(self, payload: dict, event: WireEvent) -> None:
@@ -256,7 +263,10 @@ class ConverseAccumulator(IndexedAccumulator):
                           event=event, slot=index, raw=event.sse.data,
                           orphan_text=_orphan(value))
                 return
-            block = self._open(_Block(index, kind), event)
+            redacted = kind == REASONING and isinstance(value, dict) and REDACTED_CONTENT in value
+            block = self._open(_Block(index, kind), event,
+                               whole={REDACTED_CONTENT: value[REDACTED_CONTENT]} if redacted
+                               else None)
         if block.state != "open":
             self.note("delta_after_stop", f"delta for slot {index} after its stop; not "
                       "applied, its text is kept here", event=event, slot=index,
@@ -389,8 +399,8 @@ def _apply_reasoning(acc: ConverseAccumulator, block: _Block, value: dict,
     elif isinstance(value.get("signature"), str):
         block.signature = value["signature"]
         acc.changes.append(SlotSigned(event.index, block.index, value["signature"]))
-    elif "redactedContent" in value:
-        block.redacted = copy.deepcopy(value["redactedContent"])
+    elif REDACTED_CONTENT in value:
+        block.redacted = copy.deepcopy(value[REDACTED_CONTENT])
     else:
         return False
     return True

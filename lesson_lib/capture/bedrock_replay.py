@@ -158,3 +158,20 @@ def as_payload(event: dict[str, Any]) -> tuple[str, Any]:
 def bytes_field(value: bytes) -> str:
     """A blob field as it stands in the JSON payload (base64)."""
     return base64.b64encode(value).decode("ascii")
+
+
+def as_wire_payload(event: dict[str, Any]) -> tuple[str, Any, str]:
+    """A boto3 event as the wire sent it: (event type, payload, its JSON text). boto3 reads
+    a blob field (a reasoning block's ``redactedContent``) as bytes; on the wire it is
+    base64 text, and is put back as that."""
+    kind, payload = as_payload(event)
+    blobs: list[bytes] = []
+
+    def blob(value: Any) -> str:
+        if not isinstance(value, bytes):
+            raise TypeError(f"{type(value).__name__} in a boto3 event is not JSON")
+        blobs.append(value)
+        return bytes_field(value)
+
+    data = json.dumps(payload, ensure_ascii=False, default=blob)
+    return kind, (json.loads(data) if blobs else payload), data

@@ -20,7 +20,8 @@ spells it its own way:
 - Bedrock InvokeModel: Anthropic's messages, inside the request's ``body`` (a body
   given as JSON text comes back as the object);
 - Bedrock Converse: an ``assistant`` message of content blocks (``text``,
-  ``reasoningContent`` with its ``reasoningText`` and signature, ``toolUse``
+  ``reasoningContent`` with its ``reasoningText`` and signature, or with the
+  ``redactedContent`` it came with, ``toolUse``
   with the parsed input), then a ``user`` message of ``toolResult`` blocks (a
   result object as a ``json`` block, anything else as ``text``; a failure as
   ``text`` with ``status: error``). A server tool's call and result stay with
@@ -216,6 +217,8 @@ def _converse(blocks: list[BlockView]) -> list[dict[str, Any]]:
     for b in blocks:
         if b.kind == "text":
             content.append({"text": b.text})
+        elif b.kind == "reasoning" and b.redacted:
+            content.append({"reasoningContent": copy.deepcopy(b.data)})
         elif b.kind == "reasoning":
             text = {"text": b.text} | ({"signature": b.signature} if b.signature else {})
             content.append({"reasoningContent": {"reasoningText": text}})

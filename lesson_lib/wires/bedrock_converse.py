@@ -39,6 +39,9 @@ BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
 PADDING = "p"     # the padding field every payload carries
 # A ``toolUse`` start's ``type`` when the call is one the service runs (its result follows).
 SERVER_TOOL_USE = "server_tool_use"
+# A ``reasoningContent`` field: reasoning the provider sends only encrypted (base64 bytes),
+# which goes back in the next request as it came.
+REDACTED_CONTENT = "redactedContent"
 
 # -- the ending ------------------------------------------------------------------------
 TERMINALS = frozenset({"messageStop"})   # the stream ended properly (metadata may follow)

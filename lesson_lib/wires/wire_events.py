@@ -63,7 +63,7 @@ def parse_payload(sse: ServerSentEvent, index: int = 0) -> WireEvent:
     by its inner event) hands over what it read as the event's `read`, so it is read
     once."""
     data = sse.data
-    if data.strip() == DONE:
+    if DONE in data and data.strip() == DONE:
         return WireEvent(index, sse, DONE, None)
     payload, error = getattr(sse, "read", None) or read_object(data)
     if error is not None:

@@ -151,6 +151,34 @@ def converse_model_stream_error(w: BedrockWriter) -> Scenario:
                     "(originalStatusCode, originalMessage) from that model.")
 
 
+def converse_redacted_reasoning(w: BedrockWriter) -> Scenario:
+    w.converse_start()
+    thought = ("The user wants the current weather in Paris. I have a get_weather tool; "
+               "I should call it with the city and a unit.")
+    for i, piece in enumerate(w.pieces(thought)):
+        w.frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {
+            "reasoningContent": {"text": piece}}}, after_ms=w.first_gap() if i == 0 else None)
+    w.frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {
+        "reasoningContent": {"signature": w.opaque(96)}}})
+    w.frame("contentBlockStop", {"contentBlockIndex": 0})
+    w.frame("contentBlockDelta", {"contentBlockIndex": 1, "delta": {
+        "reasoningContent": {"redactedContent": w.opaque(180)}}})
+    w.frame("contentBlockStop", {"contentBlockIndex": 1})
+    w.converse_text(2, "I'll check the current weather in Paris for you.")
+    w.converse_tool(3, tool_use_id(w), "get_weather", WEATHER_ARGS)
+    w.converse_stop("tool_use", (431, 142), 3310)
+    request = converse_request(WEATHER_ASK, tools=True)
+    request["additionalModelRequestFields"] = {"thinking": {"type": "enabled",
+                                                            "budget_tokens": 2048}}
+    return Scenario("ConverseStream reasoning: a reasoningContent block whose text arrives in "
+                    "deltas and whose signature comes in a delta of its own, then a redacted "
+                    "one (redactedContent, base64 bytes, in one delta), then text and a "
+                    "toolUse. Both reasoning blocks must go back in the next request as they "
+                    "came.", request, BASED_ON + CONVERSE_BASIS + "Reasoning deltas as "
+                    "botocore's service model lists them (ReasoningContentBlockDelta: text, "
+                    "signature, redactedContent as a blob).")
+
+
 # -- InvokeModelWithResponseStream ---------------------------------------------------------
 
 
@@ -234,6 +262,7 @@ CAPTURES: dict[str, dict[str, Callable[[BedrockWriter], Scenario]]] = {
                "converse-get-weather": converse_get_weather,
                "converse-cut-in-tool-input": converse_cut_in_tool_input,
                "converse-model-stream-error": converse_model_stream_error,
+               "converse-redacted-reasoning": converse_redacted_reasoning,
                "weather-turn-step1": converse_weather(1),
                "weather-turn-step2": converse_weather(2)},
     INVOKE: {"invoke-hello": invoke_hello,

@@ -81,6 +81,11 @@ class BedrockWriter:
             i += n
         return out
 
+    def opaque(self, size: int) -> str:
+        """`size` random bytes as base64: a signature or a redacted block, which only the
+        provider can read."""
+        return base64.b64encode(bytes(self.rng.getrandbits(8) for _ in range(size))).decode()
+
     def cut(self, keep: int) -> None:
         """The connection dies: only the first `keep` bytes of the last frame arrive."""
         self.builder.cut(keep)

@@ -178,6 +178,11 @@ class WireAdapter:
         module = wires.WIRES.get(self.wire)
         return module is not None and module.retryable_error(error_type)
 
+    def is_redacted(self, opened: ch.SlotOpened) -> bool:
+        """Whether the slot is reasoning sent only encrypted (`BlockStarted.redacted`): by
+        its kind, where the wire has a kind of its own for it (`redacted_kinds`)."""
+        return opened.slot_kind in self.redacted_kinds
+
     # -- the adapter ------------------------------------------------------------
 
     def _ev(self, cls: type, **kw: Any) -> TurnEvent:
@@ -260,7 +265,7 @@ class WireAdapter:
                             name=name, call_id=call_id, item_id=c.item_id,
                             server_side=server, content=c.content,
                             data=c.data if c.whole else None,
-                            redacted=c.slot_kind in self.redacted_kinds, t=t, at=at))
+                            redacted=self.is_redacted(c), t=t, at=at))
         if c.whole:
             block.ended = True
             out.append(self._ev(BlockEnded, block=block.id, reason="whole", t=t, at=at))

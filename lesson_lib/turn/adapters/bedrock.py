@@ -13,7 +13,6 @@ in as the accumulator's in-band errors, with Bedrock's retry rule).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ... import wires
@@ -46,6 +45,12 @@ class ConverseAdapter(WireAdapter):
         if kind == REASONING:
             return "reasoning", False, "reasoning"
         return super().classify(opened)
+
+    def is_redacted(self, opened: ch.SlotOpened) -> bool:
+        """Reasoning that begins with ``redactedContent`` (it arrives whole, that field its
+        data)."""
+        return (opened.slot_kind == REASONING and isinstance(opened.data, dict)
+                and wires.bedrock_converse.REDACTED_CONTENT in opened.data)
 
     def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
@@ -90,9 +95,8 @@ class BotoEvents:
 
     def changes(self, event: Any) -> list:
         """What one boto3 event changed."""
-        from ...capture.bedrock_replay import as_payload
-        kind, payload = as_payload(event)
-        data = json.dumps(payload, ensure_ascii=False)
+        from ...capture.bedrock_replay import as_wire_payload
+        kind, payload, data = as_wire_payload(event)
         wire_event = WireEvent(self.count, FrameEvent(kind, data), kind, payload)
         self.count += 1
         return self.accumulator.feed(wire_event)
