@@ -1,17 +1,19 @@
 """The claim of lessons 4 and 4b, tested: a new provider is one more adapter.
 
-The reducer, the order validator, the drawing and every view of the turn read
-only the turn's own events: none of them names a wire (a string literal or an
-identifier with a provider's or a wire's name in it), spells a wire's own
-event name, or imports a wire module (`lesson_lib.wires`, the accumulators,
-the turn adapters). Docstrings may name wires as examples; code may not.
+The reducer, the order validator, the text summary, the drawing and every view
+of the turn read only the turn's own events: none of them names a wire (a
+string literal or an identifier with a provider's or a wire's name in it),
+spells a wire's own event name or block type, or imports a wire module
+(`lesson_lib.wires`, the accumulators, the turn adapters). Docstrings may name
+wires as examples; code may not.
 
 Two views are about the wire itself, not the turn: lesson 2's slot view and
 lesson 3's tool-call card draw the accumulator's slots in the wire's own words
 (a slot kind ``tool_use`` or ``functionCall``, the event that ends a call).
 `WIRE_LEVEL` lists them (and the replay that feeds them) with the accumulator
 modules each may read, exactly: a new entry, or one that is no longer needed,
-fails here. They may spell a wire's event names; they may not name a wire.
+fails here. They may spell a wire's event names and block types; they may not
+name a wire.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from lesson_lib import wires
 
 ROOT = PACKAGE.parent
 MODULES = module_names(PACKAGE)
-# What the claim covers: the reducer, the order validator, every view, the drawing.
+# What the claim covers: the reducer, the order validator, the text summary, every view,
+# the drawing.
 COVERED = sorted(name for name in MODULES
-                 if name in ("lesson_lib.turn.reduce", "lesson_lib.turn.order")
+                 if name in ("lesson_lib.turn.reduce", "lesson_lib.turn.order",
+                             "lesson_lib.turn.summary")
                  or name.startswith(("lesson_lib.views.", "lesson_lib.draw."))
                  or name in ("lesson_lib.views", "lesson_lib.draw"))
 WIRE_PACKAGES = ("lesson_lib.wires", "lesson_lib.accumulate", "lesson_lib.turn.adapters")
@@ -41,8 +45,14 @@ WIRE_NAME = re.compile(r"anthropic|openai|gemini|google|bedrock|\baws|converse|v
 # Each wire's own event names (unique to wires: the turn's own words, such as `error`,
 # `text` or `stop`, are the turn's vocabulary, not a wire's).
 TURN_WORDS = {"error", "ping", "text", "refusal", "stop", "length", "tool_calls",
-              "content_filter", "citation", "image", "[DONE]"}
+              "content_filter", "citation", "image", "reasoning", "message", "[DONE]"}
 WIRE_EVENTS = {t for m in wires.WIRES.values() for t in m.EVENT_TYPES} - TURN_WORDS
+# Each wire's own block, item and delta types: a turn module that spells one decides by a
+# wire's vocabulary (as the reducer once did with ``redacted_thinking``), which is the
+# adapter's job (the turn's events say it: `BlockStarted.block_kind`, `.redacted`).
+WIRE_KINDS = (wires.anthropic.KNOWN_BLOCKS | wires.responses.KNOWN_ITEMS
+              | wires.bedrock_converse.DELTA_TYPES
+              | {wires.bedrock_converse.REDACTED_CONTENT}) - TURN_WORDS
 
 # Views about the wire's own slots (lessons 2 and 3): what each may read, and why.
 WIRE_LEVEL = {
@@ -87,6 +97,8 @@ def wire_mentions(source: str) -> list[str]:
                 found.append(f"line {line}: the literal {node.value[:60]!r}")
             elif node.value in WIRE_EVENTS:
                 found.append(f"line {line}: the wire event name {node.value!r}")
+            elif node.value in WIRE_KINDS:
+                found.append(f"line {line}: the wire's block type {node.value!r}")
         names = []
         if isinstance(node, ast.Name):
             names = [node.id]
@@ -115,13 +127,15 @@ def test_the_claim_covers_the_reducer_the_order_validator_the_views_and_the_draw
     assert len(COVERED) >= 25
     assert {"content_block_delta", "response.output_text.delta", "chat.completion.chunk",
             "contentBlockDelta"} <= WIRE_EVENTS
+    assert {"redacted_thinking", "tool_use", "function_call", "reasoningContent",
+            "redactedContent"} <= WIRE_KINDS
 
 
 @pytest.mark.parametrize("name", COVERED)
 def test_no_turn_module_or_view_names_a_wire(name):
     found = wire_mentions(MODULES[name].read_text(encoding="utf-8"))
-    if name in WIRE_LEVEL:      # a view of the wire's slots says the wire's event names
-        found = [f for f in found if "wire event name" not in f]
+    if name in WIRE_LEVEL:      # a view of the wire's slots says the wire's own words
+        found = [f for f in found if "wire event name" not in f and "block type" not in f]
     assert not found, f"{name} names a wire: " + "; ".join(found)
 
 
@@ -153,3 +167,5 @@ def test_the_checks_can_fail():
     assert not any("example" in f for f in found)                      # the docstring
     assert any("'g'" not in f and "gemini" in f for f in found)        # the import's name
     assert wire_mentions('x = {"text": "stop", "kind": "error"}\n') == []
+    assert wire_mentions('hidden = b.wire_kind == "redacted_thinking"\n') == [
+        "line 1: the wire's block type 'redacted_thinking'"]
