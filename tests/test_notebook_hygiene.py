@@ -110,3 +110,18 @@ def test_no_trailing_semicolons_and_no_pip_installs(path):
         source = "".join(cell["source"])
         assert not source.rstrip().endswith(";"), source[-80:]
         assert "pip install" not in source
+
+
+def test_lesson_4b_quotes_the_gemini_adapter_size_it_prints():
+    # The prose states the cost of a new provider; the table above it measures it. When an
+    # edit to the adapter changes the measure, the prose must change with it.
+    import re
+    nb = load(ROOT / "notebooks" / "04b-a-new-wire.ipynb")
+    prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    printed = "".join("".join(o.get("text", "")) for c in code_cells(nb)
+                      for o in c.get("outputs", []))
+    lines, code = map(int, re.search(r"google-gemini\s+(\d+) lines,\s+(\d+) of code",
+                                     printed).groups())
+    quoted = re.findall(r"Gemini(?: adapter is|'s is) (\d+) lines,? \(?(\d+) of", prose)
+    assert len(quoted) == 2 and all((int(a), int(b)) == (lines, code) for a, b in quoted), (
+        f"lesson 4b prints {lines} lines ({code} of code) but says {quoted}")

@@ -57,7 +57,11 @@ from ..partial_json import NOTHING
 from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall
 from ..wires import bedrock, bedrock_converse
-from ..wires.bedrock_converse import PADDING, REDACTED_CONTENT
+from ..wires.bedrock_converse import CITATION, PADDING, REASONING_TEXT, REDACTED_CONTENT
+from ..wires.bedrock_converse import REASONING_BLOCK as REASONING
+from ..wires.bedrock_converse import TEXT_BLOCK as TEXT
+from ..wires.bedrock_converse import TOOL_RESULT_BLOCK as TOOL_RESULT
+from ..wires.bedrock_converse import TOOL_USE_BLOCK as TOOL_USE
 from ..wires.wire_events import WireEvent
 from .anthropic import AnthropicAccumulator
 from .base import Fragments
@@ -75,11 +79,9 @@ from .changes import (
 )
 from .indexed import IndexedAccumulator, IndexedBlock
 
-# The slot kinds, as the non-streaming response names its content blocks.
-TEXT, REASONING, TOOL_USE, TOOL_RESULT = "text", "reasoningContent", "toolUse", "toolResult"
 # Which kind of block a delta's field belongs to (a delta for a slot never seen opens one).
-_DELTA_KIND = {"text": TEXT, "citation": TEXT, "reasoningContent": REASONING,
-               "toolUse": TOOL_USE, "toolResult": TOOL_RESULT}
+_DELTA_KIND = {TEXT: TEXT, CITATION: TEXT, REASONING: REASONING,
+               TOOL_USE: TOOL_USE, TOOL_RESULT: TOOL_RESULT}
 
 
 class _Block(IndexedBlock):
@@ -134,7 +136,7 @@ class _Block(IndexedBlock):
             text: dict[str, Any] = {"text": self.text.text}
             if self.signature is not None:
                 text["signature"] = self.signature
-            return {REASONING: {"reasoningText": text}}
+            return {REASONING: {REASONING_TEXT: text}}
         if self.citations:
             return {"citationsContent": {"content": [{"text": self.text.text}],
                                          "citations": copy.deepcopy(self.citations)}}
@@ -369,22 +371,22 @@ def _apply(acc: ConverseAccumulator, block: _Block, field: str, value: Any,
            event: WireEvent) -> bool:
     """Apply one delta to its block, recording its change; False when it does not fit."""
     at, index = event.index, block.index
-    if field == "text" and isinstance(value, str):
+    if field == TEXT and isinstance(value, str):
         block.text.append(value)
-        acc.changes.append(TextAppended(at, index, "text", value, "text"))
-    elif field == "citation" and isinstance(value, dict):
+        acc.changes.append(TextAppended(at, index, "text", value, TEXT))
+    elif field == CITATION and isinstance(value, dict):
         block.citations.append(copy.deepcopy(value))
         acc.changes.append(CitationAdded(at, index, block.citations[-1]))
-    elif field == "reasoningContent" and isinstance(value, dict):
+    elif field == REASONING and isinstance(value, dict):
         return _apply_reasoning(acc, block, value, event)
-    elif field == "toolUse" and isinstance(value, dict) and isinstance(value.get("input"), str):
+    elif field == TOOL_USE and isinstance(value, dict) and isinstance(value.get("input"), str):
         assert block.call is not None
         grew = block.call.feed(value["input"], t=event.t, event=at)
         acc.changes.append(ToolInputGrew(at, index, value["input"], tuple(grew)))
-    elif field == "toolResult" and isinstance(value, list):
+    elif field == TOOL_RESULT and isinstance(value, list):
         block.results.extend(copy.deepcopy(value))
         for item in value:
-            acc.changes.append(TextAppended(at, index, "other", _item_text(item), "toolResult"))
+            acc.changes.append(TextAppended(at, index, "other", _item_text(item), TOOL_RESULT))
     else:
         return False
     return True
@@ -395,7 +397,7 @@ def _apply_reasoning(acc: ConverseAccumulator, block: _Block, value: dict,
     if isinstance(value.get("text"), str):
         block.text.append(value["text"])
         acc.changes.append(TextAppended(event.index, block.index, "reasoning", value["text"],
-                                        "reasoningText"))
+                                        REASONING_TEXT))
     elif isinstance(value.get("signature"), str):
         block.signature = value["signature"]
         acc.changes.append(SlotSigned(event.index, block.index, value["signature"]))

@@ -94,7 +94,7 @@ _SLOT_NAME = {"content": "content", "refusal": "refusal", "reasoning_content": "
 _CHANNEL = {"content": "text", "refusal": "refusal", "reasoning_content": "reasoning",
             "reasoning": "reasoning", "thinking": "reasoning"}
 _new = tuple.__new__
-_DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", "function_call", "audio"}
+_DELTA_KNOWN = frozenset(TEXT_FIELDS) | {"role", "tool_calls", chat.FUNCTION_CALL, "audio"}
 _CHOICE_KNOWN = frozenset({"index", "delta", "logprobs", "finish_reason"})
 # Chunk fields read on their own, or stream-only (obfuscation pads the chunk's size).
 _CHUNK_KNOWN = frozenset({"id", "object", "created", "model", "system_fingerprint",
@@ -160,7 +160,7 @@ class _Call:
 def _address(choice: _Choice, call: _Call) -> tuple:
     """A call's slot address: ``(choice, ("tool", n))``, or ``(choice, "function_call")``."""
     if call is choice.function_call:
-        return (choice.index, "function_call")
+        return (choice.index, chat.FUNCTION_CALL)
     return (choice.index, ("tool", call.n))
 
 
@@ -172,7 +172,7 @@ def _label(choice: _Choice, call: _Call) -> str:
 
 
 def _kind(choice: _Choice, call: _Call) -> str:
-    return "function_call" if call is choice.function_call else call.type
+    return chat.FUNCTION_CALL if call is choice.function_call else call.type
 
 
 class _Choice:
@@ -180,7 +180,7 @@ class _Choice:
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
                  "finish_reason", "logprobs", "extra", "extra_text", "extra_lists", "fields",
-                 "function_call", "audio",
+                 chat.FUNCTION_CALL, "audio",
                  "structured", "parts")
 
     def __init__(self, index: int) -> None:
@@ -218,7 +218,7 @@ class _Choice:
         if self.calls:
             msg["tool_calls"] = [calls_as(c) for c in self.calls]
         if self.function_call is not None:
-            msg["function_call"] = calls_as(self.function_call)["function"]
+            msg[chat.FUNCTION_CALL] = calls_as(self.function_call)["function"]
         if self.audio is not None:
             msg["audio"] = self.audio.as_dict()
         return msg
@@ -436,12 +436,12 @@ class ChatAccumulator(Accumulator):
             elif key == "tool_calls" and isinstance(value, list):
                 for fragment in value:
                     self._tool_fragment(choice, fragment, event)
-            elif key == "function_call" and isinstance(value, dict):
+            elif key == chat.FUNCTION_CALL and isinstance(value, dict):
                 call = choice.function_call
                 if call is None:
                     call = choice.function_call = _Call(0, None, None,
-                                                        (choice.index, "function_call"), event)
-                    call.call.kind = "function_call"
+                                                        (choice.index, chat.FUNCTION_CALL), event)
+                    call.call.kind = chat.FUNCTION_CALL
                     self._extend_function(choice, call, value, event, opening=True)
                 else:
                     self._extend_function(choice, call, value, event)
@@ -807,7 +807,7 @@ class ChatAccumulator(Accumulator):
                 value = {} if value is NOTHING else value
                 address = _address(choice, call)
                 if call is choice.function_call:
-                    kind, label = "function_call", f"[{i}] function_call"
+                    kind, label = chat.FUNCTION_CALL, f"[{i}] function_call"
                 else:
                     kind, label = call.type, f"[{i}] tool {call.n}"
                 out.append(Slot(address, kind, f"{label} {call.name}".rstrip(), raw, state,

@@ -65,9 +65,9 @@ _CANDIDATE_OWN = frozenset({"content", "finishReason", "index", "groundingMetada
                             "citationMetadata"})
 # Fields of a record read on their own; any other is kept, last value.
 _RECORD_OWN = frozenset({"candidates", "usageMetadata"})
-_TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+_TEXT_KEYS = frozenset({wire.TEXT_PART, wire.THOUGHT, wire.THOUGHT_SIGNATURE})
 # A whole part's text for the slot view and the turn: the code, the output.
-_SAID = {"executableCode": "code", "codeExecutionResult": "output"}
+_SAID = {wire.EXECUTABLE_CODE: "code", wire.CODE_EXECUTION_RESULT: "output"}
 
 
 class _Part:
@@ -87,13 +87,13 @@ class _Part:
 
     @property
     def name(self) -> str | None:
-        call = self.data.get("functionCall")
+        call = self.data.get(wire.FUNCTION_CALL)
         name = call.get("name") if isinstance(call, dict) else None
         return name if isinstance(name, str) else None
 
     @property
     def call_id(self) -> str | None:
-        call = self.data.get("functionCall")
+        call = self.data.get(wire.FUNCTION_CALL)
         found = call.get("id") if isinstance(call, dict) else None
         return found if isinstance(found, str) else None
 
@@ -113,9 +113,9 @@ class _Part:
     def as_dict(self) -> dict:
         out = copy.deepcopy(self.data)
         if self.text is not None:
-            out = {"text": self.text.text, **out}
-        if self.kind == "functionCall" and (self.streamed or "args" in out["functionCall"]):
-            out["functionCall"]["args"] = self.current_input()
+            out = {wire.TEXT_PART: self.text.text, **out}
+        if self.kind == wire.FUNCTION_CALL and (self.streamed or "args" in out[wire.FUNCTION_CALL]):
+            out[wire.FUNCTION_CALL]["args"] = self.current_input()
         return out
 
     def shown(self) -> str:
@@ -128,7 +128,7 @@ class _Part:
         said = inner.get(_SAID.get(self.kind, "")) if isinstance(inner, dict) else None
         if isinstance(said, str):
             return said
-        body = {k: v for k, v in self.data.items() if k not in ("thoughtSignature", "thought")}
+        body = {k: v for k, v in self.data.items() if k not in (wire.THOUGHT_SIGNATURE, wire.THOUGHT)}
         return json.dumps(body, ensure_ascii=False)
 
 
@@ -297,7 +297,7 @@ class GeminiAccumulator(Accumulator):
             self.note("unknown_part", "a part that is not an object; not applied", event=event,
                       slot=cand.index, raw=event.sse.data)
             return
-        call = part.get("functionCall")
+        call = part.get(wire.FUNCTION_CALL)
         if cand.open_call is not None:
             if isinstance(call, dict) and "name" not in call:
                 self._continue_call(cand, part, call, event)
@@ -305,38 +305,38 @@ class GeminiAccumulator(Accumulator):
             self._close_call(cand, event, how="stop", closed_by_wire=False)
         if isinstance(call, dict):
             self._call(cand, part, call, event)
-        elif isinstance(part.get("text"), str):
+        elif isinstance(part.get(wire.TEXT_PART), str):
             self._text(cand, part, event)
         else:
             self._whole(cand, part, event)
 
     def _text(self, cand: _Candidate, part: dict, event: WireEvent) -> None:
-        kind = "thought" if part.get("thought") is True else "text"
-        signature = part.get("thoughtSignature")
+        kind = wire.THOUGHT if part.get(wire.THOUGHT) is True else wire.TEXT_PART
+        signature = part.get(wire.THOUGHT_SIGNATURE)
         last = cand.parts[-1] if cand.parts else None
         continues = (last is not None and last.state == "open" and last.kind == kind
                      and _TEXT_KEYS.issuperset(part)
-                     and not (signature and "thoughtSignature" in last.data))
+                     and not (signature and wire.THOUGHT_SIGNATURE in last.data))
         if continues:
             target = last
-        elif part["text"] == "" and part.keys() == {"text"}:
+        elif part[wire.TEXT_PART] == "" and part.keys() == {wire.TEXT_PART}:
             return                          # an empty text that continues nothing
         else:
-            data = {k: copy.deepcopy(v) for k, v in part.items() if k != "text"}
-            target = self._open(cand, kind, data, event, content=part["text"])
+            data = {k: copy.deepcopy(v) for k, v in part.items() if k != wire.TEXT_PART}
+            target = self._open(cand, kind, data, event, content=part[wire.TEXT_PART])
             target.text = Fragments()
-            target.text.append(part["text"])
+            target.text.append(part[wire.TEXT_PART])
             if isinstance(signature, str):
                 self.changes.append(SlotSigned(event.index, target.address, signature))
             return
-        fragment = part["text"]
+        fragment = part[wire.TEXT_PART]
         target.text.append(fragment)  # type: ignore[union-attr]
         if fragment:
             self.changes.append(TextAppended(event.index, target.address,
-                                             "reasoning" if kind == "thought" else "text",
+                                             "reasoning" if kind == wire.THOUGHT else "text",
                                              fragment))
         if isinstance(signature, str) and signature:
-            target.data["thoughtSignature"] = signature
+            target.data[wire.THOUGHT_SIGNATURE] = signature
             self.changes.append(SlotSigned(event.index, target.address, signature))
 
     def _whole(self, cand: _Candidate, part: dict, event: WireEvent) -> None:
@@ -349,9 +349,9 @@ class GeminiAccumulator(Accumulator):
         # Opened, signed and closed in one record: not `whole` in the change's sense, so
         # that its signature (if any) comes between its start and its end.
         target = self._open(cand, kind, copy.deepcopy(part), event, shown=True)
-        if isinstance(part.get("thoughtSignature"), str):
+        if isinstance(part.get(wire.THOUGHT_SIGNATURE), str):
             self.changes.append(SlotSigned(event.index, target.address,
-                                               part["thoughtSignature"]))
+                                               part[wire.THOUGHT_SIGNATURE]))
         target.state = "closed"
         self.changes.append(SlotClosed(event.index, target.address, "stop", data=target.data))
 
@@ -365,25 +365,25 @@ class GeminiAccumulator(Accumulator):
             return
         data = copy.deepcopy(part)
         streamed = call.get("willContinue") is True
-        fc = data["functionCall"]
-        for key in ("willContinue", "partialArgs"):
+        fc = data[wire.FUNCTION_CALL]
+        for key in ("willContinue", wire.PARTIAL_ARGS):
             fc.pop(key, None)
-        target = self._open(cand, "functionCall", data, event, takes_input=True)
-        target.call = ToolCall(name, target.call_id, kind="functionCall",
+        target = self._open(cand, wire.FUNCTION_CALL, data, event, takes_input=True)
+        target.call = ToolCall(name, target.call_id, kind=wire.FUNCTION_CALL,
                                address=target.address, t=event.t, event=event.index)
-        if isinstance(part.get("thoughtSignature"), str):
+        if isinstance(part.get(wire.THOUGHT_SIGNATURE), str):
             self.changes.append(SlotSigned(event.index, target.address,
-                                               part["thoughtSignature"]))
+                                               part[wire.THOUGHT_SIGNATURE]))
         if streamed:
             target.streamed = True
             target.args = PathArguments()
             cand.open_call = target
             self._arguments(cand, target, call, event)
             return
-        if "partialArgs" in call:
+        if wire.PARTIAL_ARGS in call:
             self.note("partial_args_out_of_order", "partialArgs on a call that does not "
                       "continue; not applied, kept here", event=event, slot=target.address,
-                      raw=event.sse.data, orphan_text=json.dumps(call["partialArgs"]))
+                      raw=event.sse.data, orphan_text=json.dumps(call[wire.PARTIAL_ARGS]))
         if "args" in call:
             self._feed(target, json.dumps(call["args"], ensure_ascii=False), event)
         self._end_call(target, event, how="stop", cut=False)
@@ -391,16 +391,16 @@ class GeminiAccumulator(Accumulator):
     def _continue_call(self, cand: _Candidate, part: dict, call: dict, event: WireEvent) -> None:
         target = cand.open_call
         assert target is not None
-        signature = part.get("thoughtSignature")
+        signature = part.get(wire.THOUGHT_SIGNATURE)
         if isinstance(signature, str) and signature:
-            target.data["thoughtSignature"] = signature
+            target.data[wire.THOUGHT_SIGNATURE] = signature
             self.changes.append(SlotSigned(event.index, target.address, signature))
         self._arguments(cand, target, call, event)
         if call.get("willContinue") is not True:
             self._close_call(cand, event, how="stop", closed_by_wire=True)
 
     def _arguments(self, cand: _Candidate, target: _Part, call: dict, event: WireEvent) -> None:
-        entries = call.get("partialArgs")
+        entries = call.get(wire.PARTIAL_ARGS)
         if entries is None:
             return
         if not isinstance(entries, list):

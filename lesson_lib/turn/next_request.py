@@ -98,7 +98,7 @@ def _anthropic(blocks: list[BlockView]) -> list[dict[str, Any]]:
             if b.sources:
                 block["citations"] = list(b.sources)
             content.append(block)
-        elif b.kind == "reasoning" and b.wire_kind == anthropic.REDACTED_THINKING_BLOCK:
+        elif b.kind == "reasoning" and b.redacted:
             content.append({"type": anthropic.REDACTED_THINKING_BLOCK,
                             "data": (b.data or {}).get("data")})
         elif b.kind == "reasoning":
@@ -167,16 +167,16 @@ def _chat(blocks: list[BlockView]) -> list[dict[str, Any]]:
     runs = _runs(blocks)
     calls = [{"id": b.call_id, "type": "function",
               "function": {"name": b.name, "arguments": b.raw_input}} for b in runs
-             if b.wire_kind != "function_call"]
+             if b.wire_kind != chat.FUNCTION_CALL]
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = calls
     for b in runs:
-        if b.wire_kind == "function_call":     # the legacy functions API: no call id
-            message["function_call"] = {"name": b.name, "arguments": b.raw_input}
+        if b.wire_kind == chat.FUNCTION_CALL:     # the legacy functions API: no call id
+            message[chat.FUNCTION_CALL] = {"name": b.name, "arguments": b.raw_input}
     return [message] + [
         {"role": "function", "name": b.name, "content": _result(b)}
-        if b.wire_kind == "function_call" else
+        if b.wire_kind == chat.FUNCTION_CALL else
         {"role": "tool", "tool_call_id": b.call_id, "content": _result(b)} for b in runs]
 
 
@@ -184,20 +184,20 @@ def _gemini(blocks: list[BlockView]) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for b in blocks:
         if b.kind in ("text", "reasoning"):
-            part: dict[str, Any] = {"text": b.text}
+            part: dict[str, Any] = {gemini.TEXT_PART: b.text}
             if b.kind == "reasoning":
-                part["thought"] = True
+                part[gemini.THOUGHT] = True
         elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
             call = {"name": b.name, "args": b.input}
-            part = {"functionCall": call | ({"id": b.call_id} if b.call_id else {})}
+            part = {gemini.FUNCTION_CALL: call | ({"id": b.call_id} if b.call_id else {})}
         elif isinstance(b.end_data, dict):
             part = copy.deepcopy(b.end_data)  # a whole part (code, its result) as it came
         else:
             continue
         if b.signature:
-            part["thoughtSignature"] = b.signature
+            part[gemini.THOUGHT_SIGNATURE] = b.signature
         parts.append(part)
-    responses = [{"functionResponse": {"name": b.name, "response": _gemini_result(b)}
+    responses = [{gemini.FUNCTION_RESPONSE: {"name": b.name, "response": _gemini_result(b)}
                   | ({"id": b.call_id} if b.call_id else {})} for b in _runs(blocks)]
     out = [{"role": "model", "parts": parts}]
     return out + ([{"role": "user", "parts": responses}] if responses else [])
@@ -216,16 +216,18 @@ def _converse(blocks: list[BlockView]) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for b in blocks:
         if b.kind == "text":
-            content.append({"text": b.text})
+            content.append({bedrock_converse.TEXT_BLOCK: b.text})
         elif b.kind == "reasoning" and b.redacted:
-            content.append({"reasoningContent": copy.deepcopy(b.data)})
+            content.append({bedrock_converse.REASONING_BLOCK: copy.deepcopy(b.data)})
         elif b.kind == "reasoning":
             text = {"text": b.text} | ({"signature": b.signature} if b.signature else {})
-            content.append({"reasoningContent": {"reasoningText": text}})
+            content.append({bedrock_converse.REASONING_BLOCK: {
+                bedrock_converse.REASONING_TEXT: text}})
         elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
-            content.append({"toolUse": {"toolUseId": b.call_id, "name": b.name,
-                                        "input": b.input}})
-    results = [{"toolResult": _converse_result(b)} for b in _runs(blocks)]
+            content.append({bedrock_converse.TOOL_USE_BLOCK: {
+                "toolUseId": b.call_id, "name": b.name, "input": b.input}})
+    results = [{bedrock_converse.TOOL_RESULT_BLOCK: _converse_result(b)}
+               for b in _runs(blocks)]
     out = [{"role": "assistant", "content": content}]
     return out + ([{"role": "user", "content": results}] if results else [])
 

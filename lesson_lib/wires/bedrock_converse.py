@@ -25,9 +25,14 @@ PATH_STREAMS = True
 
 # -- the event vocabulary --------------------------------------------------------------
 EVENT_TYPES = CONVERSE_EVENTS | EXCEPTIONS
+# The content blocks, as the non-streaming response (and the next request) names them.
+TEXT_BLOCK, REASONING_BLOCK = "text", "reasoningContent"
+TOOL_USE_BLOCK, TOOL_RESULT_BLOCK = "toolUse", "toolResult"
+REASONING_TEXT = "reasoningText"     # inside a reasoning block: its text and signature
+CITATION = "citation"                # a delta adding one citation to a text block
 # A delta is named by the one field it fills (besides nothing else but padding).
-DELTA_TYPES = frozenset({"text", "toolUse", "toolResult", "reasoningContent", "citation",
-                         "image"})
+DELTA_TYPES = frozenset({TEXT_BLOCK, TOOL_USE_BLOCK, TOOL_RESULT_BLOCK, REASONING_BLOCK,
+                         CITATION, "image"})
 # Each event type another station matches on, by name (one spelling, here).
 CONTENT_BLOCK_DELTA = "contentBlockDelta"
 CONTENT_BLOCK_START = "contentBlockStart"

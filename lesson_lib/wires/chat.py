@@ -47,6 +47,9 @@ DELTA_TYPES = None    # a chunk's delta is named by the field it fills
 DELTA_FIELDS = ("content", "refusal", "reasoning_content")
 # Text-carrying delta fields a label shows (``reasoning``: some compatible servers).
 TEXT_FIELDS = (*DELTA_FIELDS, "reasoning")
+# The legacy functions API's one call per choice (no id): the delta field, the message's
+# field, and that call's slot kind.
+FUNCTION_CALL = "function_call"
 ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 
 # Chunk fields that only pad the stream (their value means nothing): OpenAI's

@@ -45,9 +45,21 @@ PATH_STREAMS = True
 RECORD = GEMINI_RECORD
 EVENT_TYPES = frozenset({RECORD, "error"})
 DELTA_TYPES = None     # a record's parts are named by the field they fill (`PART_FIELDS`)
+# Each part field another station matches on, by name (one spelling, here).
+TEXT_PART = "text"
+THOUGHT = "thought"                  # a text part with ``thought: true`` is a thought
+THOUGHT_SIGNATURE = "thoughtSignature"
+FUNCTION_CALL, FUNCTION_RESPONSE = "functionCall", "functionResponse"
+PARTIAL_ARGS = "partialArgs"         # a function call streamed in path-addressed values
+EXECUTABLE_CODE, CODE_EXECUTION_RESULT = "executableCode", "codeExecutionResult"
+TOOL_CALL, TOOL_RESPONSE = "toolCall", "toolResponse"
+# Parts the provider wrote running its own tools (code execution, server tools), and
+# what those tools gave back.
+SERVER_WORK_PARTS = frozenset({EXECUTABLE_CODE, TOOL_CALL})
+SERVER_RESULT_PARTS = frozenset({CODE_EXECUTION_RESULT, TOOL_RESPONSE})
 # The fields that say what a part is, in the order a part is read by.
-PART_FIELDS = ("text", "functionCall", "functionResponse", "executableCode",
-               "codeExecutionResult", "toolCall", "toolResponse", "inlineData", "fileData")
+PART_FIELDS = (TEXT_PART, FUNCTION_CALL, FUNCTION_RESPONSE, EXECUTABLE_CODE,
+               CODE_EXECUTION_RESULT, TOOL_CALL, TOOL_RESPONSE, "inlineData", "fileData")
 # A streamed argument's value: exactly one of these per ``partialArgs`` entry.
 ARGUMENT_VALUES = ("stringValue", "numberValue", "boolValue", "nullValue")
 
@@ -60,11 +72,11 @@ def part_kind(part: Any) -> str | None:
     if not isinstance(part, dict):
         return None
     kind = next((f for f in PART_FIELDS if f in part), None)
-    if kind == "text" and part.get("thought") is True:
-        return "thought"
-    call = part.get("functionCall")
-    if kind == "functionCall" and isinstance(call, dict) and "name" not in call:
-        return "partialArgs"
+    if kind == TEXT_PART and part.get(THOUGHT) is True:
+        return THOUGHT
+    call = part.get(FUNCTION_CALL)
+    if kind == FUNCTION_CALL and isinstance(call, dict) and "name" not in call:
+        return PARTIAL_ARGS
     return kind
 
 

@@ -18,8 +18,8 @@ from typing import Any
 from ... import wires
 from ...accumulate import accumulator_for
 from ...accumulate import changes as ch
-from ...accumulate.bedrock import REASONING, TOOL_RESULT, TOOL_USE
 from ...sse.eventstream import FRAMING_ERRORS
+from ...wires import bedrock_converse as converse
 from ...wires.bedrock import FrameEvent
 from ...wires.wire_events import WireEvent
 from ..events import Finish
@@ -32,25 +32,25 @@ _CUT_OR_BROKEN = FRAMING_ERRORS | {"truncated_frame"}
 class ConverseAdapter(WireAdapter):
     """Turn events from the ConverseStream accumulator's changes."""
 
-    wire = wires.bedrock_converse.WIRE
+    wire = converse.WIRE
 
     def classify(self, opened: ch.SlotOpened):
         """By the block: a server tool's call and result are server-side."""
         kind = opened.slot_kind
         start = opened.data if isinstance(opened.data, dict) else {}
-        if kind == TOOL_USE:
-            return "tool_call", start.get("type") == wires.bedrock_converse.SERVER_TOOL_USE, "text"
-        if kind == TOOL_RESULT:
+        if kind == converse.TOOL_USE_BLOCK:
+            return "tool_call", start.get("type") == converse.SERVER_TOOL_USE, "text"
+        if kind == converse.TOOL_RESULT_BLOCK:
             return "tool_result", True, "other"
-        if kind == REASONING:
+        if kind == converse.REASONING_BLOCK:
             return "reasoning", False, "reasoning"
         return super().classify(opened)
 
     def is_redacted(self, opened: ch.SlotOpened) -> bool:
         """Reasoning that begins with ``redactedContent`` (it arrives whole, that field its
         data)."""
-        return (opened.slot_kind == REASONING and isinstance(opened.data, dict)
-                and wires.bedrock_converse.REDACTED_CONTENT in opened.data)
+        return (opened.slot_kind == converse.REASONING_BLOCK and isinstance(opened.data, dict)
+                and converse.REDACTED_CONTENT in opened.data)
 
     def feed(self, changes: Any, *, t: float | None = None, at: int | None = None) -> list:
         """As every adapter; a frame cut after ``messageStop`` (the metadata lost) makes
@@ -68,7 +68,7 @@ class ConverseAdapter(WireAdapter):
     def finish(self) -> Finish:
         """From ``messageStop``'s ``stopReason``."""
         raw = self.response.get("stopReason")
-        return Finish(wires.bedrock_converse.finish_reason(raw) or "other", raw)
+        return Finish(converse.finish_reason(raw) or "other", raw)
 
 
 class InvokeAdapter(AnthropicAdapter):

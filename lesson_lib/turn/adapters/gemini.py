@@ -24,8 +24,6 @@ from ...accumulate import changes as ch
 from ..events import Finish, TurnEvent
 from .base import WireAdapter
 
-_SERVER_WORK = frozenset({"executableCode", "toolCall"})
-_SERVER_RESULTS = frozenset({"codeExecutionResult", "toolResponse"})
 # The wire's names for what the turn reads under its own.
 _RESPONSE_NAMES = {"usageMetadata": "usage", "modelVersion": "model", "responseId": "id"}
 
@@ -44,11 +42,11 @@ class GeminiAdapter(WireAdapter):
     def classify(self, opened: ch.SlotOpened):
         """Thoughts are reasoning; code execution and server tools are the provider's."""
         kind = opened.slot_kind
-        if kind == "thought":
+        if kind == wires.gemini.THOUGHT:
             return "reasoning", False, "reasoning"
-        if kind in _SERVER_WORK:
+        if kind in wires.gemini.SERVER_WORK_PARTS:
             return "other", True, "other"
-        if kind in _SERVER_RESULTS:
+        if kind in wires.gemini.SERVER_RESULT_PARTS:
             return "tool_result", True, "other"
         return super().classify(opened)
 

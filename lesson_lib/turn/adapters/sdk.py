@@ -66,7 +66,7 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ...accumulate.responses.vocabulary import AUDIO, AUDIO_EVENTS
+from ...accumulate.responses.vocabulary import AUDIO, AUDIO_EVENTS, TOOL_ITEMS
 from ...capture.diagnostics import Diagnostic
 from ...sse.decoder import ServerSentEvent
 from ...tool_calls import ToolCall
@@ -274,7 +274,7 @@ class _ResponsesSDK(_Translator):
             return [self.opened(ch.SlotOpened(
                 None, (ev.output_index,), itype, itype, name=_get(item, "name"),
                 call_id=_get(item, "call_id"), item_id=_get(item, "id"), data=_data(item),
-                takes_input=itype in ("function_call", "custom_tool_call", "mcp_call")))]
+                takes_input=itype in TOOL_ITEMS))]
         if kind == wires.responses.CONTENT_PART_ADDED:
             part = ev.part
             return [self.opened(ch.SlotOpened(None, (ev.output_index, ev.content_index),
@@ -312,7 +312,7 @@ class _ResponsesSDK(_Translator):
             return self.closed((ev.output_index, "summary", ev.summary_index), "done")
         if kind == wires.responses.ITEM_DONE:
             ends = self.closed((ev.output_index,), "done")
-            if not ends and ev.item.type == "function_call":
+            if not ends and ev.item.type == wires.responses.FUNCTION_CALL_ITEM:
                 return []
             item = _data(ev.item)
             if ends:
