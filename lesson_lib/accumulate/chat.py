@@ -180,7 +180,7 @@ class _Choice:
 
     __slots__ = ("index", "role", "texts", "calls", "by_id", "by_index", "held",
                  "finish_reason", "logprobs", "extra", "extra_text", "extra_lists", "fields",
-                 chat.FUNCTION_CALL, "audio",
+                 "function_call", "audio",
                  "structured", "parts")
 
     def __init__(self, index: int) -> None:
