@@ -26,7 +26,7 @@ def pytest_collection_modifyitems(items):
         params = getattr(getattr(item, "callspec", None), "params", {})
         for value in params.values():
             if isinstance(value, Capture):
-                why = reason(value.key, item.originalname)
+                why = reason(value, item.originalname)
                 if why is not None and _is_reference(value):
                     item.add_marker(pytest.mark.skip(reason=why))
 
