@@ -60,3 +60,22 @@ def test_every_wire_is_on_one_printed_page():
     for number, names in enumerate(pages[1:], 2):
         assert (ROOT / f"cheatsheet-{number}.html").read_text(encoding="utf-8") == \
             cheat_sheet.html(names)
+
+
+def test_no_cell_is_empty_on_any_wire():
+    for module in wires.WIRES.values():
+        sheet = module.SHEET
+        for _, field in cheat_sheet.ROWS:
+            assert getattr(sheet, field), f"{sheet.wire}: no {field} on its sheet"
+    rows = [line for line in cheat_sheet.markdown().splitlines() if line.startswith("| **")]
+    for row in rows:
+        assert "|  |" not in row and not row.endswith("|  |"), row
+
+
+def test_each_printed_page_has_a_title_of_its_own():
+    titles = [cheat_sheet.page_title(names) for names in cheat_sheet.pages()]
+    assert len(set(titles)) == len(titles)
+    for names, title in zip(cheat_sheet.pages(), titles, strict=True):
+        assert all(name in title for name in names)
+        assert f"<title>{title}</title>" in cheat_sheet.html(names)
+    assert "three" not in cheat_sheet.TITLE

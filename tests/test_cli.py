@@ -250,3 +250,27 @@ def test_an_unknown_capture_name_suggests_the_nearest_ones():
         load("anthropic-messages/text-then-tol", search_reference=False)
     with pytest.raises(CaptureError, match=r"capture$"):
         load("zzzzzzzz", search_reference=False)
+
+
+def test_check_of_a_folder_reads_every_capture_whatever_its_framing(capsys):
+    folder = captures.CAPTURES_DIR / "aws-bedrock-invoke"
+    expected = sorted(p.stem for p in folder.glob("*.eventstream"))
+    assert expected, "the corpus has Invoke captures"
+    code, out, err = run(capsys, "check", str(folder))
+    assert code == 0, err
+    checked = [line.split()[1].rstrip(":") for line in out.splitlines()
+               if line.startswith(("ok   ", "FAIL "))]
+    assert sorted(Path(name).stem for name in checked) == expected
+
+
+def test_check_without_a_capture_reads_the_whole_corpus(capsys, tmp_path, monkeypatch):
+    import shutil
+    for key in ("anthropic-messages/hello", "aws-bedrock-converse/converse-hello"):
+        cap = captures.load(key)
+        (tmp_path / cap.wire).mkdir()
+        shutil.copy(cap.path, tmp_path / cap.wire / cap.path.name)
+        shutil.copy(cap.path.with_suffix(".json"), tmp_path / cap.wire)
+    monkeypatch.setattr(captures, "CAPTURES_DIR", tmp_path)
+    code, out, err = run(capsys, "check")
+    assert code == 0, err
+    assert out.count("ok   ") == 2 and "converse-hello" in out and "hello" in out

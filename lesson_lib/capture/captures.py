@@ -407,6 +407,13 @@ def bodies(root: Path) -> list[Path]:
     return sorted(p for suffix in BODY_SUFFIXES for p in root.glob(f"*/*{suffix}"))
 
 
+def bodies_in(folder: Path) -> list[Path]:
+    """The body files in `folder` itself and one folder down, sorted (a wire's folder or
+    the corpus root)."""
+    return sorted({p for suffix in BODY_SUFFIXES
+                   for pattern in (f"*{suffix}", f"*/*{suffix}") for p in folder.glob(pattern)})
+
+
 # The reference folders and the wire each one's recordings speak: the folder says it,
 # since a bare recording has no sidecar (compatible servers speak Chat).
 REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",

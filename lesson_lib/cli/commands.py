@@ -3,7 +3,7 @@
 Commands (contracts in the course guide; exit codes shared by all):
 
     events CAPTURE [--chunk-size N] [--json]   decode any event stream
-    check CAPTURE...                           validate captures, replay through the SDK
+    check [CAPTURE|FOLDER...]                  validate captures (none: the corpus)
     list                                       the corpus, one line per capture
     final CAPTURE [--chunk-size N] [--json]    the provider's final object, accumulated
     serve [--host H] [--port N] [--speed X]    the corpus over HTTP (lesson_lib.cli.serve)
@@ -29,6 +29,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..capture import captures as captures_mod
@@ -110,8 +111,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _max_bytes_option(events)
     events.set_defaults(run=_cmd_events)
 
-    check = sub.add_parser("check", help="validate captures and replay them through the SDK")
-    check.add_argument("captures", nargs="+")
+    check = sub.add_parser("check", help="validate captures and replay them through the SDK "
+                                         "(a folder: every capture in it; none: the corpus)")
+    check.add_argument("captures", nargs="*")
     _max_bytes_option(check)
     check.set_defaults(run=_cmd_check)
 
@@ -333,7 +335,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .validate import validate
 
     worst = OK
-    for source in args.captures:
+    for source in _check_sources(args.captures):
         try:
             cap = open_capture(source, args.max_bytes)
         except CaptureError as exc:
@@ -350,6 +352,22 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if not report.well_formed:
             worst = CANNOT_START
     return worst
+
+
+def _check_sources(sources: list[str]) -> list[str]:
+    """What `check` reads: each source as given, a folder as every capture body in it and
+    one level down (whatever its framing's suffix), and no source as the whole corpus."""
+    if not sources:
+        return [str(p) for p in captures_mod.bodies(captures_mod.CAPTURES_DIR)]
+    expanded: list[str] = []
+    for source in sources:
+        folder = Path(source)
+        if source != "-" and folder.is_dir():
+            found = captures_mod.bodies_in(folder)
+            expanded += [str(p) for p in found] or [source]
+        else:
+            expanded.append(source)
+    return expanded
 
 
 def _frame_headers(event: Any) -> str:

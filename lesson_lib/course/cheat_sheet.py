@@ -1,4 +1,4 @@
-"""The three wires side by side on one page, rendered from `lesson_lib.wires`' sheets.
+"""Every registered wire side by side, rendered from `lesson_lib.wires`' sheets.
 
 `markdown()` and `html()` are pure: they read each wire's ``SHEET`` and
 return text; ``scripts/build_cheat_sheet.py`` (``make cheat-sheet``, also run
@@ -13,7 +13,7 @@ import re
 
 from .. import wires
 
-TITLE = "Reading the Wire: the three wires on one page"
+TITLE = "Reading the Wire: every wire side by side"
 ROWS = (("Events, in order", "events"), ("Addressing", "addressing"),
         ("Tool arguments arrive", "tool_arguments"),
         ("Reasoning, refusals, citations", "also"), ("Ends properly with", "terminal"),
@@ -21,10 +21,14 @@ ROWS = (("Events, in order", "events"), ("Addressing", "addressing"),
         ("Failed request (before any event)", "error_body"))
 
 
+# A fact a wire does not have is said, never left as an empty cell.
+NONE_ON_THIS_WIRE = "none on this wire"
+
+
 def _cells(value, code, join: str) -> str:
     if isinstance(value, str):
-        return value
-    return join.join(f"{code(name)}: {what}" for name, what in value)
+        return value or NONE_ON_THIS_WIRE
+    return join.join(f"{code(name)}: {what}" for name, what in value) or NONE_ON_THIS_WIRE
 
 
 def markdown() -> str:
@@ -46,8 +50,9 @@ def _html_cell(value) -> str:
     def esc(text: str) -> str:          # `name` in the wire facts' prose is code too
         return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", _html.escape(text))
     if isinstance(value, str):
-        return esc(value)
-    return "<br>".join(f"<code>{_html.escape(name)}</code>: {esc(what)}" for name, what in value)
+        return esc(value or NONE_ON_THIS_WIRE)
+    return ("<br>".join(f"<code>{_html.escape(name)}</code>: {esc(what)}" for name, what in value)
+            or NONE_ON_THIS_WIRE)
 
 
 # The printed sheets: each fits one landscape page, so the wires go three to a page.
@@ -60,18 +65,27 @@ def pages() -> list[tuple[str, ...]]:
     return [FIRST_PAGE] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
 
 
+def page_title(names: tuple[str, ...]) -> str:
+    """The title of the printed page that holds the wires `names`: which page of how many,
+    and its wires."""
+    all_pages = pages()
+    number = all_pages.index(tuple(names)) + 1 if tuple(names) in all_pages else 1
+    return f"Reading the Wire, page {number} of {len(all_pages)}: {', '.join(names)}"
+
+
 def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
     """The cheat sheet of the wires `names` as a self-contained HTML page that prints on
     one landscape sheet."""
     esc = _html.escape
     sheets = [wires.WIRES[name].SHEET for name in names]
+    title = page_title(names)
     head = "".join(f"<th>{esc(s.wire)}</th>" for s in sheets)
     body = []
     for label, field in ROWS:
         cells = "".join(f"<td>{_html_cell(getattr(s, field))}</td>" for s in sheets)
         body.append(f"<tr><th scope=\"row\">{esc(label)}</th>{cells}</tr>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{esc(TITLE)}</title><style>\n"
+            f"<title>{esc(title)}</title><style>\n"
             # Landscape on whatever paper the printer has: one page of A4 or of Letter.
             "@page { size: landscape; margin: 8mm; }\n"
             "body { font: 7pt/1.2 system-ui, sans-serif; color: #111; background: #fff; "
@@ -82,7 +96,7 @@ def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
             "thead th { background: #e8e8e8; } tbody th { width: 9em; background: #f4f4f4; }\n"
             "code { font: 6.5pt ui-monospace, monospace; overflow-wrap: anywhere; }\n"
             "</style></head><body>\n"
-            f"<h1 style=\"font-size:11pt;margin:0 0 4px\">{esc(TITLE)}</h1>\n"
+            f"<h1 style=\"font-size:11pt;margin:0 0 4px\">{esc(title)}</h1>\n"
             f"<table><thead><tr><th></th>{head}</tr></thead><tbody>\n"
             + "\n".join(body) + "\n</tbody></table>\n"
             "<p style=\"font-size:6.5pt;margin:2px 0 0\">Generated from lesson_lib.wires."

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
-from .common import FinishReason, Sheet, WireError, count, unified
+from .common import FinishReason, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 
 WIRE = CONVERSE
@@ -54,6 +54,9 @@ FAILURES = EXCEPTIONS                    # exception frames
 # An exception frame's payload as this wire sends it (lesson 5 injects it, framed as
 # `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
+# A failed request, on both Bedrock APIs (the cheat sheet's words).
+ERROR_BODY_SHEET = ("HTTP 4xx/5xx, header `x-amzn-ErrorType` (ThrottlingException, "
+                    'ValidationException, ...) and {"message"}')
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
 
 # -- stop reasons ----------------------------------------------------------------------
@@ -107,4 +110,11 @@ SHEET = Sheet(
     terminal="messageStop (then metadata)",
     in_band_error="an exception frame: `:message-type: exception`, "
                   '`:exception-type` (throttlingException, ...), {"message"}',
+    also=(("reasoningContent", "reasoning: its text in deltas, then its signature; "
+                               "redactedContent arrives whole"),
+          ("citation", "a citation delta for the text block at `contentBlockIndex`"),
+          ("refusal", "no event of its own: stopReason guardrail_intervened or "
+                      "content_filtered")),
+    finish="`stopReason` in messageStop: " + finish_words(FINISH_REASONS),
+    error_body=ERROR_BODY_SHEET,
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import anthropic
+from . import anthropic, bedrock_converse
 from .bedrock import EXCEPTIONS, INVOKE, RETRY, read_exception
 from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
@@ -69,4 +69,7 @@ SHEET = Sheet(
     terminal="message_stop (inside a chunk)",
     in_band_error="an exception frame: `:message-type: exception`, "
                   '`:exception-type` (throttlingException, ...), {"message"}',
+    also=anthropic.SHEET.also,
+    finish=anthropic.SHEET.finish + " (inside a chunk)",
+    error_body=bedrock_converse.ERROR_BODY_SHEET,
 )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .common import FinishReason, RetryRule, Sheet, WireError, count, unified
+from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .wire_events import GEMINI_RECORD, WireEvent
 
@@ -227,4 +227,15 @@ SHEET = Sheet(
                    "numberValue | boolValue | nullValue, willContinue}] over several records",
     terminal="none: the body ends after a record with a finishReason",
     in_band_error='a record {"error": {"code", "message", "status"}}',
+    also=(("thought: true", "reasoning: a text part of the model's thinking; a part's "
+                            "thoughtSignature goes back with the next request"),
+          ("executableCode, codeExecutionResult", "server-run code and its output, whole parts"),
+          ("groundingMetadata", "citations: on the candidate, sources and the text spans they "
+                                "support"),
+          ("refusal", "no part of its own: finishReason SAFETY, PROHIBITED_CONTENT, ..., or "
+                      "promptFeedback.blockReason and no candidate")),
+    finish="`finishReason` on a candidate: " + finish_words(FINISH_REASONS)
+           + "; STOP with a functionCall part → tool_calls",
+    error_body='HTTP 4xx/5xx with {"error": {"code", "message", "status"}}; 429 '
+               "RESOURCE_EXHAUSTED, 503 UNAVAILABLE",
 )
