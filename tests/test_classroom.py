@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 import yaml
-from test_environment_pins import environment_pins, pyproject_pins
+from test_environment_pins import LEARNER_EXTRAS, environment_pins, pyproject_pins
 
 from lesson_lib.course import learner
 
@@ -30,7 +30,7 @@ def test_environment_yml_parses_and_installs_the_pins_and_the_checkout():
     pip = next(d["pip"] for d in deps if isinstance(d, dict))
     pinned = {name.lower(): version for name, _, version in (d.partition("==") for d in pip)
               if version}
-    assert pinned == pyproject_pins() == environment_pins()
+    assert pinned == pyproject_pins(LEARNER_EXTRAS) == environment_pins()
     assert "-e ." in pip, "repo2docker must install lesson_lib from the checkout"
 
 

@@ -11,11 +11,16 @@ from lesson_lib.course.environment import PINNED
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pyproject_pins() -> dict[str, str]:
+LEARNER_EXTRAS = ("lab", "hub")
+
+
+def pyproject_pins(extras: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The exact pins of the dependencies and of `extras` (every extra when None)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     specs = list(project["dependencies"])
-    for extra in project["optional-dependencies"].values():
-        specs += extra
+    for name, extra in project["optional-dependencies"].items():
+        if extras is None or name in extras:
+            specs += extra
     pins = {}
     for spec in specs:
         name, sep, version = spec.partition("==")
@@ -29,8 +34,19 @@ def environment_pins() -> dict[str, str]:
     return {m[1].lower(): m[2] for m in re.finditer(r"^\s*- ([A-Za-z0-9_.-]+)==(\S+)$", text, re.M)}
 
 
-def test_every_pin_in_pyproject_is_in_environment_yml_with_the_same_version():
-    assert pyproject_pins() == environment_pins()
+def test_environment_yml_is_the_learners_pins_with_the_same_versions():
+    assert environment_pins() == pyproject_pins(LEARNER_EXTRAS)
+
+
+def test_environment_yml_holds_no_test_tool():
+    test_only = set(pyproject_pins()) - set(pyproject_pins(LEARNER_EXTRAS))
+    assert {"pytest", "playwright", "nbval", "hypothesis", "ruff"} <= test_only
+    assert not test_only & set(environment_pins())
+
+
+def test_a_learner_environment_has_the_hub_proxy_and_the_puller():
+    pins = pyproject_pins(LEARNER_EXTRAS)
+    assert "jupyter-server-proxy" in pins and "nbgitpuller" in pins
 
 
 def test_the_notebook_drift_warning_uses_the_same_pins():
