@@ -10,6 +10,7 @@ Chromium is not installed; ``.ci/run`` installs Debian's ``chromium``.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,49 @@ def test_the_home_page_controls_play_a_capture_slowed_or_broken(page):
     assert len(events) == len(faults.cut_at(cap, 2400).events)   # the whole events before it
     page.select_option("#fault", "drop-terminal")
     assert not page.is_enabled("#fault-arg")
+
+
+def _play(page, cap) -> list[str]:
+    page.select_option("#speed", "instant")
+    page.select_option("#fault", "")
+    page.click(f'a.play[href="/stream/{cap.wire}/{cap.name}"]')
+    page.wait_for_function("document.getElementById('out').textContent.includes('(closed)')",
+                           timeout=30000)
+    return page.inner_text("#out").splitlines()
+
+
+@pytest.mark.parametrize("key", ["aws-bedrock-converse/converse-hello",
+                                 "aws-bedrock-invoke/invoke-hello"])
+def test_the_page_plays_binary_frames_through_its_own_reader(page, key):
+    cap = load(key)
+    shown = _play(page, cap)
+    assert "binary frames" in shown[0]
+    frames = [line for line in shown[1:] if line and line != "(closed)"]
+    kinds = [line.split(": ", 1)[0] for line in frames]
+    if cap.wire == "aws-bedrock-invoke":       # each chunk's Anthropic event, decoded
+        assert kinds == ["chunk"] * len(cap.events)
+    else:
+        assert kinds == [e.event for e in cap.events]
+    assert [line.split(": ", 1)[1] for line in frames] == [e.data for e in cap.events]
+
+
+def test_what_plays_is_in_view_at_1280x800_and_follows_the_stream(page):
+    from lesson_lib.capture.captures import corpus
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    last = corpus()[-1]
+    longest = max(corpus(), key=lambda c: len(c.events))
+    for cap in (last, longest):
+        _play(page, cap)
+        box = page.evaluate("(() => { const r = document.getElementById('out')"
+                            ".getBoundingClientRect(); return [r.top, r.bottom, r.left, "
+                            "r.right]; })()")
+        top, bottom, left, right = box
+        assert 0 <= top and bottom <= 800 and 0 <= left and right <= 1280, (cap.key, box)
+        page.wait_for_function("(() => { const o = document.getElementById('out'); "
+                               "return o.scrollTop + o.clientHeight >= o.scrollHeight - 2; })()",
+                               timeout=5000)     # the player shows the stream's last line
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280, "runs off the side"
+    artifacts = Path(__file__).resolve().parent.parent / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / "serve-page-1280x800.png"))
