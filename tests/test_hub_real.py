@@ -387,8 +387,31 @@ def learner_gets_the_course(hub: Hub, user: str, origin: Path,
     # Imported from the image's checkout, outside every home (no volume can hide it).
     assert not Path(package).is_relative_to(hub.folder / "home"), package
     assert Path(package) == ROOT / "lesson_lib" / "__init__.py"
+    learner_serves_the_captures_through_the_hub(hub, user, token, kernel, session)
     hub.api("DELETE", f"/user/{user}/api/sessions/{started.json()['id']}", token=token)
     return session, token
+
+
+def learner_serves_the_captures_through_the_hub(hub: Hub, user: str, token: str, kernel: str,
+                                               session: requests.Session) -> None:
+    """The guide's recipe: `serving()` in a cell takes a free port (learners on one host never
+    collide), and the learner's browser reaches the page through the hub's proxy at
+    ``/user/<name>/proxy/<port>/`` (jupyter-server-proxy)."""
+    started = run_cell(hub, user, token, kernel,
+                       "from lesson_lib.cli.serve import serving\n"
+                       "_server = serving(speed='instant')\nprint(_server.__enter__())")
+    port = int(started[0][2].strip().rsplit(":", 1)[1])
+    base = f"{hub.url}/user/{user}/proxy/{port}/"
+    page = session.get(base, timeout=60)
+    assert page.status_code == 200 and "capture server" in page.text, (user, page.status_code)
+    assert 'href="stream/anthropic-messages/hello"' in page.text   # relative: under the prefix
+    stream = session.get(base + "stream/anthropic-messages/hello?speed=instant", timeout=60)
+    hello = (ROOT / "captures" / "anthropic-messages" / "hello.sse").read_bytes()
+    assert stream.status_code == 200 and stream.content == hello
+    # The cookie that ends EventSource's reconnect names the path the browser asked for.
+    assert f"/user/{user}/proxy/{port}/stream/anthropic-messages/hello" in \
+        stream.headers.get("set-cookie", ""), stream.headers.get("set-cookie")
+    run_cell(hub, user, token, kernel, "_server.__exit__(None, None, None)")
 
 
 @pytest.mark.timeout(300)

@@ -207,7 +207,20 @@ def test_captures_listing_and_home_page(server):
     assert [c["name"] for c in listing] == [c.key for c in CORPUS]
     assert {c["wire"] for c in listing} == set(PATHS)
     page = httpx2.get(f"{server}/").text
-    assert all(f"/stream/{c.wire}/{c.name}" in page for c in CORPUS)
+    assert all(f'href="stream/{c.wire}/{c.name}"' in page for c in CORPUS)
+
+
+def test_behind_a_hub_proxy_the_stream_cookie_names_the_browsers_path(server):
+    # jupyter-server-proxy strips /user/<name>/proxy/<port> and sends it as a header: the
+    # cookie that turns the reconnect after the end into 204 must name the browser's path.
+    prefix = "/user/alice/proxy/8765"
+    answer = httpx2.get(f"{server}/stream/anthropic-messages/hello?speed=instant",
+                        headers={"x-forwarded-prefix": prefix + "/"})
+    assert answer.status_code == 200
+    cookie = answer.headers["set-cookie"].lower()
+    assert f"path={prefix}/stream/anthropic-messages/hello" in cookie
+    plain = httpx2.get(f"{server}/stream/anthropic-messages/hello?speed=instant")
+    assert "path=/stream/anthropic-messages/hello" in plain.headers["set-cookie"].lower()
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")

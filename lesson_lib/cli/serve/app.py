@@ -96,12 +96,12 @@ class _Endpoints:
             # A reconnect after the stream ended: 204 tells EventSource to stop.
             settings.finished.discard(token)
             response = Response(status_code=204)
-            response.delete_cookie(_COOKIE, path=request.url.path)
+            response.delete_cookie(_COOKIE, path=_browser_path(request))
             return response
         token = secrets.token_hex(8)
         response = self.serve(request, found, wire, stream=True, on_end=settings.stream_ended,
                               token=token)
-        response.set_cookie(_COOKIE, token, path=request.url.path, httponly=True)
+        response.set_cookie(_COOKIE, token, path=_browser_path(request), httponly=True)
         return response
 
     def serve(self, request: Request, cap: Capture, wire: str, *, stream: bool,
@@ -209,3 +209,11 @@ def _final(cap: Capture, wire: str, headers: dict[str, str]) -> Response:
 
 def _error(wire: str | None, status: int, message: str) -> JSONResponse:
     return JSONResponse(error_body(wire, status, message), status_code=status)
+
+
+def _browser_path(request: Request) -> str:
+    """The path the browser asked for: behind a proxy that strips a prefix (a JupyterHub's
+    ``/user/<name>/proxy/<port>``, which jupyter-server-proxy sends as
+    ``X-Forwarded-Prefix``), the prefix comes first, so the stream's cookie comes back."""
+    prefix = request.headers.get("x-forwarded-prefix", "").rstrip("/")
+    return prefix + request.url.path if prefix.startswith("/") else request.url.path

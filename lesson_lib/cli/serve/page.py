@@ -139,7 +139,7 @@ def index_html(corpus: Sequence[Capture]) -> str:
     rows = []
     for cap in corpus:
         names = sorted({e.event for e in cap.events if e.event})
-        url = f"/stream/{cap.wire}/{cap.name}"
+        url = f"stream/{cap.wire}/{cap.name}"   # relative: the page may sit behind a proxy
         events = html.escape(_json_list(names))
         rows.append(
             f"<tr><td>{html.escape(cap.wire or '')}</td>"
@@ -155,7 +155,7 @@ def index_html(corpus: Sequence[Capture]) -> str:
             f"<p>The providers' paths:</p><ul>{paths}</ul>"
             "<p>Pick a capture with <code>?capture=wire/name</code> (or the <code>capture</code>"
             " header), a speed with <code>?speed=2</code> or <code>instant</code>, and faults "
-            "with <code>?fault=cut:1200</code>. <a href=\"/captures\">/captures</a> lists the "
+            "with <code>?fault=cut:1200</code>. <a href=\"captures\">/captures</a> lists the "
             "corpus as JSON. Click a name to watch it stream here, at the speed and with the "
             "fault chosen below.</p>" + controls_html() +
             "<div class=\"layout\"><div class=\"list\">"
