@@ -9,6 +9,10 @@ import contextlib
 import re
 import zlib
 
+import httpx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lesson_lib.capture.captures import load
 from lesson_lib.live import LiveTurn, RetryPolicy, patience
 from lesson_lib.turn import TurnStream
@@ -274,3 +278,57 @@ def test_progress_waits_longer_while_the_stream_says_the_model_thinks():
     plain.saw(_wire_events(b"".join(_events(HELLO.body)[:2]) + PING + PING), 0.0)
     assert plain.keepalives == 2
     assert "only 2 keep-alive pings" in plain.expired(1.0)
+
+
+class _Pieces(httpx.AsyncByteStream):
+    def __init__(self, pieces):
+        self.pieces = pieces
+
+    async def __aiter__(self):
+        for piece in self.pieces:
+            yield piece
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=2000), max_size=12),
+       st.sampled_from([(31, "gzip"), (15, "deflate"), (-15, "deflate")]))
+def test_a_compressed_body_split_anywhere_reads_as_the_plain_one(cuts, coding):
+    wbits, name = coding
+    packer = zlib.compressobj(wbits=wbits)
+    packed = packer.compress(HELLO.body) + packer.flush()
+    edges = sorted({0, len(packed), *(c % (len(packed) + 1) for c in cuts)})
+    pieces = [packed[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+
+    async def handler(request):
+        return httpx.Response(200, stream=_Pieces(pieces), headers={
+            "content-type": "text/event-stream", "content-encoding": name})
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await LiveTurn("http://test", "anthropic-messages", HELLO.request,
+                                  client=client, retry=ONCE).run()
+
+    result = asyncio.run(go())
+    assert result.outcome == "completed"
+    assert _text(result) == _text_of(turn_state([HELLO]))
+
+
+def _text_of(state) -> str:
+    return "".join(b.text for b in state.blocks if b.kind == "text")
+
+
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.floats(min_value=0.0, max_value=5.0)),
+                max_size=20))
+def test_keepalives_never_move_the_progress_clock(arrivals):
+    events = _events(HELLO.body)
+    ping = _wire_events(b"".join(events[:1]) + PING)[-1]
+    text = _wire_events(b"".join(events[:4]))[-1]
+    watch = patience.Progress("anthropic-messages", 1.0, 0.0, busy_s=None)
+    now, last = 0.0, 0.0
+    for is_ping, gap in arrivals:
+        now += gap
+        watch.saw([ping if is_ping else text], now)
+        if not is_ping:
+            last = now
+    assert watch.due() == last + 1.0
