@@ -7,15 +7,16 @@ One step, one attempt at a time:
    reducer (`on_update` sees the state after every chunk: draw it there);
 3. start each tool the moment its call is ready (`tools.ToolRunner`);
 4. check the budget at every delta, and cancel at the one that crosses it;
-5. at the end of the body, or at an error, a stall or a dropped connection,
-   retry by phase (`attempts`) or give up with every attempt's error kept;
+5. at the end of the body, or at an error, a stall (no headers, or no progress:
+   `patience`) or a dropped connection, retry by phase (`attempts`) or give up
+   with every attempt's error kept;
 6. wait for the tools, build the next request from the state
    (`turn.next_request`) and go on to the next step, until a step asks for no
    tool, the turn fails, or `max_steps`.
 
 `cancel()` (a Stop button) cancels the HTTP read and every running tool: open
 blocks end synthesised, tools end ``interrupted``, the turn ends
-``cancelled``, and nothing that arrived is lost.
+``cancelled``, and nothing that arrived is lost. A turn's deadline does the same.
 """
 
 from __future__ import annotations
