@@ -24,12 +24,16 @@ when the read gives up and why; the loop does the waiting.
 
 from __future__ import annotations
 
-from ..breaks.watchdog import READ_TIMEOUT_MS, activity, kind_of
+from ..breaks.watchdog import READ_TIMEOUT_MS, activity
+from ..wires import anthropic
 from ..wires.wire_events import WireEvent
 
 HEADERS_S = 60.0
 PROGRESS_S = 60.0
 BUSY_S = READ_TIMEOUT_MS / 1000.0
+
+# The wire events that only keep a connection open (the wires that have one say it).
+KEEPALIVES = frozenset({anthropic.PING})
 
 # The content encodings the loop decodes (it asks for none: ``identity``).
 DECODED = frozenset({"identity", "gzip", "deflate"})
@@ -45,9 +49,9 @@ def unreadable_encoding(header: str) -> str | None:
     return None
 
 
-def is_progress(event: WireEvent, wire: str) -> bool:
+def is_progress(event: WireEvent) -> bool:
     """Whether a wire event moves the answer on: any event but a keep-alive."""
-    return kind_of(event, wire) != "ping"
+    return event.type not in KEEPALIVES
 
 
 class Progress:
@@ -69,7 +73,7 @@ class Progress:
         """The wire events one chunk completed, at `now`."""
         for event in events:
             self.events.append(event)
-            if is_progress(event, self.wire):
+            if is_progress(event):
                 self.last, self.keepalives, self.busy = now, 0, None
             else:
                 self.keepalives += 1
