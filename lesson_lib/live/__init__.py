@@ -10,6 +10,9 @@ half-arrived answer after every chunk.
   with a timeout; cancelled, they end ``interrupted``;
 - `attempts`: retry by phase, with a limit of attempts and a backoff that
   honours ``retry-after``; every attempt's error kept;
+- `patience`: how long a read waits (60 s for the headers, 60 s between two
+  pieces of progress, where a keep-alive ping is none) and what the loop
+  decodes (it asks for no compression);
 - `timings`: time to first byte, first text, first tool start, the gaps
   between deltas, and the time won by starting tools early;
 - `loop`: `LiveTurn`, the loop itself: open the stream, feed the chunks,

@@ -7,15 +7,16 @@ One step, one attempt at a time:
    reducer (`on_update` sees the state after every chunk: draw it there);
 3. start each tool the moment its call is ready (`tools.ToolRunner`);
 4. check the budget at every delta, and cancel at the one that crosses it;
-5. at the end of the body, or at an error, a stall or a dropped connection,
-   retry by phase (`attempts`) or give up with every attempt's error kept;
+5. at the end of the body, or at an error, a stall (no headers, or no progress:
+   `patience`) or a dropped connection, retry by phase (`attempts`) or give up
+   with every attempt's error kept;
 6. wait for the tools, build the next request from the state
    (`turn.next_request`) and go on to the next step, until a step asks for no
    tool, the turn fails, or `max_steps`.
 
 `cancel()` (a Stop button) cancels the HTTP read and every running tool: open
 blocks end synthesised, tools end ``interrupted``, the turn ends
-``cancelled``, and nothing that arrived is lost.
+``cancelled``, and nothing that arrived is lost. A turn's deadline does the same.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ..turn.outcome import outcome_of_step
 from ..turn.reduce import TurnState, initial, reduce
 from ..wires import WIRES
 from .attempts import Attempt, RetryPolicy, retry_wait
+from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
 from .timings import Timings, timings_of
 from .tools import LiveTool, ToolRunner
 
@@ -52,6 +54,10 @@ from .tools import LiveTool, ToolRunner
 PATHS = {name: module.PATH for name, module in WIRES.items() if not module.PATH_STREAMS}
 
 OnUpdate = Callable[[TurnState], None]
+
+# The loop reads the body as it arrives: a compressed one cannot be fed until decoded, so
+# it asks for none (and decodes gzip or deflate if a server sends them anyway).
+_IDENTITY = {"accept-encoding": "identity"}
 
 
 @dataclass
@@ -63,6 +69,7 @@ class LiveResult:
     state: TurnState
     attempts: list[Attempt] = field(default_factory=list)
     timings: list[Timings] = field(default_factory=list)
+    stopped: str | None = None      # why a cancelled turn stopped: who, or which limit
 
     @property
     def outcome(self) -> str | None:
@@ -74,13 +81,21 @@ class _Stopped(Exception):
 
 
 class LiveTurn:
-    """One agent turn over HTTP: `await turn.run()`; `turn.cancel()` from anywhere."""
+    """One agent turn over HTTP: `await turn.run()`; `turn.cancel()` from anywhere.
+
+    Every wait ends (`patience`): `headers_s` for the response's headers, `stall_s`
+    between two pieces of progress in the body (keep-alive pings are not progress),
+    both 60 s by default, each a retryable ``stall`` error; `deadline_s` (none by
+    default) for the whole turn, past which it is cancelled (`LiveResult.stopped` says
+    why). None for any of them waits without limit.
+    """
 
     def __init__(self, base_url: str, wire: str, request: dict[str, Any],
                  tools: Iterable[LiveTool] | Mapping[str, LiveTool] = (), *,
                  client: httpx.AsyncClient | None = None, retry: RetryPolicy | None = None,
                  budget_tokens: int | None = None, max_steps: int = 8,
-                 stall_s: float | None = None, params: dict[str, Any] | None = None,
+                 stall_s: float | None = PROGRESS_S, headers_s: float | None = HEADERS_S,
+                 deadline_s: float | None = None, params: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None, on_update: OnUpdate | None = None,
                  turn: str = "turn") -> None:
         if wire not in PATHS:
@@ -89,7 +104,9 @@ class LiveTurn:
         self.wire, self.request = wire, request
         self.tools = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
         self.client, self.retry = client, retry or RetryPolicy()
-        self.budget_tokens, self.max_steps, self.stall_s = budget_tokens, max_steps, stall_s
+        self.budget_tokens, self.max_steps = budget_tokens, max_steps
+        # How long a read waits (`patience`): None is no limit.
+        self.stall_s, self.headers_s, self.deadline_s = stall_s, headers_s, deadline_s
         self.params, self.headers = params or {}, headers or {}
         self.on_update, self.turn = on_update, turn
         self.seq = Counter()
@@ -115,15 +132,21 @@ class LiveTurn:
         """Run the turn to its end (see the module)."""
         owned = self.client is None
         client = self.client or httpx.AsyncClient(timeout=httpx.Timeout(60.0, read=None))
-        self._t0 = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        self._t0 = loop.time()
+        deadline = None if self.deadline_s is None else loop.call_later(
+            self.deadline_s, self.cancel, f"the turn's deadline of {self.deadline_s:g} s passed")
         self._emit([TurnStarted(self.seq(), turn=self.turn, t=0.0)])
         try:
             outcome = await self._steps(client)
         finally:
+            if deadline is not None:
+                deadline.cancel()
             if owned:
                 await client.aclose()
         self._emit([TurnFinished(self.seq(), outcome=outcome, t=self._now())])
-        return LiveResult(self.events, self.state, self.attempts, self.timings)
+        return LiveResult(self.events, self.state, self.attempts, self.timings,
+                          self._stop if outcome == "cancelled" else None)
 
     # -- the steps -------------------------------------------------------------------
 
@@ -186,8 +209,13 @@ class LiveTurn:
                 self.seq.next = len(self.events)    # the retry takes the same numbers
                 self.state = committed
                 self._notify()
-                await asyncio.sleep(wait)
-                continue
+                if await self._pause(wait):
+                    continue
+                # Stopped while waiting to retry: this attempt stays the step's last.
+                self._emit(attempt.events)
+                self.seq.next = len(self.events)
+                return next((e for e in reversed(attempt.events)
+                             if e.kind == "step_finished"), None)
             self._commit(attempt)
             return next((e for e in reversed(attempt.events) if e.kind == "step_finished"),
                         None)
@@ -231,46 +259,88 @@ class LiveTurn:
                                   f"reached (about {spent})")
                     raise _Stopped
 
+        loop = asyncio.get_running_loop()
         try:
             body = {**request, "stream": True}     # a live turn always asks for the stream
-            async with client.stream("POST", self.url, json=body, params=self.params,
-                                     headers=self.headers) as response:
+            async with asyncio.timeout_at(_after(loop, self.headers_s)) as clock, \
+                    client.stream("POST", self.url, json=body, params=self.params,
+                                  headers={**_IDENTITY, **self.headers}) as response:
                 attempt.status = response.status_code
+                # The headers are in; what is left of the body must move on.
+                clock.reschedule(_after(loop, self.stall_s))
                 if response.status_code >= 300:
                     push(stream.http_error(response.status_code, await response.aread()))
                     return dict(response.headers)
-                kind = response.headers.get("content-type", "")
-                if kind.split(";")[0].strip() == "application/json":
-                    # A whole response where a stream was asked for: nothing to feed.
+                refused = _refused(response)
+                if refused is not None:
+                    code, message = refused
                     push([ErrorReported(
                         self.seq(), step=attempt.step, scope="protocol", phase="before_output",
-                        retryable=False, code="not_an_event_stream", t=self._now(),
-                        message=f"the server answered {kind!r}, not an event stream",
+                        retryable=False, code=code, t=self._now(), message=message,
                         raw=(await response.aread()).decode("utf-8", "replace")[:2000])])
                     push(stream.finish())
                     return dict(response.headers)
-                chunks = response.aiter_raw()
-                while True:
-                    try:
-                        chunk = await asyncio.wait_for(anext(chunks), self.stall_s)
-                    except StopAsyncIteration:
-                        break
-                    if attempt.first_byte is None:
-                        attempt.first_byte = self._now() - start
-                    push(stream.feed(chunk, self._now()))
+                clock.reschedule(None)
+                gave_up = await self._body(response, stream, attempt, start, push)
+                if gave_up is not None:
+                    push(stream.transport_error(gave_up, code="stall", t=self._now()))
+                    return None
                 push(stream.finish())
                 return dict(response.headers)
         except _Stopped:
             return None
         except TimeoutError:
+            waited = "response headers" if attempt.status is None else "response body"
+            limit = self.headers_s if attempt.status is None else self.stall_s
             push(stream.transport_error(
-                f"no byte for {self.stall_s:g} s: the stream stalled; the read was abandoned",
-                code="stall", t=self._now()))
+                f"no {waited} within {limit:g} s: the server stalled; the request was "
+                "abandoned", code="stall", t=self._now()))
         except httpx.TransportError as exc:
             push(stream.transport_error(
                 f"the connection broke: {type(exc).__name__}: {exc}".rstrip(": "),
                 t=self._now()))
+        except httpx.DecodingError as exc:
+            push(stream.transport_error(
+                f"the body's content encoding did not decode: {exc}", code="decoding",
+                t=self._now()))
         return None
+
+    async def _body(self, response: httpx.Response, stream: TurnStream, attempt: Attempt,
+                    start: float, push: Callable[[list[TurnEvent]], None]) -> str | None:
+        """Feed the body chunk by chunk (decoded, if the server encoded it anyway) until
+        it ends (None) or no progress came in time (why the read gave up)."""
+        loop = asyncio.get_running_loop()
+        progress = Progress(self.wire, self.stall_s, loop.time())
+        chunks = response.aiter_bytes()
+        pending: asyncio.Future | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(chunks))
+                due = progress.due()
+                timeout = None if due is None else max(0.0, due - loop.time())
+                done, _ = await asyncio.wait({pending}, timeout=timeout)
+                if not done:
+                    why = progress.expired(loop.time())
+                    if why is not None:
+                        return why
+                    continue
+                try:
+                    chunk = pending.result()
+                except StopAsyncIteration:
+                    return None
+                finally:
+                    pending = None
+                if attempt.first_byte is None:
+                    attempt.first_byte = self._now() - start
+                batches = stream.feed_batches(chunk, self._now())
+                progress.saw([wire for wire, _ in batches if wire is not None], loop.time())
+                push([event for _, events in batches for event in events])
+        finally:
+            if pending is not None:
+                pending.cancel()
+                await asyncio.wait({pending})
+            await chunks.aclose()
 
     async def _close_cancelled(self, step: int, attempt: Attempt,
                                runner: ToolRunner) -> None:
@@ -283,6 +353,19 @@ class LiveTurn:
         self._emit(await runner.interrupt(t, f"the turn stopped: {self._stop}"))
         if not any(e.kind == "step_finished" and e.step == step for e in attempt.events):
             self._emit([StepFinished(self.seq(), step=step, ended="cancelled", t=t)])
+
+    async def _pause(self, seconds: float) -> bool:
+        """Wait before a retry; False when the turn was stopped meanwhile."""
+        if self._stop is None:
+            self._waiting_on = asyncio.ensure_future(asyncio.sleep(seconds))
+            try:
+                await self._waiting_on
+            except asyncio.CancelledError:
+                if self._stop is None:
+                    raise
+            finally:
+                self._waiting_on = None
+        return self._stop is None
 
     async def _wait_for_tools(self, runner: ToolRunner) -> None:
         waiter = asyncio.ensure_future(runner.wait_all())
@@ -318,6 +401,25 @@ class LiveTurn:
     def _notify(self) -> None:
         if self.on_update is not None:
             self.on_update(self.state)
+
+
+def _after(loop: asyncio.AbstractEventLoop, seconds: float | None) -> float | None:
+    """The loop time `seconds` from now (None: never), for `asyncio.timeout_at`."""
+    return None if seconds is None else loop.time() + seconds
+
+
+def _refused(response: httpx.Response) -> tuple[str, str] | None:
+    """Why a 2xx response's body cannot be fed as a stream (its code and message), or
+    None when it can."""
+    kind = response.headers.get("content-type", "")
+    if kind.split(";")[0].strip() == "application/json":
+        # A whole response where a stream was asked for: nothing to feed.
+        return "not_an_event_stream", f"the server answered {kind!r}, not an event stream"
+    coding = unreadable_encoding(response.headers.get("content-encoding", ""))
+    if coding is not None:
+        return ("unreadable_encoding",
+                f"the body is encoded as {coding!r}, which this loop cannot decode")
+    return None
 
 
 async def run_live(base_url: str, wire: str, request: dict[str, Any],

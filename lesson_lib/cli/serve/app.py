@@ -39,6 +39,7 @@ class Settings:
     capture: str | None = None          # answer requests that name none with this one
     max_body: int = MAX_BODY            # a larger request body gets 413
     finished: set[str] = field(default_factory=set)   # EventSource streams that ended
+    first: fault_spec.FirstRequests = field(default_factory=fault_spec.FirstRequests)
 
     def stream_ended(self, token: str) -> None:
         """Remember a finished EventSource stream (a bounded memory: curl never comes back)."""
@@ -111,7 +112,8 @@ class _Endpoints:
         try:
             specs = (fault_spec.parse_all(request.query_params.getlist("fault"))
                      or list(settings.faults))
-            cap = fault_spec.apply(cap, specs)
+            client = request.client.host if request.client else ""
+            cap = fault_spec.apply(cap, settings.first.select(specs, client, cap.key))
             speed = streaming.parse_speed(request.query_params.get("speed", settings.speed))
         except (fault_spec.FaultSpecError, streaming.SpeedError) as exc:
             return _error(wire, 400, str(exc))

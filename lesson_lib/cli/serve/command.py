@@ -13,7 +13,9 @@ recorded timing, status and headers. Choose the capture with ?capture=wire/name
 (or a `capture` header), else the one whose recorded request matches. Per request:
 ?speed=2|instant (0.01 to 1000), ?fault=cut:1200|drop:1200|error-after:5|stall:3000|
 drop-terminal|split-character|corrupt-json:N (cut ends the body cleanly, drop breaks the
-connection; a stall at most 10 minutes). A request body over --max-body (1 MiB) gets 413.
+connection; a stall at most 10 minutes). A fault ending in @first (drop:800@first) breaks
+only a client's first request for a capture: asked again, it is served clean, so a retry
+succeeds. A request body over --max-body (1 MiB) gets 413.
 GET /stream/<wire>/<name> for EventSource,
 GET /captures (JSON), GET / (a page). Ctrl-C stops it (exit 0); bad options or
 a port in use: one line, exit 2."""
@@ -32,7 +34,8 @@ def add_command(sub) -> None:
     parser.add_argument("--speed", default="1",
                         help="1 recorded timing (default), 2 twice as fast, or instant")
     parser.add_argument("--fault", action="append", default=[], metavar="NAME:ARG",
-                        help="a fault for every request that names none (repeatable)")
+                        help="a fault for every request that names none (repeatable); "
+                             "NAME:ARG@first breaks only each client's first request")
     parser.add_argument("--capture", default=None, metavar="NAME",
                         help="answer requests that name no capture with this one")
     parser.add_argument("--dir", type=Path, default=None,

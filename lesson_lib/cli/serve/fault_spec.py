@@ -10,6 +10,11 @@
 ``corrupt-json:N``     event N's JSON payload loses its closing brace
 =====================  ==========================================================
 
+Any of them with ``@first`` (``drop:800@first``) breaks only a client's first request
+for a capture: the same client asking again for the same capture is served clean, so
+a retry succeeds on screen. The client is the request's address; the server remembers
+each (client, capture, fault) it has broken once (`FirstRequests`) until it stops.
+
 Pure: a spec string in, a `FaultSpec` (or a `FaultSpecError` saying what is
 wrong and what exists) out; `apply` turns specs and a capture into a new capture.
 """
@@ -17,7 +22,7 @@ wrong and what exists) out; `apply` turns specs and a capture into a new capture
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...breaks import faults
 from ...capture.captures import Capture
@@ -51,22 +56,36 @@ class FaultSpec:
 
     name: str
     arg: int | float | None = None
+    first: bool = False     # only a client's first request for a capture (``@first``)
 
     def __str__(self) -> str:
-        return self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+        spec = self.name if self.arg is None else f"{self.name}:{self.arg:g}"
+        return f"{spec}{FIRST}" if self.first else spec
 
 
 MAX_STALL_MS = 600_000      # 10 minutes: longer is no lesson, only a hung client
+FIRST = "@first"
 
 
 def grammar() -> str:
     """The accepted specs, for error messages and ``--help``."""
-    return ", ".join(f"{name}:N" if kind.arg else name for name, kind in KINDS.items())
+    return (", ".join(f"{name}:N" if kind.arg else name for name, kind in KINDS.items())
+            + f", each optionally with {FIRST}")
 
 
 def parse(spec: str) -> FaultSpec:
-    """Parse one ``NAME:ARG`` (or bare ``NAME``) spec; FaultSpecError names the grammar."""
-    name, sep, arg = spec.strip().partition(":")
+    """Parse one ``NAME:ARG`` (or bare ``NAME``) spec, with ``@first`` or not;
+    FaultSpecError names the grammar."""
+    spec, at, scope = spec.strip().partition("@")
+    if at and scope.strip() != FIRST[1:]:
+        raise FaultSpecError(f"unknown fault scope {'@' + scope!r}: only {FIRST} (the "
+                             "first request of each client for a capture)")
+    parsed = _parse_fault(spec.strip())
+    return FaultSpec(parsed.name, parsed.arg, first=bool(at))
+
+
+def _parse_fault(spec: str) -> FaultSpec:
+    name, sep, arg = spec.partition(":")
     kind = KINDS.get(name)
     if kind is None:
         raise FaultSpecError(f"unknown fault {name!r}; known: {grammar()}")
@@ -101,3 +120,29 @@ def apply(capture: Capture, specs: Iterable[FaultSpec]) -> Capture:
         except faults.FaultError as exc:
             raise FaultSpecError(f"fault {spec}: {exc}") from None
     return capture
+
+
+@dataclass
+class FirstRequests:
+    """Which ``@first`` faults a request still gets: each breaks the first request of a
+    client for a capture, once. Remembers at most `limit` of them (the oldest is then
+    forgotten, and its fault would break a request again)."""
+
+    limit: int = 4096
+    broken: dict[tuple[str, str, str], None] = field(default_factory=dict)
+
+    def select(self, specs: Iterable[FaultSpec], client: str,
+               capture: str) -> list[FaultSpec]:
+        """The specs that apply to this request: every plain one, and each ``@first`` one
+        this client has not had for this capture yet (now counted as had)."""
+        out = []
+        for spec in specs:
+            if spec.first:
+                key = (client, capture, str(spec))
+                if key in self.broken:
+                    continue
+                if len(self.broken) >= self.limit:
+                    del self.broken[next(iter(self.broken))]
+                self.broken[key] = None
+            out.append(spec)
+        return out
