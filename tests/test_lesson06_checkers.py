@@ -130,8 +130,12 @@ async def starts_tools_after_the_stream(url, wire, request, tools, stall_s=1.0):
     from lesson_lib.live.loop import PATHS
     from lesson_lib.turn import TurnStream
     from lesson_lib.turn.adapters import Counter
-    from lesson_lib.turn.events import (ToolExecutionFinished, ToolExecutionStarted,
-                                        TurnFinished, TurnStarted)
+    from lesson_lib.turn.events import (
+        ToolExecutionFinished,
+        ToolExecutionStarted,
+        TurnFinished,
+        TurnStarted,
+    )
     from lesson_lib.turn.next_request import next_request
     from lesson_lib.turn.outcome import outcome_of_step
     from lesson_lib.turn.reduce import initial, reduce
