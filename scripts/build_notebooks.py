@@ -20,7 +20,7 @@ Then the learner copies are written to ``notebooks/learner/``: the same
 notebooks without their solution cells and without the instructor notes (the
 folded cell whose summary is ``Instructor notes``), and with no output in a
 cell tagged ``output-depends-on-folder`` (what it printed where the course ran
-it is not what it prints in ``my-work/``).
+it is not what it prints in the learner's own folder).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ LEARNER = NOTEBOOKS / "learner"
 # How a cell is marked as the instructor's: its folded summary (INSTRUCTORS.md points to it).
 INSTRUCTOR_NOTES = "<details><summary>Instructor notes"
 # A code cell whose output says where the notebook ran (a temporary folder, when the course
-# builds it): the learner's copy runs in my-work/, so it starts without that output.
+# builds it): the learner's copy runs in their own folder, so it starts without that output.
 FOLDER_DEPENDENT = "output-depends-on-folder"
 
 
