@@ -16,8 +16,11 @@ notebook 00) is rewritten from the lessons' own ``**Time:**`` lines
 3. ``metadata.widgets`` and per-cell execution timestamps are removed; outputs
    and execution counts stay, so nbval has something to compare.
 
-Then the learner copies (the same notebooks without their solution cells)
-are written to ``notebooks/learner/``.
+Then the learner copies are written to ``notebooks/learner/``: the same
+notebooks without their solution cells and without the instructor notes (the
+folded cell whose summary is ``Instructor notes``), and with no output in a
+cell tagged ``output-depends-on-folder`` (what it printed where the course ran
+it is not what it prints in the learner's own folder).
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ from lesson_lib.course import plan
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 LEARNER = NOTEBOOKS / "learner"
+# How a cell is marked as the instructor's: its folded summary (INSTRUCTORS.md points to it).
+INSTRUCTOR_NOTES = "<details><summary>Instructor notes"
+# A code cell whose output says where the notebook ran (a temporary folder, when the course
+# builds it): the learner's copy runs in their own folder, so it starts without that output.
+FOLDER_DEPENDENT = "output-depends-on-folder"
 
 
 def solution_markdown(target: str) -> str:
@@ -105,21 +113,31 @@ def solution_pointer(target: str, source_name: str) -> str:
             f"`{module_name.replace('.', '/')}.py`.")
 
 
-def learner_copy(nb: nbformat.NotebookNode, source_name: str = "") -> nbformat.NotebookNode:
-    """The notebook without its solutions, for handing out: each solution cell becomes a
-    line saying where the solution is (`source_name`: the source notebook's file name).
+def is_instructor_notes(cell: nbformat.NotebookNode) -> bool:
+    """Whether a cell is a lesson's instructor notes (for the course's copy only)."""
+    return cell.cell_type == "markdown" and cell.source.lstrip().startswith(INSTRUCTOR_NOTES)
 
-    Outputs stay: they are the same as the source's (solutions are markdown,
-    so no code cell changes), and a learner opening the copy on GitHub sees
-    a complete lesson with the exercises still to do.
+
+def learner_copy(nb: nbformat.NotebookNode, source_name: str = "") -> nbformat.NotebookNode:
+    """The notebook for handing out: each solution cell becomes a line saying where the
+    solution is (`source_name`: the source notebook's file name), the instructor notes
+    go, and a cell whose output depends on the folder it ran in keeps no output.
+
+    Every other output stays: it is the same as the source's (solutions are
+    markdown, so no code cell changes), and a learner opening the copy on GitHub
+    sees a complete lesson with the exercises still to do.
     """
     copy = nbformat.from_dict(nb)
     cells = []
     for cell in copy.cells:
+        if is_instructor_notes(cell):
+            continue
         target = cell.metadata.get("solution") if cell.cell_type == "markdown" else None
         if target:
             cell = nbformat.v4.new_markdown_cell(solution_pointer(target, source_name),
                                                  id=cell.get("id"))
+        if cell.cell_type == "code" and FOLDER_DEPENDENT in cell.metadata.get("tags", []):
+            cell.outputs, cell.execution_count = [], None
         cells.append(cell)
     copy.cells = cells
     return copy

@@ -152,3 +152,107 @@ def path_wires(path: str) -> set[str]:
 
 def text_of(state) -> str:
     return "".join(block.text for block in state.blocks if block.kind == "text")
+
+
+# -- the serve recipe: options, retries, exceptions, memory -----------------------------------
+
+
+def test_every_serve_fault_option_the_guide_gives_starts_the_server():
+    # `--fault stall` exits 2 ("needs a number"); the option is NAME:ARG.
+    from lesson_lib.cli.serve.background import settings_for
+
+    options = [o for o in re.findall(r"--fault[ =]([\w:.-]+)", GUIDE) if o != "NAME:ARG"]
+    assert {"stall", "drop"} <= {o.split(":")[0] for o in options}
+    for option in options:
+        settings_for(faults=[option])           # StartError (exit 2) when it is bad
+
+
+def test_every_sdk_client_in_the_guide_has_its_retries_off():
+    clients = re.findall(r"`(anthropic\.Anthropic|openai\.OpenAI)\(([^`]*)\)`", GUIDE)
+    assert {name for name, _ in clients} == {"anthropic.Anthropic", "openai.OpenAI"}
+    for name, args in clients:
+        assert "max_retries=0" in args, f"{name}({args})"
+
+
+def test_the_silent_wait_the_guide_quotes_is_the_sdks_default_retries():
+    from anthropic._constants import DEFAULT_MAX_RETRIES
+
+    found = re.search(r"on `([\w-]+)`, whose `retry-after` is (\d+) seconds, the\s+Anthropic "
+                      r"client sits silent for (\d+) s", GUIDE)
+    assert found, "the guide says how long a 429 waits without max_retries=0"
+    name, after, silent = found[1], int(found[2]), int(found[3])
+    cap = _corpus_by_key()[f"anthropic-messages/{name}"]
+    assert cap.status == 429
+    headers = {k.lower(): v for k, v in cap.sidecar["response"]["headers"].items()}
+    assert float(headers["retry-after"]) == after and "retry-after-ms" not in headers
+    assert silent == DEFAULT_MAX_RETRIES * after
+
+
+def test_with_retries_off_the_429_raises_at_once_the_error_the_guide_names():
+    import time
+
+    import anthropic
+
+    from lesson_lib.cli.serve import serving
+
+    named = re.search(r"before it raises `(anthropic\.\w+)`", GUIDE)[1]
+    with serving(speed="instant") as url:
+        client = anthropic.Anthropic(base_url=url, api_key="unused", max_retries=0)
+        began = time.monotonic()
+        with pytest.raises(anthropic.APIStatusError) as info:
+            client.messages.create(model="claude-sonnet-4-6", max_tokens=10,
+                                   messages=[{"role": "user", "content": "hi"}],
+                                   extra_query={"capture": "http-429-rate-limited"})
+    assert time.monotonic() - began < 5
+    assert f"anthropic.{type(info.value).__name__}" == named
+
+
+def _drop_row(client: str) -> str:
+    row = re.search(rf"^\| `{client}` SDK[^|]*\|[^|]*\| (.*) \|$", GUIDE, re.M)
+    assert row, client
+    return row[1]
+
+
+def _name(exc: BaseException) -> str:
+    return f"{type(exc).__module__.split('.')[0]}.{type(exc).__name__}"
+
+
+def test_the_exceptions_the_guide_names_for_a_drop_are_what_the_pinned_sdks_raise():
+    import anthropic
+    import openai
+
+    from lesson_lib.cli.serve import serving
+
+    with serving(speed="instant") as url:
+        client = anthropic.Anthropic(base_url=url, api_key="unused", max_retries=0)
+        with pytest.raises(Exception) as raised:
+            with client.messages.stream(model="claude-sonnet-4-6", max_tokens=10,
+                                        messages=[{"role": "user", "content": "hi"}],
+                                        extra_query={"capture": "text-then-tool",
+                                                     "fault": "drop:2400"}) as stream:
+                for _ in stream:
+                    pass
+        said = re.match(r"`([\w.]+)` while iterating", _drop_row("anthropic"))
+        assert said and said[1] == _name(raised.value), _drop_row("anthropic")
+
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+        with pytest.raises(Exception) as raised:
+            for _ in client.responses.create(model="gpt-5", input="hi", stream=True,
+                                             extra_query={"capture": "text",
+                                                          "fault": "drop:3000"}):
+                pass
+        said = re.match(r"`([\w.]+)` while iterating, caused by `([\w.]+)`",
+                        _drop_row("openai"))
+        assert said, _drop_row("openai")
+        assert said[1] == _name(raised.value)
+        assert said[2] == _name(raised.value.__cause__)
+
+
+def test_the_memory_per_learner_adds_up():
+    found = re.search(r"kernel holds\s+(\d+) to (\d+) MB once the lesson has run, JupyterLab "
+                      r"(\d+) MB, `lesson-lib serve` (\d+) MB\.\s+Plan about (\d+) MB per learner "
+                      r"with one kernel open.*?so about ([\d.]+) GB for thirty", GUIDE, re.S)
+    assert found, "the guide says how much memory a learner needs"
+    low, high, lab, serve, per, thirty = (float(n) for n in found.groups())
+    assert low < high and abs(per - (high + lab)) <= 5
+    assert round(per * 30 / 1000, 1) == float(thirty)

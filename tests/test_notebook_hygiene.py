@@ -91,7 +91,8 @@ def test_learner_copy_is_in_step_and_has_no_solutions(path):
     assert not any(c.get("metadata", {}).get("solution") for c in nb["cells"])
     assert not any("Solution" in "".join(c["source"]) and "<details>" in "".join(c["source"])
                    for c in nb["cells"] if c["cell_type"] == "markdown")
-    assert code_cells(nb) == code_cells(source), "code cells must be the source's, outputs too"
+    assert code_cells(nb) == [learner_cell(c) for c in code_cells(source)], \
+        "code cells must be the source's, outputs too (none where they depend on the folder)"
     # Where each solution went, the copy says where it is.
     solutions = [c["metadata"]["solution"] for c in source["cells"]
                  if c["cell_type"] == "markdown" and c.get("metadata", {}).get("solution")]
@@ -102,6 +103,42 @@ def test_learner_copy_is_in_step_and_has_no_solutions(path):
         module, _, function = target.partition(":")
         assert f"`notebooks/{path.name}`" in pointer and f"`{function}`" in pointer
         assert f"`{module.replace('.', '/')}.py`" in pointer
+
+
+def learner_cell(cell: dict) -> dict:
+    """A source code cell as the learner's copy has it."""
+    if build_notebooks.FOLDER_DEPENDENT in cell.get("metadata", {}).get("tags", []):
+        return {**cell, "outputs": [], "execution_count": None}
+    return cell
+
+
+def learner_copy(path: Path) -> dict:
+    """The learner's copy the build script makes of a source notebook, as JSON."""
+    return json.loads(build_notebooks.write_learner(path, path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_learner_copy_leaves_the_instructor_notes_out(path):
+    source = load(path)
+    notes = [c for c in source["cells"] if c["cell_type"] == "markdown"
+             and "".join(c["source"]).startswith(build_notebooks.INSTRUCTOR_NOTES)]
+    if path.name != "00-start-here.ipynb":
+        assert notes, "every lesson after lesson 0 has instructor notes, marked by their summary"
+    copy = learner_copy(path)
+    assert not any("Instructor notes" in "".join(c["source"]) for c in copy["cells"])
+    assert len(copy["cells"]) == len(source["cells"]) - len(notes)
+
+
+def test_no_learner_copy_shows_output_of_where_the_course_ran_it():
+    # A learner's copy runs in my-work/: an output saying the notebook ran elsewhere (a
+    # temporary folder, as the course's build does) is false there.
+    from lesson_lib.course import learner
+
+    for path in NOTEBOOKS:
+        for cell in code_cells(learner_copy(path)):
+            printed = json.dumps(cell["outputs"])
+            assert f"outside {learner.FOLDER}" not in printed, path.name
+            assert "a temporary folder" not in printed, path.name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

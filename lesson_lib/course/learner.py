@@ -3,9 +3,10 @@
 The lessons in ``notebooks/`` are rebuilt by ``make notebooks`` and compared
 by ``make test``; a learner who typed answers there would lose them or break
 the tests. So each learner works in ``my-work/`` at the course root: it is
-git-ignored (only its README is tracked), filled from the solution-free copies
-in ``notebooks/learner/`` when a lesson is missing from it, and never written
-over. ``make lab`` seeds it and so does `lesson_lib.setup()` (a JupyterHub or
+git-ignored (only its README is tracked), filled from the learners' copies in
+``notebooks/learner/`` (no solutions, no instructor notes, and no output that
+says where the course's own build ran: ``scripts/build_notebooks.py``) when a
+lesson is missing from it, and never written over. ``make lab`` seeds it and so does `lesson_lib.setup()` (a JupyterHub or
 Binder has no ``make``). The exercise checkers keep the learner's results in a
 small file inside it (`PROGRESS_FILE`), and only there.
 """

@@ -9,10 +9,16 @@
    ``async live_turn(url, wire, request, tools) -> TurnState`` runs against the
    course's server on 127.0.0.1 on all three wires, then under ``cut``,
    ``error-after`` and ``stall``; its outcome and blocks are held to the
-   course's own loop (`lesson_lib.live`) on the same server.
+   course's own loop (`lesson_lib.live`) on the same server. Then the lesson's
+   point: on a paced capture, each tool whose call is ready well before the
+   step's stream ends must start before the step's last byte reaches the loop
+   (a loop that starts every tool after the stream ended gives the same
+   blocks, and fails here).
 3. `check_stop`: Stop. ``async live_turn_with_stop(url, wire, request, tools,
-   stop)`` is stopped while a tool runs: the tool must see its cancellation,
-   the turn must end ``cancelled``, and what arrived must still be there.
+   stop)`` is stopped before the first byte, in the middle of the text, and
+   while a tool runs: the tool must see its cancellation, the turn must end
+   ``cancelled``, what arrived must still be there, and the events must keep
+   the course's order (`lesson_lib.turn.order`).
 
 Every run has a deadline, so a loop that never ends fails with a message
 instead of hanging the kernel.
@@ -28,10 +34,14 @@ from typing import Any
 from ..cli.serve.background import serving
 from ..draw import MarkdownBlocks
 from ..live import LiveTool, LiveTurn, RetryPolicy
+from ..turn.events import TurnStarted
 from ..turn.order import check
+from ..turn.reduce import initial, reduce
 from ..turn.run import turn_events
+from ..turn.stream import TurnStream
 from ..turn.weather import result_for
 from . import Case, Verdict, corpus_capture, exercise, grade
+from .lesson06_relay import Relay
 
 SPLIT = exercise("06", 1, "Settled Markdown blocks and the tail",
                  solution="lesson_lib.solutions.lesson06:split_blocks")
@@ -127,24 +137,25 @@ def check_split_blocks(fn: Callable[[str], tuple[list[str], str]]) -> Verdict:
 # -- exercises 2 and 3: over a real socket ------------------------------------------------
 
 
-def _run(coro_fn: Callable[[], Any]) -> Any:
+def _run(coro_fn: Callable[[], Any], deadline: float = DEADLINE_S,
+         late: str = "") -> Any:
     """Run a coroutine to its end under the deadline, in a thread of its own (a notebook's
     kernel already runs an event loop)."""
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(asyncio.wait_for(coro_fn(), DEADLINE_S))
+            box["value"] = asyncio.run(asyncio.wait_for(coro_fn(), deadline))
         except BaseException as exc:    # reported to the learner, never raised here
             box["error"] = exc
 
     thread = threading.Thread(target=target, daemon=True)
     thread.start()
-    thread.join(DEADLINE_S + 5)
+    thread.join(deadline + 5)
     if "error" in box:
         error = box["error"]
         if isinstance(error, TimeoutError):
-            raise TimeoutError(f"your loop did not end within {DEADLINE_S:g} s") from None
+            raise TimeoutError(f"your loop did not end within {deadline:g} s{late}") from None
         raise error
     return box.get("value")
 
@@ -183,6 +194,63 @@ def _explain_turn(expected: tuple, got: Any) -> str | None:
     return None
 
 
+# The point of the loop: a tool starts when its call is ready, not when the stream ends.
+PACED_KEY = "anthropic-messages/weather-turn-step1"
+PACED_SPEED = 3.0
+MIN_LEAD_S = 0.3        # only a call ready this long before the end is held to it
+
+
+def ready_leads(key: str, speed: float) -> dict[str, float]:
+    """For each tool call of a capture: how long (s, at `speed`) before the stream's last
+    byte its call was ready, by the capture's own timing. Keyed by the call's location."""
+    cap = corpus_capture(key)
+    stream = TurnStream(cap.wire, request=cap.request)
+    end = cap.chunk_times[-1]
+    leads = {}
+    for chunk, t in cap.chunks():
+        for event in stream.feed(chunk, t):
+            if event.kind == "tool_call_ready" and isinstance(event.input, dict):
+                leads[str(event.input.get("location"))] = (end - t) / 1000 / speed
+    return leads
+
+
+async def _paced_run(fn: Callable[..., Any], url: str, wire: str, request: dict) -> Any:
+    """The learner's loop through a relay that sees its socket; each tool's start noted."""
+    loop = asyncio.get_running_loop()
+    starts: dict[str, float] = {}
+
+    async def timed(arguments: Any) -> Any:
+        where = arguments.get("location") if isinstance(arguments, dict) else None
+        starts.setdefault(str(where), loop.time())
+        return await _weather(arguments)
+
+    relay = Relay(url)
+    async with relay as via:
+        state = await fn(via, wire, request, {"get_weather": timed})
+    first = relay.responses[0] if relay.responses else None
+    return state, starts, first.last_byte if first else None
+
+
+def _explain_early(expected: dict[str, float], got: Any) -> str | None:
+    state, starts, last_byte = got
+    if not hasattr(state, "outcome"):
+        return f"return the turn's final TurnState, not {type(state).__name__}"
+    if last_byte is None:
+        return "step 1's stream never reached your loop: POST the request to url + PATHS[wire]"
+    for where, lead in expected.items():
+        if lead < MIN_LEAD_S:
+            continue
+        if where not in starts:
+            return f"the tool for {where} never ran: start each ready call's tool"
+        before = last_byte - starts[where]
+        if before < lead / 2:
+            when = (f"{-before:.2f} s after" if before < 0 else f"only {before:.2f} s before")
+            return (f"the tool for {where} started {when} step 1's last byte, but its call "
+                    f"was ready {lead:.2f} s before the stream ended: start each tool the "
+                    "moment its call is ready (tool_call_ready), not after the stream ends")
+    return None
+
+
 def check_live_turn(fn: Callable[..., Any]) -> Verdict:
     """Grade ``async fn(url, wire, request, tools) -> TurnState`` against the server."""
     cases = []
@@ -194,15 +262,27 @@ def check_live_turn(fn: Callable[..., Any]) -> Verdict:
                     url, wire, request, [LiveTool("get_weather", _weather)],
                     retry=RetryPolicy(attempts=1), stall_s=STALL_S).run())
                 expected = _shape(course.state)
-                try:
-                    got = _run(lambda wire=wire, request=request: fn(
-                        url, wire, request, {"get_weather": _weather}))
-                except NotImplementedError:
-                    got = NotImplemented
-                except Exception as exc:
-                    got = exc
+                got = _attempt(lambda wire=wire, request=request: fn(
+                    url, wire, request, {"get_weather": _weather}))
                 cases.append(Case(f"{wire}, {words}", (got,), expected, _explain_turn))
+    wire = PACED_KEY.split("/")[0]
+    with serving(speed=PACED_SPEED) as url:
+        request = corpus_capture(PACED_KEY).request
+        got = _attempt(lambda: _paced_run(fn, url, wire, request))
+        cases.append(Case(f"{wire} at {PACED_SPEED:g}x the recorded pace, tools start early",
+                          (got,), ready_leads(PACED_KEY, PACED_SPEED), _explain_early))
     return grade(LOOP, _replay, cases)
+
+
+def _attempt(coro_fn: Callable[[], Any], **run: Any) -> Any:
+    """The learner's coroutine run under the deadline: its result, or what it raised (kept
+    for `_replay`, so that `grade` reports it at the case's turn)."""
+    try:
+        return _run(coro_fn, **run)
+    except NotImplementedError:
+        return NotImplemented
+    except Exception as exc:
+        return exc
 
 
 def _replay(got: Any) -> Any:
@@ -215,11 +295,69 @@ def _replay(got: Any) -> Any:
     return got
 
 
+# -- exercise 3: Stop ----------------------------------------------------------------------
+
+STOP_DEADLINE_S = 10.0
+
+
+def mid_block(key: str) -> tuple[int, str]:
+    """The end of the first chunk after which a block of the capture has content and is
+    still open, and that block's kind: Stop pressed there is Stop in the middle of the text
+    (or of a tool call's arguments)."""
+    cap = corpus_capture(key)
+    stream = TurnStream(cap.wire, request=cap.request)
+    state = reduce(initial(), TurnStarted(0, turn="turn"))
+    for (chunk, t), end in zip(cap.chunks(), cap.chunk_ends, strict=True):
+        for event in stream.feed(chunk, t):
+            state = reduce(state, event)
+        for block in state.blocks:
+            if block.open and (block.text or block.raw_input):
+                return end, block.kind
+    raise ValueError(f"{key}: no block is open with content after any chunk")
+
+
+def arrived_blocks(key: str, offset: int) -> list[tuple[str, str]]:
+    """The blocks of a capture's first `offset` body bytes, as the turn's stations read
+    them: (kind, the text or raw arguments that arrived)."""
+    cap = corpus_capture(key)
+    stream = TurnStream(cap.wire, request=cap.request)
+    state = reduce(initial(), TurnStarted(0, turn="turn"))
+    for event in stream.feed(cap.body[:offset]):
+        state = reduce(state, event)
+    return [_content(b) for b in state.blocks]
+
+
+def _content(block: Any) -> tuple[str, str]:
+    return (block.kind, block.text if block.kind != "tool_call" else block.raw_input or "")
+
+
+async def _stopped_by_the_relay(fn: Callable[..., Any], url: str, wire: str, request: dict,
+                                hold_after: int) -> Any:
+    """Stop pressed when the relay has let `hold_after` body bytes through (0: none) and
+    the stream has gone silent."""
+    stop = asyncio.Event()
+    async with Relay(url, hold_after=hold_after, on_hold=stop.set) as via:
+        return await fn(via, wire, request, {"get_weather": _weather}, stop)
+
+
 def check_stop(fn: Callable[..., Any]) -> Verdict:
-    """Grade ``async fn(url, wire, request, tools, stop) -> TurnState``: Stop while a tool
-    runs."""
+    """Grade ``async fn(url, wire, request, tools, stop) -> TurnState``: Stop before the
+    first byte, in the middle of the text, and while a tool runs."""
     cases = []
+    late = " after Stop: when stop is set, cancel the read (and every running tool)"
     with serving(speed="instant") as url:
+        for wire in WIRES:
+            key = f"{wire}/weather-turn-step1"
+            request = corpus_capture(key).request
+            middle, kind = mid_block(key)
+            inside = "the text" if kind == "text" else "a tool call's arguments"
+            for words, offset in (("before the first byte", 0),
+                                  (f"in the middle of {inside}", middle)):
+                got = _attempt(lambda wire=wire, request=request, offset=offset:
+                               _stopped_by_the_relay(fn, url, wire, request, offset),
+                               deadline=STOP_DEADLINE_S, late=late)
+                cases.append(Case(f"{wire}, Stop {words}", (got,),
+                                  arrived_blocks(key, offset), _explain_stopped_stream))
         for wire in WIRES:
             request = corpus_capture(f"{wire}/weather-turn-step1").request
             seen: list[str] = []
@@ -240,15 +378,47 @@ def check_stop(fn: Callable[..., Any]) -> Verdict:
                 seen.append("returned")     # what the tool saw by then is what counts
                 return state
 
-            try:
-                got = _run(attempt)
-            except NotImplementedError:
-                got = NotImplemented
-            except Exception as exc:
-                got = exc
+            got = _attempt(attempt, deadline=STOP_DEADLINE_S, late=late)
             cases.append(Case(f"{wire}, Stop while get_weather runs", (got,), None,
                               _explain_stop(seen)))
     return grade(STOP, _replay, cases)
+
+
+def _explain_cancelled(got: Any) -> str | None:
+    """What every stopped turn must be: cancelled, in order, nothing left open."""
+    if not hasattr(got, "outcome") or not hasattr(got, "events"):
+        return f"return the turn's final TurnState, not {type(got).__name__}"
+    if got.outcome != "cancelled":
+        return f"your loop reported {got.outcome!r}; after Stop it must be 'cancelled'"
+    problems = check(got.events)
+    if problems:
+        return f"the events break the turn's order: {problems[0].message}"
+    if any(b.open for b in got.blocks):
+        return "a block is still open: end every open block (complete=False)"
+    return None
+
+
+def _explain_stopped_stream(expected: list[tuple[str, str]], got: Any) -> str | None:
+    problem = _explain_cancelled(got)
+    if problem:
+        return problem
+    blocks = [_content(b) for b in got.blocks]
+    for i, (want, have) in enumerate(zip(expected, blocks, strict=False)):
+        if want != have:
+            return (f"block {i}: {want[0]} {want[1]!r:.50} had arrived before Stop; your turn "
+                    f"keeps {have[0]} {have[1]!r:.50}: keep every block as it arrived")
+    if len(blocks) != len(expected):
+        return (f"{len(expected)} blocks had arrived before Stop; your turn keeps "
+                f"{len(blocks)}: keep every block that arrived, and nothing more")
+    if expected and all(b.complete for b in got.blocks):
+        return (f"a {expected[-1][0]} block was still arriving at Stop: it must end "
+                "complete=False")
+    forming = [b.id for b in got.blocks if b.kind == "tool_call" and b.call_state != "cut"
+               and not b.complete]
+    if forming:
+        return (f"the call {forming[0]} was cut by Stop: say so with "
+                "ToolCallInvalid(state='cut') (closing_events does it)")
+    return None
 
 
 def _explain_stop(seen: list[str]) -> Callable[[Any, Any], str | None]:
@@ -259,13 +429,9 @@ def _explain_stop(seen: list[str]) -> Callable[[Any, Any], str | None]:
         if "cancelled" not in until_return:
             return ("the running tool never saw asyncio.CancelledError: cancel every "
                     "running tool's task when Stop is pressed")
-        if got.outcome != "cancelled":
-            return f"your loop reported {got.outcome!r}; after Stop it must be 'cancelled'"
-        problems = check(got.events)
-        if problems:
-            return f"the events break the turn's order: {problems[0].message}"
-        if any(b.open for b in got.blocks):
-            return "a block is still open: end every open block (complete=False)"
+        problem = _explain_cancelled(got)
+        if problem:
+            return problem
         if not any(b.kind == "tool_call" and b.input for b in got.blocks):
             return "what arrived before Stop is gone: keep every block that arrived"
         statuses = {b.execution_status for b in got.blocks if b.kind == "tool_call"}

@@ -10,10 +10,10 @@ from markdown_it import MarkdownIt
 from lesson_lib.live.loop import PATHS
 from lesson_lib.turn import TurnStream
 from lesson_lib.turn.adapters import Counter
+from lesson_lib.turn.closing import closing_events
 from lesson_lib.turn.events import (
-    BlockEnded,
     StepFinished,
-    ToolCallInvalid,
+    StepStarted,
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnFinished,
@@ -154,14 +154,10 @@ async def live_turn_with_stop(url: str, wire: str, request: dict, tools: dict,
         last = state.steps[-1]
         outcome = outcome_of_step(last.ended, last.finish.reason)
         return reduce(state, TurnFinished(seq(), outcome=outcome or "completed"))
-    for block in state.blocks:
-        if block.open:
-            state = reduce(state, BlockEnded(seq(), block=block.id, complete=False,
-                                             synthesised=True, reason="cancelled"))
-        if block.kind == "tool_call" and block.call_state == "forming":
-            state = reduce(state, ToolCallInvalid(seq(), block=block.id, name=block.name,
-                                                  call_id=block.call_id, state="cut",
-                                                  raw=block.raw_input or ""))
-    if not any(e.kind == "step_finished" for e in state.events):
+    for event in closing_events(state, "stopped", seq=seq):   # open blocks end, cut
+        state = reduce(state, event)
+    if not state.steps:                  # stopped before the first byte: no step began
+        state = reduce(state, StepStarted(seq(), step=1, wire=wire))
+    if not state.steps[-1].finished:
         state = reduce(state, StepFinished(seq(), step=1, ended="cancelled"))
     return reduce(state, TurnFinished(seq(), outcome="cancelled"))
