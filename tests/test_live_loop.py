@@ -255,3 +255,28 @@ def test_a_client_that_leaves_mid_stream_leaves_nothing_in_the_log(url, caplog):
     import time
     time.sleep(0.5)                     # the server's writes after the client left
     assert not [r for r in caplog.records if "socket.send()" in r.getMessage()]
+
+
+def test_stop_before_the_first_byte_keeps_the_turns_order():
+    async def go():
+        async def silent(reader, writer):       # accepts, reads, never answers
+            await reader.read(65536)
+            await asyncio.sleep(30)
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            turn = LiveTurn(f"http://127.0.0.1:{port}", "anthropic-messages",
+                            step1("anthropic-messages").request)
+            running = asyncio.ensure_future(turn.run())
+            await asyncio.sleep(0.3)
+            turn.cancel("pressed Stop")
+            return await asyncio.wait_for(running, 10)
+        finally:
+            server.close()
+
+    result = asyncio.run(go())
+    assert result.outcome == "cancelled"
+    kinds = [e.kind for e in result.events]
+    assert kinds[:2] == ["turn_started", "step_started"] and kinds[-1] == "turn_finished"
+    assert check(result.events) == []

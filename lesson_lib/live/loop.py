@@ -35,6 +35,7 @@ from ..turn.closing import closing_events
 from ..turn.events import (
     ErrorReported,
     StepFinished,
+    StepStarted,
     TurnEvent,
     TurnFinished,
     TurnStarted,
@@ -347,6 +348,9 @@ class LiveTurn:
         """Keep what arrived, close what is open, interrupt what runs."""
         self._commit(attempt)
         t = self._now()
+        if not any(e.kind == "step_started" and e.step == step for e in self.events):
+            # Stopped before the step's first byte: the step still begins before it ends.
+            self._emit([StepStarted(self.seq(), step=step, wire=self.wire, t=t)])
         closing = closing_events(self.state, f"the turn stopped: {self._stop}", t=t,
                                  seq=self.seq)
         self._emit(closing)
