@@ -280,3 +280,33 @@ def test_stop_before_the_first_byte_keeps_the_turns_order():
     kinds = [e.kind for e in result.events]
     assert kinds[:2] == ["turn_started", "step_started"] and kinds[-1] == "turn_finished"
     assert check(result.events) == []
+
+
+def test_a_retry_does_not_run_a_finished_tool_twice(url):
+    """The first request drops after Paris's call ran and before Tokyo's call is whole:
+    the retry announces both calls again; Paris gets its result back, Tokyo runs once."""
+    from lesson_lib.turn.summary import turn_text
+
+    runs = []
+
+    async def get_weather(arguments):
+        runs.append(arguments["location"])
+        return {"location": arguments["location"]}
+
+    wire = "anthropic-messages"
+    turn = LiveTurn(url, wire, step1(wire).request, [LiveTool("get_weather", get_weather)],
+                    params={"speed": "1",
+                            "fault": "drop:3000@first"},
+                    retry=RetryPolicy(attempts=2, initial_s=0.01, max_s=0.05))
+    result = run(turn)
+    assert sorted(runs) == sorted(set(runs)) and len(runs) == 2, runs   # each ran once
+    assert len(result.attempts) >= 2
+    step1_blocks = {b.id for b in result.state.blocks if b.step == 1}
+    finished = [e for e in result.events
+                if e.kind == "tool_execution_finished" and e.block in step1_blocks]
+    reused = [e for e in finished if e.reused]
+    assert len(reused) == 1 and reused[0].result == {"location": runs[0]}
+    step1_calls = [b for b in result.state.calls if b.step == 1]
+    assert [b.reused for b in step1_calls] == [True, False]
+    assert "not run again" in turn_text(result.state)
+    assert check(result.events) == []

@@ -155,6 +155,7 @@ class LiveTurn:
         request = self.request
         runner = ToolRunner(self.tools, self.seq, self._now)
         for step in range(1, self.max_steps + 1):
+            runner.new_step()
             first = len(self.events)
             last = await self._step(client, step, request, runner)
             if last is not None and last.ended != "cancelled":
@@ -207,6 +208,7 @@ class LiveTurn:
             wait = retry_wait(attempt, headers, self.retry)
             if wait is not None:
                 attempt.events += await runner.interrupt(self._now(), "the step is retried")
+                runner.carry(attempt.events)    # what finished is not run again
                 self.seq.next = len(self.events)    # the retry takes the same numbers
                 self.state = committed
                 self._notify()

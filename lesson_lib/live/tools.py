@@ -7,16 +7,23 @@ that are done (their result, their error, or their timeout) as
 `ToolExecutionFinished` events, and `interrupt()` cancels every one still
 running: the tool sees `asyncio.CancelledError`, and its execution ends
 ``interrupted``.
+
+A retry replaces a failed attempt, and the new attempt announces its calls again.
+A tool that already finished in the failed attempt is not run twice (a tool can
+have effects: a booking, a payment): `carry(events)` keeps each finished result by
+its call's name and input, and the same call in the next attempt gets it back,
+marked ``reused``, once per result. A tool that was interrupted runs again.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..turn.events import ToolCallReady, ToolExecutionFinished, ToolExecutionStarted
+from ..turn.events import ToolCallReady, ToolExecutionFinished, ToolExecutionStarted, TurnEvent
 from ..turn.weather import TOOL_NAME, result_for
 
 
@@ -60,11 +67,35 @@ class ToolRunner:
         self.now = now
         self.running: dict[str, _Running] = {}
         self.started_at: dict[str, float] = {}
+        self.carried: dict[str, list[tuple[str, Any, str | None]]] = {}
+        self.reused: set[str] = set()       # blocks whose result was carried over
+
+    def new_step(self) -> None:
+        """A new model call: results carried for the last one's retries do not apply."""
+        self.carried.clear()
+        self.reused.clear()
+
+    def carry(self, events: Iterable[TurnEvent]) -> None:
+        """Keep the results a failed attempt's tools finished with, for the retry (the
+        attempt's `ToolCallReady` and `ToolExecutionFinished` events)."""
+        ready = {e.block: e for e in events if isinstance(e, ToolCallReady)}
+        for e in events:
+            if isinstance(e, ToolExecutionFinished) and e.status != "interrupted" \
+                    and e.block in ready:
+                key = _call_key(ready[e.block])
+                self.carried.setdefault(key, []).append((e.status, e.result, e.error))
 
     def start(self, ready: ToolCallReady, t: float) -> ToolExecutionStarted:
-        """Start the tool of a ready call as a task; its `ToolExecutionStarted`."""
-        tool = self.tools.get(ready.name or "")
-        task = asyncio.ensure_future(_run(tool, ready, self.now))
+        """Start the tool of a ready call as a task; its `ToolExecutionStarted`. A call a
+        failed attempt already ran gets that result back instead (`carry`)."""
+        earlier = self.carried.get(_call_key(ready))
+        if earlier:
+            status, result, error = earlier.pop(0)
+            task = asyncio.ensure_future(_again(status, result, error, t))
+            self.reused.add(ready.block)
+        else:
+            tool = self.tools.get(ready.name or "")
+            task = asyncio.ensure_future(_run(tool, ready, self.now))
         self.running[ready.block] = _Running(ready, task)
         self.started_at[ready.block] = t
         return ToolExecutionStarted(self.seq(), block=ready.block, call_id=ready.call_id,
@@ -80,7 +111,8 @@ class ToolRunner:
                 status, result, error, t = running.task.result()
                 out.append(ToolExecutionFinished(self.seq(), block=block,
                                                  call_id=running.ready.call_id, status=status,
-                                                 result=result, error=error, t=t))
+                                                 result=result, error=error, t=t,
+                                                 reused=block in self.reused))
         return out
 
     async def wait_all(self) -> None:
@@ -103,6 +135,17 @@ class ToolRunner:
                                              status="interrupted", error=why, t=t))
         self.running.clear()
         return out
+
+
+def _call_key(ready: ToolCallReady) -> str:
+    """A call's identity across attempts: its tool and its input (ids may differ)."""
+    return json.dumps([ready.name, ready.input], sort_keys=True, default=repr)
+
+
+async def _again(status: str, result: Any, error: str | None, t: float
+                 ) -> tuple[str, Any, str | None, float]:
+    """A carried result, as an execution that ends at once."""
+    return status, result, error, t
 
 
 async def _run(tool: LiveTool | None, ready: ToolCallReady,

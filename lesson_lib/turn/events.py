@@ -304,7 +304,10 @@ class ToolExecutionStarted(TurnEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionFinished(TurnEvent):
-    """A tool run ended: `ok` with its result, `error`, `denied`, or `interrupted`."""
+    """A tool run ended: `ok` with its result, `error`, `denied`, or `interrupted`.
+
+    `reused`: the tool did not run again; this is the result it gave the same call (same
+    name, same input) in an earlier attempt of the step that a retry replaced."""
 
     kind: ClassVar[str] = "tool_execution_finished"
     block: str
@@ -312,6 +315,7 @@ class ToolExecutionFinished(TurnEvent):
     status: ExecutionStatus
     result: Any = None
     error: str | None = None
+    reused: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -157,6 +157,7 @@ class BlockView:
     execution: str | None = None
     execution_status: str | None = None
     result: Any = None
+    reused: bool = False            # the result an earlier, retried attempt already had
     signature: str | None = None
     data: Any = None
     end_data: Any = None
@@ -322,7 +323,8 @@ class TurnState:
             server_side=start.server_side, raw_input=text if is_call else None,
             input=ready.input if ready else None, call_state=call_state,
             execution=execution, execution_status=finished.status if finished else None,
-            result=finished.result if finished else None, signature=signature,
+            result=finished.result if finished else None,
+            reused=finished is not None and finished.reused, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
             sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
             restated=restated, redacted=start.redacted)

@@ -217,7 +217,8 @@ def _block_text(block: BlockView) -> list[str]:
             out.append(f"    raw input{f' (last {INPUT_TAIL} of {hidden + len(raw)})' if hidden else ''}: "
                        f"{raw!r}")
         if block.execution_status is not None:
-            out.append(f"    result ({block.execution_status}): "
+            again = ", not run again: an attempt a retry replaced had it" if block.reused else ""
+            out.append(f"    result ({block.execution_status}{again}): "
                        f"{one_line(block.result)}")
         return out
     mark, word = BLOCK_STATE_WORDS[block_state(block)]
