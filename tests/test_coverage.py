@@ -126,6 +126,8 @@ def test_the_gemini_and_bedrock_unions_are_read_from_google_genai_and_botocore()
         "gemini.finish_reasons"]
     assert {"messageStart", "contentBlockDelta", "messageStop", "metadata",
             "throttlingException"} <= TYPES["converse.events"]
+    assert {"toolUse", "reasoningContent", "citation"} <= TYPES["converse.deltas"]
+    assert {"end_turn", "guardrail_intervened"} <= TYPES["converse.stop_reasons"]
     assert {"chunk", "modelTimeoutException", "throttlingException"} <= TYPES["invoke.events"]
     assert "messageStart" not in TYPES["invoke.events"]
 
@@ -144,8 +146,11 @@ def test_sightings_read_gemini_and_bedrock_by_their_own_shapes():
         "modelTimeoutException", {"message": "slow"}), sidecar={"wire": "aws-bedrock-invoke"})
     assert coverage.seen_in(thrown) == {("invoke.events", "chunk"),
                                         ("invoke.events", "modelTimeoutException")}
-    converse = [c for c in OURS if c.wire == "aws-bedrock-converse" and c.status < 300][0]
-    assert ("converse.events", "messageStart") in coverage.seen_in(converse)
+    converse = set().union(*(coverage.seen_in(c) for c in OURS
+                             if c.wire == "aws-bedrock-converse"))
+    assert {("converse.events", "messageStart"), ("converse.starts", "toolUse"),
+            ("converse.deltas", "text"), ("converse.deltas", "reasoningContent"),
+            ("converse.stop_reasons", "tool_use")} <= converse
 
 
 def test_program_output_is_said_to_be_streamed_by_the_server():

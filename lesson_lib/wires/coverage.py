@@ -90,6 +90,15 @@ UNIONS = (
     Union("converse.events", "aws-bedrock-converse", "stream event types",
           "botocore bedrock-runtime ConverseStreamOutput", _BEDROCK, "ConverseStreamOutput",
           read="shape_members", botocore=True),
+    Union("converse.starts", "aws-bedrock-converse", "content block start types",
+          "botocore bedrock-runtime ContentBlockStart", _BEDROCK, "ContentBlockStart",
+          read="shape_members", botocore=True),
+    Union("converse.deltas", "aws-bedrock-converse", "content block delta types",
+          "botocore bedrock-runtime ContentBlockDelta", _BEDROCK, "ContentBlockDelta",
+          read="shape_members", botocore=True),
+    Union("converse.stop_reasons", "aws-bedrock-converse", "stop reasons",
+          "botocore bedrock-runtime StopReason", _BEDROCK, "StopReason",
+          read="shape_enum", botocore=True),
     Union("invoke.events", "aws-bedrock-invoke", "stream event types",
           "botocore bedrock-runtime ResponseStream", _BEDROCK, "ResponseStream",
           read="shape_members", botocore=True),
@@ -142,6 +151,16 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
        "shown, of another :exception-type; no capture" for name in (
            "internalServerException", "serviceUnavailableException", "throttlingException",
            "validationException")},
+    ("converse.starts", "image"):
+        "an image block the model generates (image output models); no recording",
+    ("converse.deltas", "image"):
+        "an image block the model generates (image output models); no recording",
+    **{("converse.stop_reasons", name): "no capture; it comes in messageStop as end_turn "
+       "does" for name in ("max_tokens", "stop_sequence", "model_context_window_exceeded")},
+    **{("converse.stop_reasons", name): "stopped by a guardrail or a content filter; no "
+       "recording" for name in ("guardrail_intervened", "content_filtered")},
+    **{("converse.stop_reasons", name): "a generation that failed; no recording"
+       for name in ("malformed_model_output", "malformed_tool_use")},
     **{("invoke.events", name): "an exception frame like the throttlingException shown, of "
        "another :exception-type; no capture" for name in (
            "internalServerException", "modelStreamErrorException", "modelTimeoutException",
@@ -236,6 +255,15 @@ def _gemini(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
 
 def _converse(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
     yield "converse.events", kind
+    # A start or a delta is a union too: named by the one field it fills.
+    if kind == bedrock_converse.CONTENT_BLOCK_START:
+        for key in _dict(payload.get("start")):
+            yield "converse.starts", key
+    elif kind == bedrock_converse.CONTENT_BLOCK_DELTA:
+        for key in _dict(payload.get("delta")):
+            yield "converse.deltas", key
+    elif kind == bedrock_converse.MESSAGE_STOP:
+        yield "converse.stop_reasons", payload.get("stopReason")
 
 
 def _invoke(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
