@@ -382,3 +382,21 @@ def test_an_azure_first_chunk_alone_is_a_cut_chat_stream(tmp_path, capsys):
     for command in ("events", "final", "turn"):
         status, _, err = run(capsys, command, path)
         assert status == 3 and "no_terminal" in err, (command, err)
+
+
+@pytest.mark.parametrize("command", ["events", "final", "turn"])
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_closed_stdout_is_one_line_exit_2(command, as_json):
+    argv = [sys.executable, "-m", "lesson_lib", command, "captures/anthropic-messages/hello.sse"]
+    proc = subprocess.run([*argv, *(["--json"] if as_json else [])], stdin=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=60, cwd=Path(__file__).parents[1],
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count(b"\n") == 1 and b"stdout is closed" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["list"], ["check", "hello"], ["events", "hello", "--json"]])
+def test_a_closed_stdout_stops_every_printing_command(argv, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1

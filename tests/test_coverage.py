@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from lesson_lib import wires
 from lesson_lib.capture import captures
 from lesson_lib.capture.captures import from_bytes
-from lesson_lib.wires import coverage
+from lesson_lib.wires import bedrock, coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPES = coverage.sdk_types()
@@ -110,3 +111,50 @@ def test_the_cheat_sheet_ends_with_the_current_table():
     text = (ROOT / "CHEATSHEET.md").read_text(encoding="utf-8")
     assert text == cheat_sheet.markdown() + "\n" + coverage.markdown(table()), (
         "run `make cheat-sheet`")
+
+
+def test_every_registered_wire_has_an_sdk_union():
+    assert {union.wire for union in coverage.UNIONS} == set(wires.WIRES)
+    assert set(coverage.READERS) == set(wires.WIRES)
+
+
+def test_the_gemini_and_bedrock_unions_are_read_from_google_genai_and_botocore():
+    assert {"text", "functionCall", "thoughtSignature", "executableCode",
+            "codeExecutionResult"} <= TYPES["gemini.part_fields"]
+    assert "function_call" not in TYPES["gemini.part_fields"]     # wire names, not Python's
+    assert {"STOP", "MAX_TOKENS", "SAFETY", "MALFORMED_FUNCTION_CALL"} <= TYPES[
+        "gemini.finish_reasons"]
+    assert {"messageStart", "contentBlockDelta", "messageStop", "metadata",
+            "throttlingException"} <= TYPES["converse.events"]
+    assert {"toolUse", "reasoningContent", "citation"} <= TYPES["converse.deltas"]
+    assert {"end_turn", "guardrail_intervened"} <= TYPES["converse.stop_reasons"]
+    assert {"chunk", "modelTimeoutException", "throttlingException"} <= TYPES["invoke.events"]
+    assert "messageStart" not in TYPES["invoke.events"]
+
+
+def test_sightings_read_gemini_and_bedrock_by_their_own_shapes():
+    record = {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "a", "thought": True}, {"functionCall": {"name": "f", "args": {}}}]},
+        "finishReason": "MAX_TOKENS"}]}
+    gemini = from_bytes(b"data: " + json.dumps(record).encode() + b"\r\n\r\n",
+                        sidecar={"wire": "google-gemini"})
+    assert coverage.seen_in(gemini) == {
+        ("gemini.part_fields", "text"), ("gemini.part_fields", "thought"),
+        ("gemini.part_fields", "functionCall"), ("gemini.finish_reasons", "MAX_TOKENS")}
+    invoke = captures.load("aws-bedrock-invoke/invoke-get-weather")
+    thrown = from_bytes(invoke.body + bedrock.exception_frame(
+        "modelTimeoutException", {"message": "slow"}), sidecar={"wire": "aws-bedrock-invoke"})
+    assert coverage.seen_in(thrown) == {("invoke.events", "chunk"),
+                                        ("invoke.events", "modelTimeoutException")}
+    converse = set().union(*(coverage.seen_in(c) for c in OURS
+                             if c.wire == "aws-bedrock-converse"))
+    assert {("converse.events", "messageStart"), ("converse.starts", "toolUse"),
+            ("converse.deltas", "text"), ("converse.deltas", "reasoningContent"),
+            ("converse.stop_reasons", "tool_use")} <= converse
+
+
+def test_program_output_is_said_to_be_streamed_by_the_server():
+    # Programmatic tool calling: the server streams a `program_output` item when the
+    # program ends; the client sends back the calls' outputs, not the program's.
+    why = coverage.NOT_IN_CORPUS[("responses.items", "program_output")]
+    assert "sent back by the client" not in why and "server" in why

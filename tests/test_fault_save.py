@@ -5,6 +5,7 @@ learner's folder nothing lands outside a temporary folder."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 
@@ -240,3 +241,76 @@ def test_a_hand_made_capture_must_name_a_known_wire(tmp_path, wire):
     saved = fault_save.save(source, made, "x", folder=tmp_path / "mine")
     assert saved.path is None and "unknown_wire" in [d.code for d in saved.diagnostics]
     assert not (tmp_path / "mine").exists() or not any((tmp_path / "mine").rglob("*.sse"))
+
+
+def _nested(depth: int) -> dict:
+    value: dict = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_a_sidecar_nested_600_deep_is_saved_and_loads_back(tmp_path):
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    broken.sidecar["deep"] = _nested(600)
+    saved = fault_save.save(source, broken, folder=tmp_path)
+    assert saved.ok, saved
+    assert load(saved.path).sidecar["deep"] == _nested(600)
+
+
+def test_a_sidecar_too_deep_for_the_json_writer_is_a_diagnostic_and_writes_nothing(tmp_path):
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    broken.sidecar["deep"] = _nested(5_000)
+    saved = fault_save.save(source, broken, folder=tmp_path)
+    assert [d.code for d in saved.diagnostics] == ["sidecar_not_json"] and saved.path is None
+    assert "nests deeper" in str(saved)
+    assert list(tmp_path.rglob("*")) == []
+
+
+@pytest.mark.parametrize("odd", [{1, 2}, b"bytes", float("nan"), "half \ud83d", object()])
+def test_a_value_json_cannot_hold_in_the_sidecar_is_a_diagnostic_and_writes_nothing(
+        tmp_path, odd):
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    broken.sidecar["note"] = {"odd": [odd]}
+    saved = fault_save.save(source, broken, folder=tmp_path)
+    assert [d.code for d in saved.diagnostics] == ["sidecar_not_json"] and saved.path is None
+    assert list(tmp_path.rglob("*")) == []
+
+
+def test_a_sidecar_that_holds_itself_is_a_diagnostic(tmp_path):
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    broken.sidecar["me"] = broken.sidecar
+    saved = fault_save.save(source, broken, folder=tmp_path)
+    assert [d.code for d in saved.diagnostics] == ["sidecar_not_json"]
+
+
+def test_a_fault_or_provenance_of_the_wrong_type_is_a_diagnostic_or_a_save(tmp_path):
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    odd_source = dataclasses.replace(source, sidecar={**source.sidecar, "provenance": "x"})
+    assert fault_save.save(odd_source, broken, folder=tmp_path).ok
+    odd = dataclasses.replace(broken, sidecar={**broken.sidecar, "fault": "x"})
+    assert fault_save.default_name(odd) == odd.name
+    assert [d.code for d in fault_save.save(source, odd, folder=tmp_path).diagnostics] == [
+        "nothing_to_save"]
+
+
+_ANY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    | st.binary(max_size=4) | st.sets(st.integers(), max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner)
+    | st.dictionaries(st.text(max_size=4) | st.integers() | st.none(), inner, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(_ANY)
+def test_any_value_in_the_sidecar_is_saved_and_read_back_or_a_diagnostic(tmp_path_factory, odd):
+    folder = tmp_path_factory.mktemp("saved")
+    source, broken = _broken("anthropic-messages/hello", "cut_at")
+    broken.sidecar["note"] = odd
+    saved = fault_save.save(source, broken, folder=folder)
+    if saved.ok:
+        assert load(saved.path).sidecar["note"] == json.loads(json.dumps(odd))
+    else:
+        assert [d.code for d in saved.diagnostics] == ["sidecar_not_json"]
+        assert list(folder.rglob("*")) == []

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
+import threading
 
 import pytest
 
@@ -82,3 +86,41 @@ def test_an_oversized_file_is_moved_aside(my_work):
 def test_an_unknown_lesson_gets_a_clear_message(lesson):
     text = repr(exercises.progress(lesson))
     assert "no lesson" in text or "no exercises" in text
+
+
+def _within(seconds: float, job) -> None:
+    """Run `job` on a thread; fail (instead of hanging the suite) if it has not returned."""
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            job()
+        except BaseException as exc:   # noqa: BLE001 - handed back to the test
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    if not done.wait(seconds):
+        pytest.fail(f"did not return within {seconds} s")
+    if failure:
+        raise failure[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_a_fifo_in_place_of_the_file_hangs_neither_progress_nor_a_checker(my_work, capsys):
+    fifo = my_work / learner.PROGRESS_FILE
+    os.mkfifo(fifo)
+    try:
+        _within(10, lambda: exercises.progress("01"))
+        _within(10, check_one)
+    finally:
+        # Release a reader still blocked in open(): a writer's open lets it return.
+        for name in (learner.PROGRESS_FILE, f"{learner.PROGRESS_FILE}.bad-1"):
+            with contextlib.suppress(OSError):
+                if stat.S_ISFIFO(os.lstat(my_work / name).st_mode):
+                    os.close(os.open(my_work / name, os.O_WRONLY | os.O_NONBLOCK))
+    assert "not a regular file" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.lstat(my_work / f"{learner.PROGRESS_FILE}.bad-1").st_mode)
+    assert json.loads(fifo.read_text()) == {"01": {"1": "passed"}}

@@ -18,14 +18,23 @@ the paths move out of it, the root at the close.
 The text can only grow forward, so the paths must too: a path that goes back
 into a value already written (a name given twice, an earlier array index) or
 skips an index is refused (`PathError`), the text unchanged.
+
+A path is read to at most `MAX_DEPTH` steps, the course's depth rule for a
+payload (`lesson_lib.sse.strict_json`): deeper is refused (`PathTooDeep`),
+never a crash. Memory stays linear in the entries at any depth: an open
+container keeps its own step and a link to its parent, not its whole path,
+and a settled container's path is made into a tuple only when read.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..sse.strict_json import MAX_DEPTH
 
 Path = tuple[str | int, ...]
 
@@ -37,16 +46,23 @@ class PathError(ValueError):
     """An entry that cannot extend the text: its path, or its value, does not fit."""
 
 
+class PathTooDeep(PathError):
+    """A ``jsonPath`` with more than `MAX_DEPTH` steps: deeper than the course reads."""
+
+
 def parse_path(text: Any) -> Path:
     """A ``jsonPath`` (``$.a.b[0]['c d']``) as a tuple of names and indices."""
     if not isinstance(text, str) or not text.startswith("$"):
-        raise PathError(f"jsonPath {text!r} does not start at the root ($)")
+        raise PathError(f"jsonPath {_start(text)} does not start at the root ($)")
     steps: list[str | int] = []
     at = 1
     while at < len(text):
         found = _STEP.match(text, at)
         if found is None:
-            raise PathError(f"jsonPath {text!r} cannot be read at character {at}")
+            raise PathError(f"jsonPath {_start(text)} cannot be read at character {at}")
+        if len(steps) == MAX_DEPTH:
+            raise PathTooDeep(f"jsonPath {_start(text)} nests deeper than {MAX_DEPTH} levels, "
+                              "the deepest a payload is read")
         name, index, single, double = found.groups()
         if index is not None:
             steps.append(int(index))
@@ -62,7 +78,60 @@ def _json_string(quoted: str, path: str) -> str:
     try:
         return json.loads(f'"{quoted}"')
     except ValueError:
-        raise PathError(f"jsonPath {path!r} has a name that is not a JSON string") from None
+        raise PathError(f"jsonPath {_start(path)} has a name that is not a JSON string"
+                        ) from None
+
+
+def _start(text: Any, limit: int = 80) -> str:
+    """`text` quoted for a message, cut to `limit` characters (a path may be 200 KB)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+
+
+class _Node:
+    """A path as a link to its parent's: shared, so N nested containers cost N nodes."""
+
+    __slots__ = ("parent", "step", "depth")
+
+    def __init__(self, parent: _Node | None, step: str | int | None) -> None:
+        self.parent, self.step = parent, step
+        self.depth = 0 if parent is None else parent.depth + 1
+
+    def path(self) -> Path:
+        steps: list[str | int] = []
+        node: _Node | None = self
+        while node is not None and node.parent is not None:
+            steps.append(node.step)     # type: ignore[arg-type]
+            node = node.parent
+        return tuple(reversed(steps))
+
+
+_ROOT = _Node(None, None)
+
+
+class SettledPaths(Sequence):
+    """The settled paths in the order they settled; each made into a tuple when read."""
+
+    def __init__(self, items: list[Path | _Node]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [_as_path(item) for item in self._items[index]]
+        return _as_path(self._items[index])
+
+    def __iter__(self) -> Iterator[Path]:
+        return (_as_path(item) for item in self._items)
+
+    def __repr__(self) -> str:
+        return f"SettledPaths({len(self)} paths)"
+
+
+def _as_path(item: Path | _Node) -> Path:
+    return item if type(item) is tuple else item.path()   # type: ignore[union-attr]
 
 
 def entry_value(entry: dict) -> tuple[str, Any]:
@@ -83,7 +152,7 @@ def entry_value(entry: dict) -> tuple[str, Any]:
 
 @dataclass
 class _Frame:
-    path: Path
+    node: _Node
     is_array: bool
     names: set = field(default_factory=set)
     count: int = 0
@@ -120,9 +189,14 @@ class PathArguments:
     def __init__(self) -> None:
         self._stack: list[_Frame] = []
         self._open_string: Path | None = None
-        self.settled: list[Path] = []       # in the order the vendor made them final
+        self._settled: list[Path | _Node] = []
         self.closed = False
         self.unterminated: Path | None = None   # a string the entries never ended
+
+    @property
+    def settled(self) -> SettledPaths:
+        """The paths the vendor made final, in that order (a read-only sequence)."""
+        return SettledPaths(self._settled)
 
     def add(self, entry: Any) -> str:
         """The JSON text one entry adds (``PathError`` when it does not fit: nothing added)."""
@@ -144,7 +218,7 @@ class PathArguments:
         if kind == "stringValue":
             return text + self._string_text(path, value, goes_on, opening=True)
         literal = "null" if kind == "nullValue" else json.dumps(value)
-        self.settled.append(path)
+        self._settled.append(path)
         return text + literal
 
     def close(self) -> str:
@@ -155,13 +229,13 @@ class PathArguments:
         text = ""
         if self._open_string is not None:
             self.unterminated = self._open_string
-            self.settled.append(self._open_string)
+            self._settled.append(self._open_string)
             self._open_string = None
             text = '"'
         while self._stack:
             frame = self._stack.pop()
             text += "]" if frame.is_array else "}"
-            self.settled.append(frame.path)
+            self._settled.append(frame.node)
         return text
 
     # -- inside ------------------------------------------------------------------
@@ -172,7 +246,7 @@ class PathArguments:
             self._open_string = path
         else:
             self._open_string = None
-            self.settled.append(path)
+            self._settled.append(path)
             text += '"'
         return text
 
@@ -180,14 +254,18 @@ class PathArguments:
         """Close the containers the path leaves, open the ones it enters, and write the
         member that holds its value; checked before anything is written."""
         if not self._stack:
-            self._stack.append(_Frame((), False))
+            self._stack.append(_Frame(_ROOT, False))
             text = "{"
         else:
             text = ""
-        keep = max(k for k, frame in enumerate(self._stack)
-                   if path[:len(frame.path)] == frame.path and len(frame.path) < len(path))
+        # The deepest open container the path is inside: frame k's path is the steps of
+        # frames 1..k, so one walk down the shared prefix finds it.
+        keep = 0
+        while (keep + 1 < len(self._stack) and keep + 1 < len(path)
+               and _same_step(self._stack[keep + 1].node.step, path[keep])):
+            keep += 1
         frame = self._stack[keep]
-        why = frame.accepts(path[len(frame.path)])
+        why = frame.accepts(path[keep])
         if why is not None:
             if text:
                 self._stack.pop()       # nothing was written: the first "{" waits too
@@ -195,14 +273,18 @@ class PathArguments:
         while len(self._stack) > keep + 1:
             closing = self._stack.pop()
             text += "]" if closing.is_array else "}"
-            self.settled.append(closing.path)
-        for depth in range(len(frame.path), len(path) - 1):
+            self._settled.append(closing.node)
+        for depth in range(keep, len(path) - 1):
             step = path[depth]
             top = self._stack[-1]
-            inner = _Frame(path[:depth + 1], type(path[depth + 1]) is int)
+            inner = _Frame(_Node(top.node, step), type(path[depth + 1]) is int)
             text += top.member(step) + ("[" if inner.is_array else "{")
             self._stack.append(inner)
         return text + self._stack[-1].member(path[-1])
+
+
+def _same_step(a: str | int | None, b: str | int) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def _show(path: Path) -> str:

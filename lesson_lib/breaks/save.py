@@ -11,7 +11,9 @@ it back like any other capture.
 Two steps, so the decision can be tested without a disk:
 
 - `plan` (pure): the name, the bytes and the sidecar to write, or the
-  `Diagnostic`s that say why not (a bad name, nothing was broken);
+  `Diagnostic`s that say why not (a bad name, nothing was broken, a sidecar
+  that cannot be written as JSON: a set, bytes, ``NaN``, a lone surrogate, a
+  loop, or nesting deeper than Python's JSON writer follows);
 - `save`: writes a plan into a folder (``WIRE/NAME.sse``, as in the corpus),
   never over an existing capture unless told to.
 
@@ -25,7 +27,7 @@ exercise checkers' progress file follows the same rule.
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -113,8 +115,8 @@ def check_name(name: str) -> Diagnostic | None:
 
 def default_name(faulted: Capture) -> str:
     """``SOURCE.FAULT-AT``, from the faulted capture's own name and its sidecar's ``fault``."""
-    fault = faulted.sidecar.get("fault") or {}
-    at = fault.get("at")
+    fault = _field(faulted.sidecar, "fault")
+    at = fault.get("at") if isinstance(fault, dict) else None
     where = "-".join(str(a) for a in at) if isinstance(at, list) else str(at)
     name = faulted.name if at is None else f"{faulted.name}-{where}"
     return name[:MAX_NAME]
@@ -133,28 +135,65 @@ def plan(source: Capture, faulted: Capture, name: str | None = None) -> Plan:
     bad = check_name(name)
     if bad is not None:
         problems.append(bad)
-    fault = faulted.sidecar.get("fault")
+    fault = _field(faulted.sidecar, "fault")
     if not isinstance(fault, dict) or not fault.get("kind"):
         problems.append(Diagnostic("nothing_to_save", f"{faulted.key} is not a faulted capture "
                                    "(its sidecar names no fault): pick a fault first"))
-    if faulted.wire not in wires.WIRES:
+    if not isinstance(faulted.wire, str) or faulted.wire not in wires.WIRES:
         # The wire names a folder: only a wire the course knows may do that.
         problems.append(Diagnostic("unknown_wire", f"{faulted.key} says its wire is "
                                    f"{str(faulted.wire)[:60]!r}, which is none of "
                                    f"{', '.join(sorted(wires.WIRES))}: nothing to save"))
-    if problems:
+    sidecar, fault_copy = None, None
+    if not problems:
+        # Copied through the text `write_capture` will write, so what cannot be written
+        # is found here, before a byte is on disk, and the copy shares nothing.
+        sidecar, why = _json_copy(faulted.sidecar)
+        fault_copy, _ = _json_copy(fault)
+        if why is not None:
+            problems.append(_not_json(faulted.key, why))
+    if problems or not isinstance(sidecar, dict):
         return Plan(name if isinstance(name, str) else "", faulted.wire,
                     diagnostics=tuple(problems))
-    sidecar = copy.deepcopy(faulted.sidecar)
     if faulted.wire and not sidecar.get("wire"):
         sidecar["wire"] = faulted.wire
+    source_provenance = _field(source.sidecar, "provenance")
+    kind = source_provenance.get("kind") if isinstance(source_provenance, dict) else None
     sidecar["provenance"] = {
         "kind": "constructed", "by": "fault", "based_on": source.key,
-        "fault": copy.deepcopy(fault),
-        "source_provenance": (source.sidecar.get("provenance") or {}).get("kind"),
+        "fault": fault_copy,
+        "source_provenance": kind if isinstance(kind, str) else None,
         "timing": "the source capture's, as the fault left it",
     }
+    # The provenance nests the fault two levels deeper than the sidecar held it.
+    _, why = _json_copy(sidecar)
+    if why is not None:
+        return Plan(name, faulted.wire, diagnostics=(_not_json(faulted.key, why),))
     return Plan(name, faulted.wire, faulted.body, sidecar)
+
+
+def _field(sidecar: Any, name: str) -> Any:
+    return sidecar.get(name) if isinstance(sidecar, dict) else None
+
+
+def _json_copy(value: Any) -> tuple[Any, str | None]:
+    """`value` read back from the JSON text `write_capture` writes: (the copy, None), or
+    (None, why it cannot be written). Never raises."""
+    try:
+        text = json.dumps(value, indent=1, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")            # a lone surrogate cannot reach a UTF-8 file
+        return json.loads(text), None
+    except RecursionError:
+        return None, "it nests deeper than Python's JSON writer follows"
+    except UnicodeEncodeError:
+        return None, "its text holds a lone UTF-16 surrogate, which UTF-8 cannot write"
+    except (TypeError, ValueError) as exc:
+        return None, str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
+def _not_json(key: str, why: str) -> Diagnostic:
+    return Diagnostic("sidecar_not_json", f"{key}'s sidecar cannot be saved as JSON ({why}): "
+                      "nothing written")
 
 
 _TEMPORARY: list[Path] = []

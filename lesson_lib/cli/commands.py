@@ -40,6 +40,8 @@ from ..wires.stream_end import Ending, how_it_ended
 from ..wires.wire_events import parse_all
 
 OK, CANNOT_START, NOT_PROPER = 0, 2, 3
+# The commands whose result is their stdout: with stdout closed they cannot start.
+_PRINTING = frozenset({"events", "check", "list", "final", "turn"})
 
 
 class _Usage(Exception):
@@ -59,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             raise _Usage("a command is required: events, check, list, final, serve, record "
                          "or turn")
+        if sys.stdout is None and args.command in _PRINTING:
+            # Python gives a closed stdout as None, and print() to None prints nothing.
+            _err("cannot write the output (stdout is closed)")
+            return CANNOT_START
         code = args.run(args)
         if sys.stdout is not None:
             sys.stdout.flush()

@@ -8,6 +8,9 @@ break a check, and nothing in it may be lost:
   `os.replace` (a kernel killed mid-write leaves the old file, never half
   of the new one);
 - never through a symlink: the link is replaced, its target never touched;
+- read only when it is a regular file: a FIFO or device there would block
+  the open or the read forever, so it is opened without waiting and looked
+  at before a byte is read;
 - read with a size bound and a nesting bound, so a damaged or hostile file
   cannot exhaust memory or the stack;
 - a file that cannot be read as results (damaged, truncated, a link, not
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -73,8 +77,11 @@ def write(folder: Path, results: dict[str, dict[str, str]]) -> None:
 def _parse(path: Path) -> dict[str, dict[str, str]]:
     if path.is_symlink():
         raise Damaged("it is a symbolic link, which is never followed")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    # O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer forever.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Damaged("it is not a regular file")
         raw = handle.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
         raise Damaged(f"it is larger than {MAX_BYTES // 1024} KB")

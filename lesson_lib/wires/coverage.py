@@ -1,11 +1,17 @@
 """Which of the official SDKs' stream types the corpus shows, read from the SDKs themselves.
 
-The installed ``anthropic`` and ``openai`` packages list, in their type
-unions, every event, block, delta, item, stop reason and chunk field a
-stream can carry. Each `Union` says where its members are (a module, a
-name in it, a field of that model) and how to read them (`READS`: the union
-members' ``type`` literals, a ``Literal``'s values, or a model's field names
-for Chat's field-named chunks); `sdk_types` reads them all; `sightings` reads a corpus (the project's captures,
+The installed SDKs list, in their type unions, every event, block, delta,
+item, stop reason and chunk field a stream can carry: ``anthropic`` and
+``openai`` in typed models, ``google-genai`` in its ``types`` (a part is
+named by the field it fills, written in camelCase on the wire; finish
+reasons are an enum), and ``botocore`` in the Bedrock runtime's service
+model (an event stream is a structure whose members are the frames'
+``:event-type`` and ``:exception-type`` names). Every registered wire has
+at least one union here. Each `Union` says where its members are (a module,
+a name in it, a field of that model; or a botocore service and shape) and
+how to read them (`READS`: the union members' ``type`` literals, a
+``Literal``'s values, a model's field names or their wire aliases, an
+enum's values, a shape's members or enum); `sdk_types` reads them all; `sightings` reads a corpus (the project's captures,
 and the shared reference captures when present) and says where each one
 was seen at least once. `NOT_IN_CORPUS` names each type no capture shows,
 with why; `rows` puts the three together and `markdown` renders the table
@@ -24,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..capture.captures import Capture
+from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
+from . import bedrock, bedrock_converse, bedrock_invoke, gemini
 from .wire_events import parse_all
 
 OURS, REFERENCE = "ours", "reference"
@@ -44,10 +52,12 @@ class Union:
     attribute: str
     read: str = "type_literals"
     field: str | None = None
+    botocore: bool = False   # `module` is a botocore service, `attribute` a shape in it
 
 
 _BETA, _RESPONSES = "anthropic.types.beta", "openai.types.responses"
 _CHUNK = "openai.types.chat.chat_completion_chunk"
+_GENAI, _BEDROCK = "google.genai.types", "bedrock-runtime"
 
 UNIONS = (
     Union("anthropic.events", "anthropic-messages", "stream event types",
@@ -73,6 +83,25 @@ UNIONS = (
     Union("chat.finish_reasons", "openai-chat", "finish reasons",
           "openai.types.chat.chat_completion_chunk.Choice.finish_reason", _CHUNK, "Choice",
           read="literals", field="finish_reason"),
+    Union("gemini.part_fields", "google-gemini", "part fields",
+          "google.genai.types.Part (wire names)", _GENAI, "Part", read="aliases"),
+    Union("gemini.finish_reasons", "google-gemini", "finish reasons",
+          "google.genai.types.FinishReason", _GENAI, "FinishReason", read="enum"),
+    Union("converse.events", "aws-bedrock-converse", "stream event types",
+          "botocore bedrock-runtime ConverseStreamOutput", _BEDROCK, "ConverseStreamOutput",
+          read="shape_members", botocore=True),
+    Union("converse.starts", "aws-bedrock-converse", "content block start types",
+          "botocore bedrock-runtime ContentBlockStart", _BEDROCK, "ContentBlockStart",
+          read="shape_members", botocore=True),
+    Union("converse.deltas", "aws-bedrock-converse", "content block delta types",
+          "botocore bedrock-runtime ContentBlockDelta", _BEDROCK, "ContentBlockDelta",
+          read="shape_members", botocore=True),
+    Union("converse.stop_reasons", "aws-bedrock-converse", "stop reasons",
+          "botocore bedrock-runtime StopReason", _BEDROCK, "StopReason",
+          read="shape_enum", botocore=True),
+    Union("invoke.events", "aws-bedrock-invoke", "stream event types",
+          "botocore bedrock-runtime ResponseStream", _BEDROCK, "ResponseStream",
+          read="shape_members", botocore=True),
 )
 
 # Each SDK type no capture shows, with why it has none. The test fails when a type here
@@ -92,7 +121,50 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
     ("responses.items", "local_shell_call_output"): "an input item the client sends back",
     ("responses.items", "mcp_approval_response"): "an input item the client sends back",
     ("responses.items", "program_output"):
-        "the output of programmatic tool calling, sent back by the client",
+        "streamed by the server when a program of programmatic tool calling ends, in the "
+        "response after the client returns the calls the program awaited; the recording "
+        "stops at those calls",
+    ("gemini.part_fields", "functionResponse"): "an input part the client sends back",
+    ("gemini.part_fields", "fileData"): "an input part: a file the client names by URI",
+    ("gemini.part_fields", "inlineData"):
+        "an image or audio the model returns (image and audio models); no recording",
+    ("gemini.part_fields", "videoMetadata"): "input: how to read a video the client sends",
+    ("gemini.part_fields", "mediaResolution"):
+        "input: the resolution to read a media part at",
+    **{("gemini.part_fields", name): "a newer part field with no recording and no "
+       "documented stream" for name in (
+           "audioMetadata", "audioTranscription", "documentMetadata", "mediaProcessing",
+           "partMetadata", "speechMetadata", "spreadsheetMetadata")},
+    ("gemini.finish_reasons", "FINISH_REASON_UNSPECIFIED"):
+        "the enum's default, not a reason a finished candidate is given",
+    **{("gemini.finish_reasons", name): "a response stopped by a content filter; no "
+       "recording (SAFETY is shown: the stream ends the same way)" for name in (
+           "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "RECITATION", "IMAGE_SAFETY",
+           "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR")},
+    **{("gemini.finish_reasons", name): "a generation that failed; no recording" for name in (
+        "LANGUAGE", "OTHER", "NO_IMAGE", "IMAGE_OTHER", "MALFORMED_FUNCTION_CALL",
+        "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE",
+        "MALFORMED_RESPONSE")},
+    **{("gemini.finish_reasons", name): "a newer reason with no recording and no documented "
+       "stream" for name in ("ESCALATION", "PUP_LIMITED_DISABLED", "CONTINUATION")},
+    **{("converse.events", name): "an exception frame like the modelStreamErrorException "
+       "shown, of another :exception-type; no capture" for name in (
+           "internalServerException", "serviceUnavailableException", "throttlingException",
+           "validationException")},
+    ("converse.starts", "image"):
+        "an image block the model generates (image output models); no recording",
+    ("converse.deltas", "image"):
+        "an image block the model generates (image output models); no recording",
+    **{("converse.stop_reasons", name): "no capture; it comes in messageStop as end_turn "
+       "does" for name in ("max_tokens", "stop_sequence", "model_context_window_exceeded")},
+    **{("converse.stop_reasons", name): "stopped by a guardrail or a content filter; no "
+       "recording" for name in ("guardrail_intervened", "content_filtered")},
+    **{("converse.stop_reasons", name): "a generation that failed; no recording"
+       for name in ("malformed_model_output", "malformed_tool_use")},
+    **{("invoke.events", name): "an exception frame like the throttlingException shown, of "
+       "another :exception-type; no capture" for name in (
+           "internalServerException", "modelStreamErrorException", "modelTimeoutException",
+           "serviceUnavailableException", "validationException")},
 }
 
 
@@ -117,11 +189,20 @@ def _literals(annotation: Any) -> set[str]:
 
 READS: dict[str, Callable[[Any], set[str]]] = {
     "type_literals": _type_literals, "literals": _literals,
-    "fields": lambda model: set(model.model_fields)}
+    "fields": lambda model: set(model.model_fields),
+    # google-genai names fields in snake_case and writes them in camelCase: the alias.
+    "aliases": lambda model: {f.alias or n for n, f in model.model_fields.items()},
+    "enum": lambda enum: {str(member.value) for member in enum},
+    "shape_members": lambda shape: set(shape.members),
+    "shape_enum": lambda shape: set(shape.enum)}
 
 
 def members(union: Union) -> frozenset[str]:
     """One union's members, read from the installed SDK (imported here, not at load)."""
+    if union.botocore:
+        import botocore.session
+        service = botocore.session.get_session().get_service_model(union.module)
+        return frozenset(READS[union.read](service.shape_for(union.attribute)))
     target = getattr(importlib.import_module(union.module), union.attribute)
     if union.field is not None:
         target = target.model_fields[union.field].annotation
@@ -164,8 +245,36 @@ def _chat(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
         yield "chat.finish_reasons", choice.get("finish_reason")
 
 
+def _gemini(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    for candidate in gemini.candidates(payload):
+        for part in _dict(candidate.get("content")).get("parts") or []:
+            for key in _dict(part):
+                yield "gemini.part_fields", key
+        yield "gemini.finish_reasons", candidate.get("finishReason")
+
+
+def _converse(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    yield "converse.events", kind
+    # A start or a delta is a union too: named by the one field it fills.
+    if kind == bedrock_converse.CONTENT_BLOCK_START:
+        for key in _dict(payload.get("start")):
+            yield "converse.starts", key
+    elif kind == bedrock_converse.CONTENT_BLOCK_DELTA:
+        for key in _dict(payload.get("delta")):
+            yield "converse.deltas", key
+    elif kind == bedrock_converse.MESSAGE_STOP:
+        yield "converse.stop_reasons", payload.get("stopReason")
+
+
+def _invoke(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    # An exception frame is named by its type; every other frame is a ``chunk`` whose
+    # payload is an Anthropic event (read as `kind`).
+    yield "invoke.events", kind if kind in bedrock.EXCEPTIONS else INVOKE_CHUNK
+
+
 READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
-    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat}
+    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
+    gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke}
 
 
 def seen_in(capture: Capture) -> set[tuple[str, str]]:
