@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from ..accumulate import accumulator_for
 from ..capture.captures import Capture, corpus
-from ..wires import FAILURE_TYPES, WIRES, anthropic, chat, responses
+from ..wires import WIRES, anthropic, responses
 from ..wires.wire_events import WireEvent, parse_all
 
 STILL_WORKING = "still working"
@@ -62,48 +63,56 @@ READ_TIMEOUT_MS = 600_000.0    # the anthropic and openai SDKs' default timeout:
 KINDS = ("start", "text", "tool_arguments", "ping", "other", "end")
 
 
-def kind_of(ev: WireEvent, wire: str) -> str:
-    """What a silence after this event means: see `KINDS`."""
-    kind = ev.type or ""
-    p = ev.payload if isinstance(ev.payload, dict) else {}
-    if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
+# The accumulator's changes that say output arrived, and those that say the stream ended.
+_OUTPUT = frozenset({"slot_opened", "text_appended", "tool_input_grew"})
+_ENDS = frozenset({"terminal_reached", "in_band_error"})
+
+
+def kinds(events: Sequence[WireEvent], wire: str) -> list[str]:
+    """What a silence after each event means (see `KINDS`), in one pass.
+
+    Read from what the wire's accumulator says each event changed, so every
+    wire is read the same way and no payload is read here: ``end`` for the
+    wire's terminal or an in-band error, ``tool_arguments`` for tool input
+    (or a call announced, its arguments to come), ``text`` for text or
+    reasoning, ``ping`` for a keep-alive the wire names (`KEEPALIVES`),
+    ``start`` before any output, ``other`` for the rest. Events are taken as
+    the stream's from its first (``start`` needs to know that nothing came
+    before).
+    """
+    module = WIRES.get(wire)
+    if module is None:
+        return ["other"] * len(events)
+    accumulator = accumulator_for(wire)
+    out, begun = [], False
+    for position, ev in enumerate(events):
+        changes = accumulator.feed(ev)
+        begun = begun or any(c.kind in _OUTPUT for c in changes)
+        out.append(_kind(ev, changes, module.KEEPALIVES,
+                         fresh=not begun and ev.index == position))
+    return out
+
+
+def _kind(ev: WireEvent, changes: list, keepalives: frozenset[str], *, fresh: bool) -> str:
+    """One event's kind, from its changes (see `kinds`)."""
+    found = {c.kind for c in changes}
+    if not found.isdisjoint(_ENDS):
         return "end"
-    if kind == anthropic.PING:
-        return "ping"
-    if kind in (anthropic.MESSAGE_START, responses.CREATED, responses.IN_PROGRESS,
-                responses.QUEUED):
-        return "start"
-    if kind == anthropic.CONTENT_BLOCK_DELTA:
-        d = p.get("delta") or {}
-        return "tool_arguments" if d.get("type") == "input_json_delta" else "text"
-    if kind == responses.ARGUMENTS_DELTA:
+    if "tool_input_grew" in found or any(c.kind == "slot_opened" and c.takes_input
+                                         for c in changes):
         return "tool_arguments"
-    if kind.endswith(".delta"):
+    if any((c.kind == "text_appended" and c.fragment)
+           or (c.kind == "slot_opened" and c.content) for c in changes):
         return "text"
-    if wire == "google-gemini" and kind in WIRES[wire].EVENT_TYPES:
-        part = WIRES[wire].part_kind(_first_part(p))
-        if part in ("functionCall", "partialArgs"):
-            return "tool_arguments"
-        if part in ("text", "thought"):
-            return "text"
-        return "start" if ev.index == 0 else "other"
-    if kind == chat.CHUNK:
-        deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
-        if any(d.get("tool_calls") for d in deltas):
-            return "tool_arguments"
-        if any(d.get("content") or d.get("reasoning_content") or d.get("refusal")
-               for d in deltas):
-            return "text"
-        return "start" if ev.index == 0 else "other"
-    return "other"
+    if ev.type in keepalives:
+        return "ping"
+    return "start" if fresh else "other"
 
 
-def _first_part(payload: dict) -> dict | None:
-    """A Gemini record's first part (None when it has none)."""
-    found = WIRES["google-gemini"].candidates(payload)
-    content = found[0].get("content") if found else None
-    parts = content.get("parts") if isinstance(content, dict) else None
-    return parts[0] if isinstance(parts, list) and parts else None
+def kind_of(ev: WireEvent, wire: str, before: Sequence[WireEvent] = ()) -> str:
+    """What a silence after `ev` means (see `kinds`); `before` are the stream's events
+    before it, which say what was open (without them, a later event is read alone)."""
+    return kinds([*before, ev], wire)[-1]
 
 
 def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]]:
@@ -113,9 +122,9 @@ def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]
         if cap.status >= 300 or not cap.wire:
             continue
         events = parse_all(cap.events)
-        for a, b in zip(events, events[1:], strict=False):
+        for a, b, kind in zip(events, events[1:], kinds(events, cap.wire), strict=False):
             if a.t is not None and b.t is not None:
-                out[cap.wire][kind_of(a, cap.wire)].append(b.t - a.t)
+                out[cap.wire][kind].append(b.t - a.t)
     return {w: dict(k) for w, k in out.items()}
 
 
@@ -242,7 +251,7 @@ def waiting(silence_ms: float, events: list[WireEvent], wire: str, limits: Limit
     makes it ``connection lost``; otherwise `ui_state` decides, from the
     last event's kind and the measured thresholds.
     """
-    last = kind_of(events[-1], wire) if events else "start"
+    last = kinds(events, wire)[-1] if events else "start"
     if last == "end":
         return DONE
     doing = activity(events, wire)

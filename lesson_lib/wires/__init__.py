@@ -9,6 +9,8 @@ data and small pure functions:
   the vocabulary the event table flags unknown types against;
 - ``TERMINALS``: the event types that end a stream properly, and
   ``FAILURES``: those that report an in-band failure after HTTP 200;
+  ``KEEPALIVES``: those that only keep an idle connection open (Anthropic's
+  ``ping``);
 - ``read_error(event_type, payload) -> WireError | None``: how its in-band
   errors read;
 - ``finish_reason(raw) -> FinishReason | None``: its stop reason in the unified

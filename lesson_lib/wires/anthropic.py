@@ -54,6 +54,9 @@ FAILURES = frozenset({ERROR})              # an in-band failure after HTTP 200
 # An in-band error as this wire sends it (lesson 5 injects it): an ``event: error`` record.
 ERROR_EXAMPLE = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
+# Events that only keep an idle connection open (a watchdog reads a silence after one
+# as a pause the server announced).
+KEEPALIVES = frozenset({PING})
 
 # -- the blocks ------------------------------------------------------------------------
 TEXT_BLOCK = "text"

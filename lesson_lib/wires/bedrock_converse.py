@@ -55,6 +55,7 @@ FAILURES = EXCEPTIONS                    # exception frames
 # `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
 
 # -- stop reasons ----------------------------------------------------------------------
 FINISH_REASONS: dict[str, FinishReason] = {

@@ -36,6 +36,7 @@ FAILURES = anthropic.FAILURES | EXCEPTIONS
 # `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
+KEEPALIVES = anthropic.KEEPALIVES           # an Anthropic ``ping`` inside a chunk
 
 FINISH_REASONS = anthropic.FINISH_REASONS
 usage_counts = anthropic.usage_counts

@@ -86,6 +86,7 @@ ERROR_EXAMPLE = {"error": {"message": "The server had an error while processing 
                                       "Sorry about that!",
                            "type": "server_error", "param": None, "code": None}}
 NAMES_EVENTS = False                       # records are bare ``data:`` lines
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
 
 
 # -- a body without [DONE] --------------------------------------------------------------

@@ -87,6 +87,7 @@ FAILURES = frozenset({"error"})           # an error record, after HTTP 200
 ERROR_EXAMPLE = {"error": {"code": 503, "message": "The model is overloaded. Please try again "
                                                   "later.", "status": "UNAVAILABLE"}}
 NAMES_EVENTS = False                      # records are bare ``data:`` lines
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
 
 
 def candidates(payload: Any) -> list[dict]:

@@ -84,6 +84,7 @@ ERROR_EXAMPLE = {"type": "error",
                            "message": "The server had an error while processing your request. "
                                       "Sorry about that!", "param": None}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
 # What may follow the terminal event and is passed through, not a fault: some servers
 # (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
 AFTER_TERMINAL = frozenset({DONE})
