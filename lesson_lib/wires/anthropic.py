@@ -21,6 +21,7 @@ from .common import (
     unified,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 
 WIRE = "anthropic-messages"
 # Where the provider listens, under its base URL (the SDK's own path); the body's
@@ -190,3 +191,21 @@ SHEET = Sheet(
     error_body='HTTP 4xx/5xx with {"type": "error", "error": {"type", "message"}}; 529 '
                "overloaded_error; 429 with retry-after",
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                403: "permission_error", 404: "not_found_error", 405: "invalid_request_error",
+                413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON error the Messages API sends for a request that failed with `status`."""
+    return {"type": "error",
+            "error": {"type": _ERROR_TYPES.get(status, "api_error"), "message": message}}
+
+
+ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
+              conversation=("system", "messages"), error_body=error_body,
+              streams_by_path=PATH_STREAMS)

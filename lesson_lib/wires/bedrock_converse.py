@@ -14,9 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
+from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
+from .bedrock import (
+    CONVERSE,
+    CONVERSE_EVENTS,
+    EXCEPTIONS,
+    RETRY,
+    error_body,
+    error_headers,
+    read_exception,
+)
 from .common import FinishReason, Sheet, WireError, count, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import Entry
 
 WIRE = CONVERSE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -109,3 +119,11 @@ SHEET = Sheet(
     in_band_error="an exception frame: `:message-type: exception`, "
                   '`:exception-type` (throttlingException, ...), {"message"}',
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstream",
+              content_type=EVENTSTREAM_CONTENT_TYPE, suffix=".eventstream", route=PATH,
+              path="/model/{modelId}/converse-stream", conversation=("system", "messages"),
+              error_body=error_body, error_headers=error_headers,
+              streams_by_path=PATH_STREAMS)

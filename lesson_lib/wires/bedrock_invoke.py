@@ -13,10 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
 from . import anthropic
-from .bedrock import EXCEPTIONS, INVOKE, RETRY, read_exception
+from .bedrock import (
+    EXCEPTIONS,
+    INVOKE,
+    RETRY,
+    error_body,
+    error_headers,
+    read_exception,
+)
 from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import Entry
 
 WIRE = INVOKE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -71,3 +80,15 @@ SHEET = Sheet(
     in_band_error="an exception frame: `:message-type: exception`, "
                   '`:exception-type` (throttlingException, ...), {"message"}',
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+# A recorded request holds the model's own body under ``body``; its ``modelId`` goes in
+# the path.
+ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
+              framing="eventstream", content_type=EVENTSTREAM_CONTENT_TYPE,
+              suffix=".eventstream", route=PATH,
+              path="/model/{modelId}/invoke-with-response-stream",
+              conversation=("system", "messages"), body_field="body",
+              error_body=error_body, error_headers=error_headers,
+              streams_by_path=PATH_STREAMS)

@@ -24,9 +24,11 @@ from .common import (
     count,
     finish_words,
     flat_error,
+    openai_error_body,
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 from .wire_events import DONE
 
 WIRE = "openai-responses"
@@ -313,3 +315,10 @@ SHEET = Sheet(
            + "; failed → error; cancelled → other",
     error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
+              conversation=("instructions", "input"), error_body=openai_error_body,
+              streams_by_path=PATH_STREAMS)
