@@ -116,6 +116,8 @@ def test_a_server_tool_pause_is_named_and_not_called_lost_by_a_text_threshold():
 
 @pytest.mark.parametrize(("key", "words"), [
     ("anthropic-messages/thinking-signature", "thinking"),
+    # Reasoning is read the same way on every wire: from the turn's reasoning blocks.
+    ("openai-chat/reasoning-content", "thinking"),
     ("openai-responses/reasoning-summary", "thinking"),
     ("openai-responses/web-search", "searching the web")])
 def test_thinking_and_server_tools_are_named_while_open_and_only_then(key, words):
@@ -127,8 +129,9 @@ def test_thinking_and_server_tools_are_named_while_open_and_only_then(key, words
     assert watchdog.waiting(60_000, events, cap.wire, LIMITS[cap.wire]) == watchdog.DONE
 
 
-@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/reasoning-content",
-                                 "openai-responses/text"])
+@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/text-usage",
+                                 "openai-responses/text", "google-gemini/text-crlf",
+                                 "aws-bedrock-converse/converse-hello"])
 def test_without_an_activity_waiting_is_the_measured_thresholds(key):
     cap = load(key)
     events = parse_all(cap.events)[:3]

@@ -49,7 +49,9 @@ from functools import cache
 
 from ..accumulate import accumulator_for
 from ..capture.captures import Capture, corpus
-from ..wires import WIRES, anthropic, responses
+from ..turn.events import BlockEnded, BlockStarted
+from ..turn.stream import TurnStream
+from ..wires import WIRES, responses
 from ..wires.wire_events import WireEvent, parse_all
 
 STILL_WORKING = "still working"
@@ -187,59 +189,47 @@ def _server_tool_words(name: str) -> str:
     return _SERVER_TOOL_WORDS.get(name, f"running the server tool {name}")
 
 
-def _anthropic_activity(events: list[WireEvent]) -> str | None:
-    open_blocks: dict[int, str] = {}
-    waiting_for: dict[str, str] = {}      # server tool call id -> its name, until its result
-    for ev in events:
-        p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == anthropic.CONTENT_BLOCK_START:
-            block = p.get("content_block") or {}
-            open_blocks[p.get("index")] = block.get("type") or ""
-            if block.get("type") == anthropic.SERVER_TOOL_USE_BLOCK:
-                waiting_for[block.get("id") or ""] = block.get("name") or "?"
-            waiting_for.pop(block.get("tool_use_id") or "", None)
-        elif ev.type == anthropic.CONTENT_BLOCK_STOP:
-            open_blocks.pop(p.get("index"), None)
-    if any(kind in anthropic.THINKING_BLOCKS for kind in open_blocks.values()):
-        return THINKING
-    if waiting_for and not open_blocks:
-        return _server_tool_words(list(waiting_for.values())[-1])
-    return None
-
-
-def _responses_activity(events: list[WireEvent]) -> str | None:
-    open_items: dict[int, dict] = {}
-    for ev in events:
-        p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == responses.ITEM_ADDED:
-            item = p.get("item")
-            open_items[p.get("output_index")] = item if isinstance(item, dict) else {}
-        elif ev.type == responses.ITEM_DONE:
-            open_items.pop(p.get("output_index"), None)
-    for item in reversed(list(open_items.values())):
-        kind = item.get("type") or ""
-        if kind == responses.REASONING_ITEM:
-            return THINKING
-        if kind.endswith("_call") and not responses.calls_the_client(kind, item):
-            return _server_tool_words(kind)
-    return None
-
-
 def activity(events: list[WireEvent], wire: str) -> str | None:
     """What the stream says is going on during a silence after `events`, or None.
 
-    ``thinking`` while a thinking block (Anthropic) or a reasoning item
-    (Responses) is open; ``searching the web`` (or the server tool's own
-    words) while a server-side tool runs: Anthropic's ``server_tool_use``
-    block has ended and no block carrying its result has started, or a
-    Responses server-side ``*_call`` item is open. None otherwise, and on the
-    wires that do not say (Chat, Gemini).
+    Read from the turn events the wire's accumulator and adapter make of
+    `events` (no payload is read here), the same way on every wire:
+    ``thinking`` while a reasoning block is open (Anthropic's thinking block,
+    a Responses reasoning item, ...); the server tool's own words
+    (``searching the web``) while a call the provider runs itself is at work.
+    Where the wire sends a server tool's result as a block of its own
+    (`SERVER_RESULTS_APART`: Anthropic) the tool runs after its call's block
+    ended, until a result block starts and while no other block is open;
+    elsewhere (Responses) it runs while its call's block is open. None
+    otherwise, and on the wires that say neither.
     """
-    if wire == anthropic.WIRE:
-        return _anthropic_activity(events)
-    if wire == responses.WIRE:
-        return _responses_activity(events)
+    module = WIRES.get(wire)
+    if module is None or not events:
+        return None
+    apart = module.SERVER_RESULTS_APART
+    open_blocks: dict[str, BlockStarted] = {}
+    waiting_for: list[str] = []       # server calls that ended, their results to come
+    for event in TurnStream(wire).feed_events(events):
+        if isinstance(event, BlockStarted):
+            open_blocks[event.block] = event
+            if event.server_side and event.block_kind == "tool_result" and waiting_for:
+                waiting_for.pop(0)
+        elif isinstance(event, BlockEnded):
+            ended = open_blocks.pop(event.block, None)
+            if apart and ended is not None and _server_call(ended):
+                waiting_for.append(ended.name or ended.wire_kind or "?")
+    if any(b.block_kind == "reasoning" for b in open_blocks.values()):
+        return THINKING
+    if not apart:
+        running = [b for b in open_blocks.values() if _server_call(b)]
+        return _server_tool_words(running[-1].wire_kind or "?") if running else None
+    if waiting_for and not open_blocks:
+        return _server_tool_words(waiting_for[-1])
     return None
+
+
+def _server_call(block: BlockStarted) -> bool:
+    return block.server_side and block.block_kind == "tool_call"
 
 
 def waiting(silence_ms: float, events: list[WireEvent], wire: str, limits: Limits,

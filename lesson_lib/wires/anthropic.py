@@ -58,6 +58,8 @@ NAMES_EVENTS = True                        # each record has an ``event:`` line
 # Events that only keep an idle connection open (a watchdog reads a silence after one
 # as a pause the server announced).
 KEEPALIVES = frozenset({PING})
+# Whether a server tool's result comes apart from its call: a server tool's result is a block of its own (``web_search_tool_result``).
+SERVER_RESULTS_APART = True
 
 # -- the blocks ------------------------------------------------------------------------
 TEXT_BLOCK = "text"

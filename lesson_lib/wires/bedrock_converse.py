@@ -66,6 +66,8 @@ FAILURES = EXCEPTIONS                    # exception frames
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
 KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: a server ``toolUse`` block is followed by its ``toolResult`` block.
+SERVER_RESULTS_APART = True
 
 # -- stop reasons ----------------------------------------------------------------------
 FINISH_REASONS: dict[str, FinishReason] = {

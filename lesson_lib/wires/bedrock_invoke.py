@@ -46,6 +46,8 @@ FAILURES = anthropic.FAILURES | EXCEPTIONS
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
 KEEPALIVES = anthropic.KEEPALIVES           # an Anthropic ``ping`` inside a chunk
+# Whether a server tool's result comes apart from its call: as on Anthropic.
+SERVER_RESULTS_APART = anthropic.SERVER_RESULTS_APART
 
 FINISH_REASONS = anthropic.FINISH_REASONS
 usage_counts = anthropic.usage_counts

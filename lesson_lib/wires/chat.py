@@ -89,6 +89,8 @@ ERROR_EXAMPLE = {"error": {"message": "The server had an error while processing 
                            "type": "server_error", "param": None, "code": None}}
 NAMES_EVENTS = False                       # records are bare ``data:`` lines
 KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: no server tools.
+SERVER_RESULTS_APART = False
 
 
 # -- a body without [DONE] --------------------------------------------------------------

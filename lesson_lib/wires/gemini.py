@@ -89,6 +89,8 @@ ERROR_EXAMPLE = {"error": {"code": 503, "message": "The model is overloaded. Ple
                                                   "later.", "status": "UNAVAILABLE"}}
 NAMES_EVENTS = False                      # records are bare ``data:`` lines
 KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: ``codeExecutionResult`` follows ``executableCode`` as a part of its own.
+SERVER_RESULTS_APART = True
 
 
 def candidates(payload: Any) -> list[dict]:

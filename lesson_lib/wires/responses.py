@@ -87,6 +87,8 @@ ERROR_EXAMPLE = {"type": "error",
                                       "Sorry about that!", "param": None}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
 KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: a server tool's call item holds its results.
+SERVER_RESULTS_APART = False
 # What may follow the terminal event and is passed through, not a fault: some servers
 # (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
 AFTER_TERMINAL = frozenset({DONE})
