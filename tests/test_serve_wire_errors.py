@@ -94,3 +94,19 @@ def test_an_unknown_path_near_a_wires_own_is_answered_in_its_shape(url, wire):
     assert _shape(response.json()) == _shape(entry.error_body(404, "m"))
     for name, value in entry.error_headers(404).items():
         assert response.headers[name] == value
+
+
+@pytest.mark.parametrize("wire", sorted(wires.WIRES))
+def test_a_live_turn_says_the_servers_message_for_an_unknown_capture(url, wire):
+    import asyncio
+
+    from lesson_lib.live import LiveTurn, RetryPolicy
+
+    request = load(f"{wire}/weather-turn-step1").request
+    turn = LiveTurn(url, wire, request, headers={"capture": f"{wire}/{MISSING}"},
+                    retry=RetryPolicy(attempts=1))
+    result = asyncio.run(asyncio.wait_for(turn.run(), 60))
+    assert result.outcome == "failed"
+    [error] = result.state.errors
+    assert error.phase == "before_output" and MISSING in error.message
+    assert "{" not in error.message.split(MISSING)[0], "the error body was shown raw"

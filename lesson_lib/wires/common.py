@@ -87,12 +87,17 @@ def flat_error(payload: dict) -> WireError:
 
 
 def error_body(body: str) -> WireError | None:
-    """The error of an HTTP error body (``{"error": {...}}`` on every wire), else None."""
+    """The error of an HTTP error body (``{"error": {...}}``; Bedrock's a bare
+    ``{"message": ...}``, its name in a header), else None."""
     try:
         data = json.loads(body)
     except ValueError:
         return None
-    return read_error_object(data.get("error"), "error") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if "error" not in data and _str(data.get("message")):
+        return flat_error(data)
+    return read_error_object(data.get("error"), "error")
 
 
 # -- which errors a retry can cure ------------------------------------------------------
