@@ -110,3 +110,16 @@ def test_a_live_turn_says_the_servers_message_for_an_unknown_capture(url, wire):
     [error] = result.state.errors
     assert error.phase == "before_output" and MISSING in error.message
     assert "{" not in error.message.split(MISSING)[0], "the error body was shown raw"
+
+
+def test_the_help_and_the_readme_name_every_registered_path():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    shown = subprocess.run([sys.executable, "-m", "lesson_lib", "serve", "--help"],
+                           capture_output=True, text=True, check=True).stdout
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for entry in wires.ENTRIES.values():
+        assert f"POST {entry.route}" in shown
+        assert f"POST {entry.route}" in readme
