@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import pytest
 
+from lesson_lib import wires
 from lesson_lib.breaks import budget
 from lesson_lib.capture.captures import corpus, load
+from lesson_lib.turn.fake_tools import weather_tool
+from lesson_lib.turn.loop import run_turn
+from lesson_lib.turn.run import step_events
 from lesson_lib.wires.wire_events import parse_all
 
 STREAMS = [c for c in corpus() if c.status < 300 and len(c.events) > 4]
@@ -43,9 +48,25 @@ def test_the_token_and_time_budgets_stop_at_the_first_crossing_delta(cap):
 
 
 def test_every_wire_is_covered():
-    assert {c.wire for c in STREAMS if len(_run(c)) >= 3} == {
-        "anthropic-messages", "openai-responses", "openai-chat", "aws-bedrock-converse",
-        "aws-bedrock-invoke"}
+    assert {c.wire for c in STREAMS if len(_run(c)) >= 3} == set(wires.WIRES)
+
+
+@pytest.mark.parametrize("wire", sorted(wires.WIRES))
+def test_a_budget_of_three_tokens_cancels_the_weather_turn_mid_stream_on_every_wire(wire):
+    cap = load(f"{wire}/weather-turn-step1")
+    events = parse_all(cap.events)
+    crossing = budget.first_crossing(_run(cap), budget.Budget(output_tokens=3))
+    assert crossing is not None and crossing.limit == "output_tokens"
+    assert 0 <= crossing.event < len(events) - 1, "the budget must stop the stream before its end"
+    # The turn the agent loop plays, cancelled at the crossing delta's arrival, ends cancelled.
+    result = asyncio.run(run_turn([cap], [weather_tool()], cancel_at=_run(cap)[crossing.delta].t))
+    assert result.state.outcome == "cancelled"
+
+
+def test_the_live_loop_and_the_offline_budget_count_the_same_deltas():
+    cap = load("google-gemini/weather-turn-step1")
+    live = [budget.delta_of(e) for e in step_events(cap)]
+    assert [d for d in live if d is not None] == _run(cap)
 
 
 @pytest.mark.parametrize("key,second_call", [

@@ -4,10 +4,12 @@ body as it arrives, `TurnStream` and the reducer after every chunk."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
 
+from lesson_lib import wires
 from lesson_lib.capture.captures import load
 from lesson_lib.cli.serve.background import serving
 from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
@@ -15,6 +17,7 @@ from lesson_lib.turn.order import check
 from lesson_lib.turn.run import turn_state
 
 WIRES = ["anthropic-messages", "openai-responses", "openai-chat"]
+REGISTRY = sorted(wires.WIRES)      # every registered wire streams live
 FAST = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.05)
 
 
@@ -37,7 +40,7 @@ def blocks(state):
             for b in state.blocks]
 
 
-@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("wire", REGISTRY)
 def test_the_weather_turn_completes_live_as_it_does_offline(url, wire):
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)]))
     offline = turn_state([step1(wire), load(f"{wire}/weather-turn-step2")])
@@ -60,6 +63,56 @@ def test_a_cut_stream_is_retried_then_truncated_with_what_arrived(url, wire):
     assert [a.cut for a in result.attempts] == [True, True]
     assert result.state.blocks and not all(b.complete for b in result.state.blocks)
     assert check(result.events) == []
+
+
+@pytest.mark.parametrize("wire", REGISTRY)
+def test_a_dropped_connection_is_retried_on_every_wire(url, wire):
+    drop = len(step1(wire).body) // 2
+    result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
+                          params={"fault": f"drop:{drop}"}, retry=FAST))
+    assert result.outcome == "failed"
+    assert [(a.step, a.number) for a in result.attempts] == [(1, 1), (1, 2)]
+    assert all(a.errors and a.errors[0].code == "transport" for a in result.attempts)
+    assert check(result.events) == []
+
+
+@pytest.mark.parametrize("wire", REGISTRY)
+def test_a_budget_of_three_tokens_cancels_the_live_turn_on_every_wire(url, wire):
+    result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
+                          budget_tokens=3))
+    assert result.outcome == "cancelled"
+    assert [a.step for a in result.attempts] == [1]
+    # Stopped mid-stream: the step never reached its proper end.
+    assert [e.ended for e in result.events if e.kind == "step_finished"] == ["cancelled"]
+    assert check(result.events) == []
+
+
+@pytest.mark.parametrize("wire", REGISTRY)
+def test_a_live_request_goes_to_the_providers_own_path_with_its_own_body(wire):
+    sent = []
+    cap = step1(wire)
+
+    async def handler(request):
+        sent.append(request)
+        return httpx.Response(200, stream=Chunks([cap.body]),
+                              headers={"content-type": wires.entry_for(wire).content_type})
+
+    async def go():
+        async with _client(handler) as client:
+            return await LiveTurn("http://test", wire, cap.request, client=client,
+                                  max_steps=1, params={"speed": "instant"}).run()
+
+    result = asyncio.run(go())
+    entry = wires.entry_for(wire)
+    [request] = sent
+    path = entry.request_path(cap.request)
+    assert request.url.path == httpx.URL(path).path
+    # The path's own query (Gemini's alt=sse) stays beside the caller's parameters.
+    assert dict(request.url.params) == {**dict(entry.query), "speed": "instant"}
+    body = json.loads(request.content)
+    assert not set(entry.path_fields) & set(body)
+    assert ("stream" in body) is not entry.streams_by_path
+    assert result.state.blocks, "the recorded body, served at that path, was not read"
 
 
 @pytest.mark.parametrize("wire", WIRES)

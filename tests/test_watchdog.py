@@ -7,8 +7,10 @@ import json
 
 import pytest
 
+from lesson_lib import wires
 from lesson_lib.breaks import watchdog
 from lesson_lib.capture.captures import corpus, from_bytes, load
+from lesson_lib.turn.stream import TurnStream
 from lesson_lib.wires.wire_events import parse_all
 
 LIMITS = watchdog.corpus_thresholds()
@@ -17,8 +19,9 @@ STREAMS = [c for c in corpus() if c.status < 300]
 
 def _silences(cap):
     events = parse_all(cap.events)
-    return [(b.t - a.t, watchdog.kind_of(a, cap.wire))
-            for a, b in zip(events, events[1:], strict=False)
+    return [(b.t - a.t, kind)
+            for a, b, kind in zip(events, events[1:], watchdog.kinds(events, cap.wire),
+                                  strict=False)
             if a.t is not None and b.t is not None]
 
 
@@ -103,7 +106,7 @@ def test_a_server_tool_pause_is_named_and_not_called_lost_by_a_text_threshold():
     assert [watchdog.activity(events[:i + 1], cap.wire) for i in range(start, result + 1)] == \
         [None] * (stop - start) + ["searching the web", None]
     silence = 3 * limits.lost_ms            # a real search of several seconds
-    assert watchdog.ui_state(silence, watchdog.kind_of(events[stop], cap.wire),
+    assert watchdog.ui_state(silence, watchdog.kind_of(events[stop], cap.wire, events[:stop]),
                              limits) == watchdog.LOST
     assert watchdog.waiting(silence, events[:stop + 1], cap.wire, limits) == \
         f"searching the web · {int(silence // 1000)} s"
@@ -113,6 +116,8 @@ def test_a_server_tool_pause_is_named_and_not_called_lost_by_a_text_threshold():
 
 @pytest.mark.parametrize(("key", "words"), [
     ("anthropic-messages/thinking-signature", "thinking"),
+    # Reasoning is read the same way on every wire: from the turn's reasoning blocks.
+    ("openai-chat/reasoning-content", "thinking"),
     ("openai-responses/reasoning-summary", "thinking"),
     ("openai-responses/web-search", "searching the web")])
 def test_thinking_and_server_tools_are_named_while_open_and_only_then(key, words):
@@ -124,13 +129,14 @@ def test_thinking_and_server_tools_are_named_while_open_and_only_then(key, words
     assert watchdog.waiting(60_000, events, cap.wire, LIMITS[cap.wire]) == watchdog.DONE
 
 
-@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/reasoning-content",
-                                 "openai-responses/text"])
+@pytest.mark.parametrize("key", ["anthropic-messages/hello", "openai-chat/text-usage",
+                                 "openai-responses/text", "google-gemini/text-crlf",
+                                 "aws-bedrock-converse/converse-hello"])
 def test_without_an_activity_waiting_is_the_measured_thresholds(key):
     cap = load(key)
     events = parse_all(cap.events)[:3]
     limits = LIMITS[cap.wire]
-    kind = watchdog.kind_of(events[-1], cap.wire)
+    kind = watchdog.kind_of(events[-1], cap.wire, events[:-1])
     for silence in (100, 2_000, limits.lost_ms):
         assert watchdog.activity(events, cap.wire) is None
         assert watchdog.waiting(silence, events, cap.wire, limits) == \
@@ -154,3 +160,41 @@ def test_a_tool_search_is_a_server_activity_only_when_the_server_runs_it(executi
                           "item": item}) + "\n\n").encode()
     cap = from_bytes(body, name="tool-search", sidecar={"wire": "openai-responses"})
     assert watchdog.activity(parse_all(cap.events), cap.wire) == words
+
+
+@pytest.mark.parametrize("wire", sorted(wires.WIRES))
+def test_the_watchdog_tells_deltas_from_keepalives_and_silence_on_every_wire(wire):
+    """Each event's kind agrees with the turn events it became: text where text arrived,
+    tool arguments where a call's input did, neither where nothing was output."""
+    cap = load(f"{wire}/weather-turn-step1")
+    events = parse_all(cap.events)
+    stream = TurnStream(wire, request=cap.request)
+    tool_blocks: set[str] = set()
+    expected = []
+    for ev in events:
+        turned = stream.feed_events([ev])
+        tool_blocks |= {e.block for e in turned
+                        if e.kind == "block_started" and e.block_kind == "tool_call"}
+        fragments = [e for e in turned if e.kind == "block_delta" and e.fragment]
+        if any(e.block in tool_blocks for e in fragments):
+            expected.append("tool_arguments")
+        elif fragments:
+            expected.append("text")
+        else:
+            expected.append(None)
+    got = watchdog.kinds(events, wire)
+    assert "tool_arguments" in got
+    for kind, wanted in zip(got, expected, strict=True):
+        if wanted is not None:
+            assert kind == wanted
+        elif kind not in ("start", "ping", "other", "end"):
+            assert kind == "tool_arguments"        # a call announced, its input to come
+    assert watchdog.kinds(events, wire)[0] == "start" or expected[0] is not None
+
+
+def test_a_keepalive_is_a_ping_on_the_wires_that_name_one():
+    cap = load("anthropic-messages/weather-turn-step1")
+    events = parse_all(cap.events)
+    pings = [k for e, k in zip(events, watchdog.kinds(events, cap.wire), strict=True)
+             if e.type in wires.WIRES[cap.wire].KEEPALIVES]
+    assert pings and set(pings) == {"ping"}

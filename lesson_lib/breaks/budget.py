@@ -15,19 +15,21 @@ crosses it; lesson 4's cancel is what then stops the turn. Four budgets:
   request), never the wall clock;
 - tool calls: how many calls have begun.
 
-`deltas` reads a stream's wire events into `Delta` records on any of the
-three wires; `first_crossing` returns the index of the first delta at
+`deltas` reads a stream's wire events into `Delta` records on every
+registered wire, through the turn events its accumulator and adapter make
+(`delta_of` reads one: the live loop counts the same); `first_crossing` returns the index of the first delta at
 which the budget is crossed (None when it never is). Linear time.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..wires import anthropic, bedrock_converse, responses
+from ..turn.events import BlockDelta, BlockStarted, TurnEvent
+from ..turn.stream import TurnStream
+from ..wires import WIRES
 from ..wires.wire_events import WireEvent
 
 CHARS_PER_TOKEN = 4
@@ -50,63 +52,33 @@ class Delta:
     starts_tool_call: bool = False
 
 
-def _anthropic(ev: WireEvent) -> Iterable[Delta]:
-    p = ev.payload
-    if ev.type == anthropic.CONTENT_BLOCK_START:
-        block = p.get("content_block") or {}
-        if block.get("type") in anthropic.CALL_BLOCKS:
-            yield Delta(ev.index, ev.t, "", True)
-    elif ev.type == anthropic.CONTENT_BLOCK_DELTA:
-        d = p.get("delta") or {}
-        text = d.get("text") or d.get("thinking") or d.get("partial_json") or ""
-        if isinstance(text, str):
-            yield Delta(ev.index, ev.t, text)
+def delta_of(event: TurnEvent) -> Delta | None:
+    """The output one turn event carries, as a `Delta` (None for an event without output).
+
+    A block's fragment (text, reasoning or tool arguments), the text a block's
+    start already carries, and the start of a tool call (client or server side:
+    each is a call begun). The turn events are the same on every wire, so
+    is the budget: no wire's payload is read here.
+    """
+    if isinstance(event, BlockDelta):
+        return Delta(_index(event), event.t, event.fragment)
+    if isinstance(event, BlockStarted) and (event.block_kind == "tool_call" or event.content):
+        return Delta(_index(event), event.t, event.content, event.block_kind == "tool_call")
+    return None
 
 
-def _responses(ev: WireEvent) -> Iterable[Delta]:
-    p = ev.payload
-    if ev.type == responses.ITEM_ADDED:
-        item = p.get("item") or {}
-        if responses.calls_the_client(item.get("type"), item):
-            yield Delta(ev.index, ev.t, "", True)
-    elif (ev.type or "").endswith(".delta") and isinstance(p.get("delta"), str):
-        yield Delta(ev.index, ev.t, p["delta"])
-
-
-def _chat(ev: WireEvent) -> Iterable[Delta]:
-    for choice in ev.payload.get("choices") or []:
-        d = (choice or {}).get("delta") or {}
-        for call in d.get("tool_calls") or []:
-            fn = (call or {}).get("function") or {}
-            yield Delta(ev.index, ev.t, fn.get("arguments") or "", bool(call.get("id")))
-        for key in ("content", "refusal", "reasoning_content"):
-            if isinstance(d.get(key), str) and d[key]:
-                yield Delta(ev.index, ev.t, d[key])
-
-
-def _converse(ev: WireEvent) -> Iterable[Delta]:
-    p = ev.payload
-    if ev.type == bedrock_converse.CONTENT_BLOCK_START and "toolUse" in (p.get("start") or {}):
-        yield Delta(ev.index, ev.t, "", True)
-    elif ev.type == bedrock_converse.CONTENT_BLOCK_DELTA:
-        d = p.get("delta") or {}
-        text = (d.get("text") or (d.get("toolUse") or {}).get("input")
-                or (d.get("reasoningContent") or {}).get("text") or "")
-        if isinstance(text, str):
-            yield Delta(ev.index, ev.t, text)
-
-
-_READERS: dict[str, Callable[[WireEvent], Iterable[Delta]]] = {
-    "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
-    "aws-bedrock-converse": _converse, "aws-bedrock-invoke": _anthropic}
+def _index(event: TurnEvent) -> int:
+    return event.at if event.at is not None else -1
 
 
 def deltas(events: list[WireEvent], wire: str) -> list[Delta]:
-    """The output deltas of a stream, in order (events without output give none)."""
-    read = _READERS.get(wire)
-    if read is None:
+    """The output deltas of a stream's wire events, in order: the wire's accumulator and
+    adapter read them into turn events (`TurnStream`), and `delta_of` reads those (a wire
+    this course lacks gives none)."""
+    if wire not in WIRES:
         return []
-    return [d for ev in events if isinstance(ev.payload, dict) for d in read(ev)]
+    stream = TurnStream(wire)
+    return [d for d in map(delta_of, stream.feed_events(events)) if d is not None]
 
 
 def token_estimate(text: str) -> int:

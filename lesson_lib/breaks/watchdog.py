@@ -43,12 +43,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from ..accumulate import accumulator_for
 from ..capture.captures import Capture, corpus
-from ..wires import FAILURE_TYPES, WIRES, anthropic, chat, responses
+from ..turn.events import BlockEnded, BlockStarted
+from ..turn.stream import TurnStream
+from ..wires import WIRES, responses
 from ..wires.wire_events import WireEvent, parse_all
 
 STILL_WORKING = "still working"
@@ -62,48 +65,56 @@ READ_TIMEOUT_MS = 600_000.0    # the anthropic and openai SDKs' default timeout:
 KINDS = ("start", "text", "tool_arguments", "ping", "other", "end")
 
 
-def kind_of(ev: WireEvent, wire: str) -> str:
-    """What a silence after this event means: see `KINDS`."""
-    kind = ev.type or ""
-    p = ev.payload if isinstance(ev.payload, dict) else {}
-    if (wire in WIRES and kind in WIRES[wire].TERMINALS) or kind in FAILURE_TYPES:
+# The accumulator's changes that say output arrived, and those that say the stream ended.
+_OUTPUT = frozenset({"slot_opened", "text_appended", "tool_input_grew"})
+_ENDS = frozenset({"terminal_reached", "in_band_error"})
+
+
+def kinds(events: Sequence[WireEvent], wire: str) -> list[str]:
+    """What a silence after each event means (see `KINDS`), in one pass.
+
+    Read from what the wire's accumulator says each event changed, so every
+    wire is read the same way and no payload is read here: ``end`` for the
+    wire's terminal or an in-band error, ``tool_arguments`` for tool input
+    (or a call announced, its arguments to come), ``text`` for text or
+    reasoning, ``ping`` for a keep-alive the wire names (`KEEPALIVES`),
+    ``start`` before any output, ``other`` for the rest. Events are taken as
+    the stream's from its first (``start`` needs to know that nothing came
+    before).
+    """
+    module = WIRES.get(wire)
+    if module is None:
+        return ["other"] * len(events)
+    accumulator = accumulator_for(wire)
+    out, begun = [], False
+    for position, ev in enumerate(events):
+        changes = accumulator.feed(ev)
+        begun = begun or any(c.kind in _OUTPUT for c in changes)
+        out.append(_kind(ev, changes, module.KEEPALIVES,
+                         fresh=not begun and ev.index == position))
+    return out
+
+
+def _kind(ev: WireEvent, changes: list, keepalives: frozenset[str], *, fresh: bool) -> str:
+    """One event's kind, from its changes (see `kinds`)."""
+    found = {c.kind for c in changes}
+    if not found.isdisjoint(_ENDS):
         return "end"
-    if kind == anthropic.PING:
-        return "ping"
-    if kind in (anthropic.MESSAGE_START, responses.CREATED, responses.IN_PROGRESS,
-                responses.QUEUED):
-        return "start"
-    if kind == anthropic.CONTENT_BLOCK_DELTA:
-        d = p.get("delta") or {}
-        return "tool_arguments" if d.get("type") == "input_json_delta" else "text"
-    if kind == responses.ARGUMENTS_DELTA:
+    if "tool_input_grew" in found or any(c.kind == "slot_opened" and c.takes_input
+                                         for c in changes):
         return "tool_arguments"
-    if kind.endswith(".delta"):
+    if any((c.kind == "text_appended" and c.fragment)
+           or (c.kind == "slot_opened" and c.content) for c in changes):
         return "text"
-    if wire == "google-gemini" and kind in WIRES[wire].EVENT_TYPES:
-        part = WIRES[wire].part_kind(_first_part(p))
-        if part in ("functionCall", "partialArgs"):
-            return "tool_arguments"
-        if part in ("text", "thought"):
-            return "text"
-        return "start" if ev.index == 0 else "other"
-    if kind == chat.CHUNK:
-        deltas = [c.get("delta") or {} for c in p.get("choices") or [] if isinstance(c, dict)]
-        if any(d.get("tool_calls") for d in deltas):
-            return "tool_arguments"
-        if any(d.get("content") or d.get("reasoning_content") or d.get("refusal")
-               for d in deltas):
-            return "text"
-        return "start" if ev.index == 0 else "other"
-    return "other"
+    if ev.type in keepalives:
+        return "ping"
+    return "start" if fresh else "other"
 
 
-def _first_part(payload: dict) -> dict | None:
-    """A Gemini record's first part (None when it has none)."""
-    found = WIRES["google-gemini"].candidates(payload)
-    content = found[0].get("content") if found else None
-    parts = content.get("parts") if isinstance(content, dict) else None
-    return parts[0] if isinstance(parts, list) and parts else None
+def kind_of(ev: WireEvent, wire: str, before: Sequence[WireEvent] = ()) -> str:
+    """What a silence after `ev` means (see `kinds`); `before` are the stream's events
+    before it, which say what was open (without them, a later event is read alone)."""
+    return kinds([*before, ev], wire)[-1]
 
 
 def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]]:
@@ -113,9 +124,9 @@ def gap_profile(captures: Iterable[Capture]) -> dict[str, dict[str, list[float]]
         if cap.status >= 300 or not cap.wire:
             continue
         events = parse_all(cap.events)
-        for a, b in zip(events, events[1:], strict=False):
+        for a, b, kind in zip(events, events[1:], kinds(events, cap.wire), strict=False):
             if a.t is not None and b.t is not None:
-                out[cap.wire][kind_of(a, cap.wire)].append(b.t - a.t)
+                out[cap.wire][kind].append(b.t - a.t)
     return {w: dict(k) for w, k in out.items()}
 
 
@@ -178,59 +189,47 @@ def _server_tool_words(name: str) -> str:
     return _SERVER_TOOL_WORDS.get(name, f"running the server tool {name}")
 
 
-def _anthropic_activity(events: list[WireEvent]) -> str | None:
-    open_blocks: dict[int, str] = {}
-    waiting_for: dict[str, str] = {}      # server tool call id -> its name, until its result
-    for ev in events:
-        p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == anthropic.CONTENT_BLOCK_START:
-            block = p.get("content_block") or {}
-            open_blocks[p.get("index")] = block.get("type") or ""
-            if block.get("type") == anthropic.SERVER_TOOL_USE_BLOCK:
-                waiting_for[block.get("id") or ""] = block.get("name") or "?"
-            waiting_for.pop(block.get("tool_use_id") or "", None)
-        elif ev.type == anthropic.CONTENT_BLOCK_STOP:
-            open_blocks.pop(p.get("index"), None)
-    if any(kind in anthropic.THINKING_BLOCKS for kind in open_blocks.values()):
-        return THINKING
-    if waiting_for and not open_blocks:
-        return _server_tool_words(list(waiting_for.values())[-1])
-    return None
-
-
-def _responses_activity(events: list[WireEvent]) -> str | None:
-    open_items: dict[int, dict] = {}
-    for ev in events:
-        p = ev.payload if isinstance(ev.payload, dict) else {}
-        if ev.type == responses.ITEM_ADDED:
-            item = p.get("item")
-            open_items[p.get("output_index")] = item if isinstance(item, dict) else {}
-        elif ev.type == responses.ITEM_DONE:
-            open_items.pop(p.get("output_index"), None)
-    for item in reversed(list(open_items.values())):
-        kind = item.get("type") or ""
-        if kind == responses.REASONING_ITEM:
-            return THINKING
-        if kind.endswith("_call") and not responses.calls_the_client(kind, item):
-            return _server_tool_words(kind)
-    return None
-
-
 def activity(events: list[WireEvent], wire: str) -> str | None:
     """What the stream says is going on during a silence after `events`, or None.
 
-    ``thinking`` while a thinking block (Anthropic) or a reasoning item
-    (Responses) is open; ``searching the web`` (or the server tool's own
-    words) while a server-side tool runs: Anthropic's ``server_tool_use``
-    block has ended and no block carrying its result has started, or a
-    Responses server-side ``*_call`` item is open. None otherwise, and on the
-    wires that do not say (Chat, Gemini).
+    Read from the turn events the wire's accumulator and adapter make of
+    `events` (no payload is read here), the same way on every wire:
+    ``thinking`` while a reasoning block is open (Anthropic's thinking block,
+    a Responses reasoning item, ...); the server tool's own words
+    (``searching the web``) while a call the provider runs itself is at work.
+    Where the wire sends a server tool's result as a block of its own
+    (`SERVER_RESULTS_APART`: Anthropic) the tool runs after its call's block
+    ended, until a result block starts and while no other block is open;
+    elsewhere (Responses) it runs while its call's block is open. None
+    otherwise, and on the wires that say neither.
     """
-    if wire == anthropic.WIRE:
-        return _anthropic_activity(events)
-    if wire == responses.WIRE:
-        return _responses_activity(events)
+    module = WIRES.get(wire)
+    if module is None or not events:
+        return None
+    apart = module.SERVER_RESULTS_APART
+    open_blocks: dict[str, BlockStarted] = {}
+    waiting_for: list[str] = []       # server calls that ended, their results to come
+    for event in TurnStream(wire).feed_events(events):
+        if isinstance(event, BlockStarted):
+            open_blocks[event.block] = event
+            if event.server_side and event.block_kind == "tool_result" and waiting_for:
+                waiting_for.pop(0)
+        elif isinstance(event, BlockEnded):
+            ended = open_blocks.pop(event.block, None)
+            if apart and ended is not None and _server_call(ended):
+                waiting_for.append(ended.name or ended.wire_kind or "?")
+    if any(b.block_kind == "reasoning" for b in open_blocks.values()):
+        return THINKING
+    if not apart:
+        running = [b for b in open_blocks.values() if _server_call(b)]
+        return _server_tool_words(running[-1].wire_kind or "?") if running else None
+    if waiting_for and not open_blocks:
+        return _server_tool_words(waiting_for[-1])
     return None
+
+
+def _server_call(block: BlockStarted) -> bool:
+    return block.server_side and block.block_kind == "tool_call"
 
 
 def waiting(silence_ms: float, events: list[WireEvent], wire: str, limits: Limits,
@@ -242,7 +241,7 @@ def waiting(silence_ms: float, events: list[WireEvent], wire: str, limits: Limit
     makes it ``connection lost``; otherwise `ui_state` decides, from the
     last event's kind and the measured thresholds.
     """
-    last = kind_of(events[-1], wire) if events else "start"
+    last = kinds(events, wire)[-1] if events else "start"
     if last == "end":
         return DONE
     doing = activity(events, wire)

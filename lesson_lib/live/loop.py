@@ -43,16 +43,12 @@ from ..turn.events import (
 from ..turn.next_request import next_request
 from ..turn.outcome import outcome_of_step
 from ..turn.reduce import TurnState, initial, reduce
-from ..wires import WIRES
 from .attempts import Attempt, RetryPolicy, retry_wait
 from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
+from .requests import PATHS as PATHS  # lesson 6 posts to `url + PATHS[wire]`
+from .requests import live_wires, request_body, request_url
 from .timings import Timings, timings_of
 from .tools import LiveTool, ToolRunner
-
-# Where each wire's provider listens, under the base URL (the SDKs' own paths), for
-# the wires a live turn drives: those whose body asks for the stream (the others' paths
-# name a model and a version the request body does not hold).
-PATHS = {name: module.PATH for name, module in WIRES.items() if not module.PATH_STREAMS}
 
 OnUpdate = Callable[[TurnState], None]
 
@@ -99,9 +95,10 @@ class LiveTurn:
                  deadline_s: float | None = None, params: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None, on_update: OnUpdate | None = None,
                  turn: str = "turn") -> None:
-        if wire not in PATHS:
-            raise ValueError(f"no live path for wire {wire!r}; known: {', '.join(PATHS)}")
-        self.url = base_url.rstrip("/") + PATHS[wire]
+        if wire not in live_wires():
+            raise ValueError(f"no live path for wire {wire!r}; known: {', '.join(live_wires())}")
+        self.base_url = base_url
+        self.url = request_url(base_url, wire, request)
         self.wire, self.request = wire, request
         self.tools = dict(tools) if isinstance(tools, Mapping) else {t.name: t for t in tools}
         self.client, self.retry = client, retry or RetryPolicy()
@@ -264,9 +261,10 @@ class LiveTurn:
 
         loop = asyncio.get_running_loop()
         try:
-            body = {**request, "stream": True}     # a live turn always asks for the stream
+            # A live turn always asks for the stream; the path's own query stays.
+            url = request_url(self.base_url, self.wire, request, self.params)
             async with asyncio.timeout_at(_after(loop, self.headers_s)) as clock, \
-                    client.stream("POST", self.url, json=body, params=self.params,
+                    client.stream("POST", url, json=request_body(self.wire, request),
                                   headers={**_IDENTITY, **self.headers}) as response:
                 attempt.status = response.status_code
                 # The headers are in; what is left of the body must move on.

@@ -25,6 +25,7 @@ chunk brings, is kept on the events it completed).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ..accumulate import accumulator_for
@@ -127,6 +128,17 @@ class TurnStream:
         out.append((None, adapter.feed(changes, t=t)))
         return out
 
+    def feed_events(self, events: Iterable[WireEvent]) -> list[TurnEvent]:
+        """The turn events of wire events already read (`wire_events.parse_all` of a
+        capture's events): what feeding the bytes they came from gives, the framing done."""
+        if self._ended:
+            raise ValueError("feed after finish")
+        out: list[Batch] = []
+        for event in events:
+            self._read = event.index + 1
+            self._wire_event(event, out)
+        return _joined(out)
+
     # -- the stations ---------------------------------------------------------------
 
     def _batches(self, framed: Any) -> list[Batch]:
@@ -134,10 +146,14 @@ class TurnStream:
         for sse in framed:
             event = parse_payload(sse, self._read)
             self._read += 1
-            adapter = self.adapter or self._adapter(event.payload, out)
-            changes = self._accumulator.feed(event)
-            out.append((event, adapter.feed(changes, t=sse.t, at=event.index)))
+            self._wire_event(event, out)
         return out
+
+    def _wire_event(self, event: WireEvent, out: list[Batch]) -> None:
+        """One wire event through the accumulator and the adapter, its batch put in `out`."""
+        adapter = self.adapter or self._adapter(event.payload, out)
+        changes = self._accumulator.feed(event)
+        out.append((event, adapter.feed(changes, t=event.t, at=event.index)))
 
     def _adapter(self, first_payload: Any, out: list[Batch]) -> WireAdapter:
         """The step's adapter. The first call sets it up, in the dialect the request or

@@ -9,6 +9,8 @@ data and small pure functions:
   the vocabulary the event table flags unknown types against;
 - ``TERMINALS``: the event types that end a stream properly, and
   ``FAILURES``: those that report an in-band failure after HTTP 200;
+  ``KEEPALIVES``: those that only keep an idle connection open (Anthropic's
+  ``ping``);
 - ``read_error(event_type, payload) -> WireError | None``: how its in-band
   errors read;
 - ``finish_reason(raw) -> FinishReason | None``: its stop reason in the unified
@@ -28,7 +30,11 @@ data and small pure functions:
 - ``usage_counts(usage) -> dict``: a usage object's token counts in the
   unified names `USAGE_COUNTS` (``input`` with cache reads and writes
   included, ``output``, ``cache_read``, ``cache_write``, ``reasoning``);
-- ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet.
+- ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet;
+- ``ENTRY``: what carries it over HTTP (`entry.Entry`): its title, framing,
+  content type, capture suffix, paths, the request's fields the path takes,
+  and a failed request's error body and headers. `ENTRIES` holds them all;
+  `lesson-lib serve` and the live loop read them.
 
 Beside them, read from them: `wire_events` (events to wire events, and
 `detect_wire`), `stream_end` (how a stream ended: its terminal and its
@@ -59,15 +65,19 @@ from .common import (
     error_body,
     retryable_status,
 )
+from .entry import Entry
 
 WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini,
                                                     bedrock_converse, bedrock_invoke)}
+# Each wire's entry: what carries it over HTTP (`entry.Entry`), read by serve and live.
+ENTRIES: dict[str, Entry] = {name: module.ENTRY for name, module in WIRES.items()}
 # Every event type that reports an in-band failure on some wire.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
 
-__all__ = ["FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "FinishReason", "RetryRule", "Sheet",
-           "WireError", "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat",
-           "error_body", "for_wire", "gemini", "read_error", "responses", "retryable_status"]
+__all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Entry", "FinishReason",
+           "RetryRule", "Sheet", "WireError", "anthropic", "bedrock", "bedrock_converse",
+           "bedrock_invoke", "chat", "entry_for", "error_body", "for_wire", "gemini",
+           "read_error", "responses", "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:
@@ -76,6 +86,12 @@ def for_wire(name: str | None) -> ModuleType:
         return WIRES[name or ""]
     except KeyError:
         raise ValueError(f"unknown wire {name!r}; known: {', '.join(WIRES)}") from None
+
+
+def entry_for(name: str | None) -> Entry:
+    """The registry entry of the wire called `name` (``ValueError`` for a wire this course
+    lacks)."""
+    return for_wire(name).ENTRY
 
 
 def read_error(wire: str | None, event_type: str | None, payload: Any) -> WireError | None:

@@ -21,6 +21,7 @@ from .common import (
     unified,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 
 WIRE = "anthropic-messages"
 # Where the provider listens, under its base URL (the SDK's own path); the body's
@@ -54,6 +55,11 @@ FAILURES = frozenset({ERROR})              # an in-band failure after HTTP 200
 # An in-band error as this wire sends it (lesson 5 injects it): an ``event: error`` record.
 ERROR_EXAMPLE = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
+# Events that only keep an idle connection open (a watchdog reads a silence after one
+# as a pause the server announced).
+KEEPALIVES = frozenset({PING})
+# Whether a server tool's result comes apart from its call: a server tool's result is a block of its own (``web_search_tool_result``).
+SERVER_RESULTS_APART = True
 
 # -- the blocks ------------------------------------------------------------------------
 TEXT_BLOCK = "text"
@@ -187,3 +193,21 @@ SHEET = Sheet(
     error_body='HTTP 4xx/5xx with {"type": "error", "error": {"type", "message"}}; 529 '
                "overloaded_error; 429 with retry-after",
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                403: "permission_error", 404: "not_found_error", 405: "invalid_request_error",
+                413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON error the Messages API sends for a request that failed with `status`."""
+    return {"type": "error",
+            "error": {"type": _ERROR_TYPES.get(status, "api_error"), "message": message}}
+
+
+ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
+              conversation=("system", "messages"), error_body=error_body,
+              streams_by_path=PATH_STREAMS)

@@ -64,3 +64,26 @@ def exception_frame(exception_type: str, payload: dict) -> bytes:
     headers = {":exception-type": exception_type, ":content-type": "application/json",
                ":message-type": "exception"}
     return encode_frame(headers, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+
+
+# -- a failed request (HTTP error, before any frame) ---------------------------------------
+# The exception each HTTP status names: a failed request says it in the
+# ``x-amzn-ErrorType`` header, and its JSON body is ``{"message": ...}``.
+_HTTP_EXCEPTIONS = {400: "ValidationException", 403: "AccessDeniedException",
+                    404: "ResourceNotFoundException", 408: "ModelTimeoutException",
+                    413: "ValidationException", 424: "ModelErrorException",
+                    429: "ThrottlingException", 500: "InternalServerException",
+                    503: "ServiceUnavailableException"}
+ERROR_TYPE_HEADER = "x-amzn-ErrorType"
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON body of a failed Bedrock request: ``{"message": ...}``."""
+    return {"message": message}
+
+
+def error_headers(status: int) -> dict[str, str]:
+    """The headers that name a failed Bedrock request's exception (`ERROR_TYPE_HEADER`)."""
+    name = _HTTP_EXCEPTIONS.get(status, "InternalServerException" if status >= 500
+                                else "ValidationException")
+    return {ERROR_TYPE_HEADER: name}

@@ -14,9 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bedrock import CONVERSE, CONVERSE_EVENTS, EXCEPTIONS, RETRY, read_exception
+from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
+from .bedrock import (
+    CONVERSE,
+    CONVERSE_EVENTS,
+    EXCEPTIONS,
+    RETRY,
+    error_body,
+    error_headers,
+    read_exception,
+)
 from .common import FinishReason, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import Entry
 
 WIRE = CONVERSE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -58,6 +68,9 @@ ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 ERROR_BODY_SHEET = ("HTTP 4xx/5xx, header `x-amzn-ErrorType` (ThrottlingException, "
                     'ValidationException, ...) and {"message"}')
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: a server ``toolUse`` block is followed by its ``toolResult`` block.
+SERVER_RESULTS_APART = True
 
 # -- stop reasons ----------------------------------------------------------------------
 FINISH_REASONS: dict[str, FinishReason] = {
@@ -118,3 +131,11 @@ SHEET = Sheet(
     finish="`stopReason` in messageStop: " + finish_words(FINISH_REASONS),
     error_body=ERROR_BODY_SHEET,
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstream",
+              content_type=EVENTSTREAM_CONTENT_TYPE, suffix=".eventstream", route=PATH,
+              path="/model/{modelId}/converse-stream", conversation=("system", "messages"),
+              error_body=error_body, error_headers=error_headers,
+              streams_by_path=PATH_STREAMS)

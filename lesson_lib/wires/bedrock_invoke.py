@@ -13,10 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
 from . import anthropic, bedrock_converse
-from .bedrock import EXCEPTIONS, INVOKE, RETRY, read_exception
+from .bedrock import (
+    EXCEPTIONS,
+    INVOKE,
+    RETRY,
+    error_body,
+    error_headers,
+    read_exception,
+)
 from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import Entry
 
 WIRE = INVOKE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -36,6 +45,9 @@ FAILURES = anthropic.FAILURES | EXCEPTIONS
 # `bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION`).
 ERROR_EXAMPLE = {"message": "Bedrock is unable to process your request."}
 NAMES_EVENTS = True                       # each frame has an ``:event-type`` header
+KEEPALIVES = anthropic.KEEPALIVES           # an Anthropic ``ping`` inside a chunk
+# Whether a server tool's result comes apart from its call: as on Anthropic.
+SERVER_RESULTS_APART = anthropic.SERVER_RESULTS_APART
 
 FINISH_REASONS = anthropic.FINISH_REASONS
 usage_counts = anthropic.usage_counts
@@ -73,3 +85,15 @@ SHEET = Sheet(
     finish=anthropic.SHEET.finish + " (inside a chunk)",
     error_body=bedrock_converse.ERROR_BODY_SHEET,
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+# A recorded request holds the model's own body under ``body``; its ``modelId`` goes in
+# the path.
+ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
+              framing="eventstream", content_type=EVENTSTREAM_CONTENT_TYPE,
+              suffix=".eventstream", route=PATH,
+              path="/model/{modelId}/invoke-with-response-stream",
+              conversation=("system", "messages"), body_field="body",
+              error_body=error_body, error_headers=error_headers,
+              streams_by_path=PATH_STREAMS)

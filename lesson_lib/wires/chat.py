@@ -24,10 +24,12 @@ from .common import (
     count,
     finish_words,
     flat_error,
+    openai_error_body,
     read_error_object,
     unified,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 from .wire_events import DONE
 
 WIRE = "openai-chat"
@@ -86,6 +88,9 @@ ERROR_EXAMPLE = {"error": {"message": "The server had an error while processing 
                                       "Sorry about that!",
                            "type": "server_error", "param": None, "code": None}}
 NAMES_EVENTS = False                       # records are bare ``data:`` lines
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: no server tools.
+SERVER_RESULTS_APART = False
 
 
 # -- a body without [DONE] --------------------------------------------------------------
@@ -231,3 +236,10 @@ SHEET = Sheet(
     finish="`finish_reason` per choice: " + finish_words(FINISH_REASONS),
     error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
+              conversation=("messages",), error_body=openai_error_body,
+              streams_by_path=PATH_STREAMS)

@@ -87,12 +87,17 @@ def flat_error(payload: dict) -> WireError:
 
 
 def error_body(body: str) -> WireError | None:
-    """The error of an HTTP error body (``{"error": {...}}`` on every wire), else None."""
+    """The error of an HTTP error body (``{"error": {...}}``; Bedrock's a bare
+    ``{"message": ...}``, its name in a header), else None."""
     try:
         data = json.loads(body)
     except ValueError:
         return None
-    return read_error_object(data.get("error"), "error") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if "error" not in data and _str(data.get("message")):
+        return flat_error(data)
+    return read_error_object(data.get("error"), "error")
 
 
 # -- which errors a retry can cure ------------------------------------------------------
@@ -165,3 +170,14 @@ def finish_words(reasons: Mapping[str, str]) -> str:
     for raw, reason in reasons.items():
         grouped.setdefault(reason, []).append(raw)
     return "; ".join(f"{', '.join(raws)} → {reason}" for reason, raws in grouped.items())
+
+
+# -- a failed request's error, in OpenAI's shape (Responses and Chat) ----------------------
+_OPENAI_CODES = {400: "invalid_request", 404: "not_found", 413: "request_too_large"}
+
+
+def openai_error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON error OpenAI's two wires send for a request that failed with `status`."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return {"error": {"message": message, "type": kind, "param": None,
+                      "code": _OPENAI_CODES.get(status)}}

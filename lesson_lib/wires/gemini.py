@@ -33,6 +33,7 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 from .wire_events import GEMINI_RECORD, WireEvent
 
 WIRE = "google-gemini"
@@ -87,6 +88,9 @@ FAILURES = frozenset({"error"})           # an error record, after HTTP 200
 ERROR_EXAMPLE = {"error": {"code": 503, "message": "The model is overloaded. Please try again "
                                                   "later.", "status": "UNAVAILABLE"}}
 NAMES_EVENTS = False                      # records are bare ``data:`` lines
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: ``codeExecutionResult`` follows ``executableCode`` as a part of its own.
+SERVER_RESULTS_APART = True
 
 
 def candidates(payload: Any) -> list[dict]:
@@ -239,3 +243,25 @@ SHEET = Sheet(
     error_body='HTTP 4xx/5xx with {"error": {"code", "message", "status"}}; 429 '
                "RESOURCE_EXHAUSTED, 503 UNAVAILABLE",
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+# The API version a request is sent to (google-genai's default; a server answers any).
+API_VERSION = "v1beta"
+# Google's canonical status of each HTTP status, for an error body.
+_ERROR_STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                   404: "NOT_FOUND", 413: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
+                   500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON error the Gemini API sends for a request that failed with `status`."""
+    return {"error": {"code": status, "message": message,
+                      "status": _ERROR_STATUSES.get(status, "INTERNAL")}}
+
+
+ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH,
+              path=f"/{API_VERSION}/models/{{model}}:streamGenerateContent",
+              query=(("alt", "sse"),), conversation=("contents",), error_body=error_body,
+              streams_by_path=PATH_STREAMS)

@@ -24,9 +24,11 @@ from .common import (
     count,
     finish_words,
     flat_error,
+    openai_error_body,
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
+from .entry import SSE_CONTENT_TYPE, Entry
 from .wire_events import DONE
 
 WIRE = "openai-responses"
@@ -84,6 +86,9 @@ ERROR_EXAMPLE = {"type": "error",
                            "message": "The server had an error while processing your request. "
                                       "Sorry about that!", "param": None}}
 NAMES_EVENTS = True                        # each record has an ``event:`` line
+KEEPALIVES: frozenset[str] = frozenset()   # no event only keeps the connection open
+# Whether a server tool's result comes apart from its call: a server tool's call item holds its results.
+SERVER_RESULTS_APART = False
 # What may follow the terminal event and is passed through, not a fault: some servers
 # (OpenRouter) end a Responses stream with Chat's ``data: [DONE]``.
 AFTER_TERMINAL = frozenset({DONE})
@@ -312,3 +317,10 @@ SHEET = Sheet(
            + "; failed → error; cancelled → other",
     error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}; 429 with retry-after and x-ratelimit-* headers',
 )
+
+
+# -- over HTTP (the registry's entry) ----------------------------------------------------
+ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
+              content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
+              conversation=("instructions", "input"), error_body=openai_error_body,
+              streams_by_path=PATH_STREAMS)

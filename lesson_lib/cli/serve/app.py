@@ -23,7 +23,7 @@ from starlette.routing import Route
 from ...breaks import faults
 from ...capture.captures import Capture
 from . import MAX_BODY, fault_spec, matching, streaming
-from .errors import error_body, not_found
+from .errors import error_body, error_headers, not_found
 from .page import index_html
 
 _COOKIE = "rtw-stream"
@@ -210,7 +210,8 @@ def _final(cap: Capture, wire: str, headers: dict[str, str]) -> Response:
 
 
 def _error(wire: str | None, status: int, message: str) -> JSONResponse:
-    return JSONResponse(error_body(wire, status, message), status_code=status)
+    return JSONResponse(error_body(wire, status, message), status_code=status,
+                        headers=error_headers(wire, status))
 
 
 def _browser_path(request: Request) -> str:

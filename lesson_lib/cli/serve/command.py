@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 DESCRIPTION = """\
-Serve the capture corpus over HTTP at the providers' own paths: POST /v1/messages,
-/v1/responses and /v1/chat/completions stream a capture byte for byte with its
-recorded timing, status and headers. Choose the capture with ?capture=wire/name
+Serve the capture corpus over HTTP at the providers' own paths (one per registered wire),
+each streaming a capture byte for byte with its recorded timing, status and headers:
+{paths}
+Choose the capture with ?capture=wire/name
 (or a `capture` header), else the one whose recorded request matches. Per request:
 ?speed=2|instant (0.01 to 1000), ?fault=cut:1200|drop:1200|error-after:5|stall:3000|
 drop-terminal|split-character|corrupt-json:N (cut ends the body cleanly, drop breaks the
@@ -23,10 +24,12 @@ a port in use: one line, exit 2."""
 
 def add_command(sub) -> None:
     """Add ``serve`` to the CLI's subparsers."""
+    from ...wires import ENTRIES
     from . import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
+    paths = "\n".join(f"  POST {entry.route}" for entry in ENTRIES.values())
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
-                            description=DESCRIPTION,
+                            description=DESCRIPTION.format(paths=paths),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,

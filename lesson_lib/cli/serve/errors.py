@@ -1,36 +1,37 @@
-"""Errors the server answers with, each in its provider's own error shape."""
+"""Errors the server answers with, each in its provider's own error shape (the wire's
+registry entry says: its JSON body and headers)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-_ANTHROPIC_TYPES = {400: "invalid_request_error", 404: "not_found_error",
-                    405: "invalid_request_error", 413: "request_too_large", 500: "api_error"}
-_GOOGLE_STATUSES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT"}
+from ...wires import ENTRIES
+from ...wires.common import openai_error_body
 
 
 def error_body(wire: str | None, status: int, message: str) -> dict[str, Any]:
     """The JSON error document `wire`'s API sends for `status` (OpenAI's shape otherwise)."""
-    if wire == "anthropic-messages":
-        return {"type": "error",
-                "error": {"type": _ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
-    if wire == "google-gemini":
-        return {"error": {"code": status, "message": message,
-                          "status": _GOOGLE_STATUSES.get(status, "INTERNAL")}}
-    code = {404: "not_found", 400: "invalid_request", 413: "request_too_large"}.get(status)
-    kind = "server_error" if status >= 500 else "invalid_request_error"
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    entry = ENTRIES.get(wire or "")
+    return (entry.error_body if entry is not None else openai_error_body)(status, message)
+
+
+def error_headers(wire: str | None, status: int) -> dict[str, str]:
+    """The headers `wire`'s API names an error with (Bedrock's ``x-amzn-ErrorType``)."""
+    entry = ENTRIES.get(wire or "")
+    return entry.error_headers(status) if entry is not None else {}
+
+
+def _tail(route: str) -> str:
+    """What tells a route's path apart: what follows its last parameter, else all but its
+    first segment (the API version)."""
+    parts = re.split(r"\{[^}]*\}", route)
+    return parts[-1] if len(parts) > 1 else "/" + route.lstrip("/").partition("/")[2]
 
 
 def wire_of_path(path: str) -> str | None:
     """The wire a path was meant for (its error shape), from its last parts."""
-    if path.rstrip("/").endswith("/messages"):
-        return "anthropic-messages"
-    if "/responses" in path:
-        return "openai-responses"
-    if "/chat/completions" in path:
-        return "openai-chat"
-    return None
+    return next((wire for wire, entry in ENTRIES.items() if _tail(entry.route) in path), None)
 
 
 def not_found(path: str, paths: dict[str, str]) -> tuple[str | None, str]:
@@ -40,10 +41,11 @@ def not_found(path: str, paths: dict[str, str]) -> tuple[str | None, str]:
     served = ", ".join(f"POST {p}" for p in paths.values())
     advice = ("Set the SDK's base URL to this server's address: for Anthropic without /v1 "
               "(the SDK adds /v1/messages itself), for OpenAI with /v1 "
-              "(base_url='http://HOST:PORT/v1').")
+              "(base_url='http://HOST:PORT/v1'), for google-genai and boto3 the bare address.")
+    versioned = wire is not None and paths.get(wire, "").startswith("/v1/")
     if path.startswith("/v1/v1/"):
         why = "the base URL ends in /v1 and the SDK added /v1 again"
-    elif wire is not None and not path.startswith("/v1/"):
+    elif versioned and not path.startswith("/v1/"):
         why = "the base URL lacks /v1"
     else:
         why = "no such path"

@@ -4,9 +4,9 @@ Pure: the corpus, the wire of the path and the request's JSON in; a
 `Capture` or a `Miss` (status and a message naming what exists) out.
 
 By content, a capture matches when its recorded conversation equals the
-request's (Anthropic ``system`` + ``messages``, Responses ``instructions`` +
-``input``, Chat ``messages``, Gemini ``contents``; a string content counts as one
-text block).
+request's (the fields each wire's registry entry names as its `conversation`:
+Anthropic ``system`` + ``messages``, Responses ``instructions`` + ``input``, Chat
+``messages``, Gemini ``contents``; a string content counts as one text block).
 Where several do, the tool names and then the model narrow them down.
 """
 
@@ -17,18 +17,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...capture.captures import Capture
-from ...wires import WIRES
+from ...wires import ENTRIES
 
 # The provider path each wire is served at, and the wires whose path itself asks for
-# a stream (no ``stream`` field in the body): each wire's module says.
-PATHS = {name: module.PATH for name, module in WIRES.items()}
-STREAMING_PATHS = frozenset(name for name, module in WIRES.items() if module.PATH_STREAMS)
+# a stream (no ``stream`` field in the body): each wire's registry entry says.
+PATHS = {name: entry.route for name, entry in ENTRIES.items()}
+STREAMING_PATHS = frozenset(name for name, entry in ENTRIES.items() if entry.streams_by_path)
 
-_CONVERSATION = {"anthropic-messages": ("system", "messages"),
-                 "openai-responses": ("instructions", "input"),
-                 "openai-chat": ("messages",), "google-gemini": ("contents",),
-                 "aws-bedrock-converse": ("system", "messages"),
-                 "aws-bedrock-invoke": ("system", "messages")}
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
 
 
@@ -89,7 +84,8 @@ def by_content(corpus: Sequence[Capture], wire: str, request: dict[str, Any]) ->
 def conversation(wire: str, request: dict[str, Any]) -> tuple:
     """The parts of a request that say what was asked, normalised for comparison."""
     parts = []
-    for key in _CONVERSATION.get(wire, ()):
+    entry = ENTRIES.get(wire)
+    for key in entry.conversation if entry is not None else ():
         value = request.get(key)
         if wire == "openai-responses" and key == "input" and isinstance(value, str):
             value = [{"role": "user", "content": value}]
@@ -116,10 +112,9 @@ def _recorded(cap: Capture) -> dict[str, Any]:
 
 def _body(wire: str, request: dict[str, Any]) -> dict[str, Any]:
     """The request as its API's body: a recorded Invoke request nests the model's own body
-    under ``body`` (its model id goes in the path)."""
-    if wire == "aws-bedrock-invoke" and isinstance(request.get("body"), dict):
-        return request["body"]
-    return request
+    under ``body`` (its model id goes in the path); the wire's entry says (`Entry.asked`)."""
+    entry = ENTRIES.get(wire)
+    return dict(entry.asked(request)) if entry is not None else request
 
 
 def _tool_names(request: dict[str, Any]) -> list[str]:
