@@ -269,7 +269,7 @@ class ResponsesAccumulator(Accumulator):
         rid = resp.get("id")
         if known and rid and rid != known:     # one stream is one response, whatever its id
             self.items.rotated(ev, f"{ev.type} is for response {rid}, but the stream began "
-                               f"with {known}")
+                               f"with {known}", path="id", ours=known, theirs=rid)
 
     def _on_terminal(self, ev: WireEvent, p: dict) -> None:
         resp = self._response_in(p)

@@ -91,7 +91,7 @@ class Items:
                   event=ev, slot=(oi,))
         return other or item
 
-    def rotated(self, ev: WireEvent, said: str) -> None:
+    def rotated(self, ev: WireEvent, said: str, **extra: Any) -> None:
         """An id that disagrees with the one announced and names nothing else: some
         compatible servers give every event a fresh id (the response's and each item's)
         while ``output_index`` stays put. Nothing is lost: events are keyed by
@@ -99,7 +99,7 @@ class Items:
         self.once_note(("rotating_ids",), "rotating_ids",
                        f"{said}: this server's ids change from event to event, so events "
                        "are matched by output_index (said once for the stream)",
-                       severity="warning", event=ev)
+                       severity="warning", event=ev, **extra)
 
     def item_for(self, ev: WireEvent, p: dict, kind: str, *, call: bool = False) -> Item:
         """The item an event addresses: checked, found by id, or assumed (with its call
