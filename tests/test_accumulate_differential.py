@@ -360,6 +360,12 @@ def _check_identity_changed(capture, ours, sdk):
     return _check_against_terminal(capture, ours, sdk)
 
 
+def _check_rotating_ids(capture, ours, sdk):
+    assert [d.code for d in ours.diagnostics].count("rotating_ids") == 1
+    assert all(d.severity != "error" for d in ours.diagnostics)
+    return _check_against_terminal(capture, ours, sdk)
+
+
 def _resumed(capture: Capture) -> bool:
     """A Responses stream that starts mid-way (a resume with ``starting_after``)."""
     first = next(iter(payloads(capture)), {})
@@ -536,8 +542,21 @@ GAPS = [
         "Response in the terminal event.",
         "openai-responses",
         lambda c, o: o.final is None and isinstance(o.error, RuntimeError)
-        and "identity changed" in str(o.error) and _terminal_response(c) is not None,
+        and "output item identity changed" in str(o.error) and _terminal_response(c) is not None,
         _check_identity_changed),
+    Gap("responses-rotating-ids",
+        "A compatible server that gives every event a fresh id (the response's on each "
+        "lifecycle event, each item's item_id) while output_index stays put: the helper "
+        "checks that every lifecycle event names the response it began with and raises "
+        "RuntimeError ('Lifecycle response identity changed.') at response.in_progress, "
+        "before any text, returning nothing. Ours matches events by output_index, says so "
+        "once (rotating_ids, a warning), and is compared with the server's own Response in "
+        "the terminal event.",
+        "openai-responses",
+        lambda c, o: o.final is None and isinstance(o.error, RuntimeError)
+        and "Lifecycle response identity changed" in str(o.error)
+        and _terminal_response(c) is not None,
+        _check_rotating_ids),
     Gap("responses-cut",
         "get_final_response() raises on a stream cut before any terminal event. Ours is "
         "checked against the bytes: not complete, and each output_text part holds exactly "

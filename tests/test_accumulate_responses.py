@@ -757,10 +757,15 @@ def test_a_second_response_created_is_a_duplicate_start():
     assert codes(acc) == ["duplicate_start"]
 
 
-def test_a_changed_response_id_is_said():
+def test_a_changed_response_id_is_said_once_as_a_warning():
+    # One stream is one response: a server whose ids change from event to event.
     other = {"type": "response.in_progress", "response": {**response(), "id": "resp_2"}}
-    acc = feed([created(), other], finish=False)
-    assert codes(acc) == ["server_object_differs"] and acc.diagnostics[0].extra["path"] == "id"
+    third = {"type": "response.in_progress", "response": {**response(), "id": "resp_3"}}
+    acc = feed([created(), other, third], finish=False)
+    assert codes(acc) == ["rotating_ids", "duplicate_start"]
+    said = acc.diagnostics[0]
+    assert said.severity == "warning" and said.extra["path"] == "id"
+    assert (said.extra["ours"], said.extra["theirs"]) == ("resp_1", "resp_2")
 
 
 # -- bad input never raises ----------------------------------------------------

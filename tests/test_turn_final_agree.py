@@ -3,7 +3,8 @@
 
 Every capture of the corpus and the reference captures (on the wires the
 library reads) is broken by every fault of `lesson_lib.breaks.faults`, and by three
-breaks the lab has no button for: bytes left after the terminal event, an
+breaks the lab has no button for: bytes left after the terminal event (an
+unfinished event, or a byte that is no event at all), an
 event lost on the way, and a payload that is not a JSON object. Event faults
 are applied at a few evenly spaced events and cuts at a few evenly spaced
 offsets, the same ones on every run, so the matrix stays small enough to run
@@ -46,6 +47,11 @@ def trailing(cap: Capture) -> Capture:
     return rebuilt(cap, cap.body + b'data: {"x":1}', "trailing")
 
 
+def junk(cap: Capture) -> Capture:
+    """One byte after the terminal that is no event at all (not even a field name)."""
+    return rebuilt(cap, cap.body + b"x", "junk")
+
+
 def dropped(cap: Capture, index: int) -> Capture:
     """Event `index` lost on the way (a proxy that drops a line)."""
     sse = cap.events[index]
@@ -68,6 +74,7 @@ def not_an_object(cap: Capture, index: int) -> Capture | None:
 def mutations(cap: Capture):
     """(what, broken capture) for every fault, at the sampled places."""
     yield "trailing", trailing(cap)
+    yield "junk", junk(cap)
     for name, fault in (("drop_terminal", faults.drop_terminal),
                         ("split_character", faults.split_character)):
         with contextlib.suppress(faults.FaultError):
@@ -119,5 +126,5 @@ def test_the_matrix_covers_every_wire_and_fault():
     assert {c.wire for c in CAPTURES} >= {"anthropic-messages", "openai-responses",
                                            "openai-chat"}
     kinds = {what.split()[0] for cap in CAPTURES[:10] for what, _ in mutations(cap)}
-    assert kinds >= {"trailing", "drop_terminal", "cut_at", "dropped", "inject_error",
+    assert kinds >= {"trailing", "junk", "drop_terminal", "cut_at", "dropped", "inject_error",
                      "corrupt_json", "duplicate", "swap", "stall"}

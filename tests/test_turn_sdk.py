@@ -85,11 +85,18 @@ def test_sdk_route_is_in_order_and_its_outcome_matches_the_streams_end(capture, 
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
 def test_sdk_route_keeps_the_text_and_calls_the_accumulator_builds(capture, routes):
-    state = reduce_all(routes[str(capture.path)])
+    events = routes[str(capture.path)]
+    state = reduce_all(events)
     acc = accumulate(capture)
     texts = [b.text for b in sorted(state.blocks, key=lambda b: b.choice)
              if b.kind == "text" and b.channel == "text"]
-    assert "".join(texts) == "".join(final_texts(acc.final, capture.wire))
+    built = "".join(final_texts(acc.final, capture.wire))
+    if any(e.kind == "noted" and e.code == "sdk_broke" for e in events):
+        # The helper raised on its own (Responses: a lifecycle event naming another
+        # response id, as a server that rotates ids sends it): only what came before.
+        assert built.startswith("".join(texts))
+    else:
+        assert "".join(texts) == built
     # (Calls whose item states its input whole, not streamed as JSON, are no tool call of
     # the accumulator's: tests/test_turn_wire_features.py checks them.)
     ready = [(b.name, b.input) for b in state.calls if b.call_state == "complete"

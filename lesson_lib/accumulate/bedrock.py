@@ -346,9 +346,13 @@ class ConverseAccumulator(IndexedAccumulator):
             if block.state != "open":
                 continue
             block.state = "never closed"
+            # ConverseStream stops every block before messageStop: a block left open
+            # proves a lost frame, unless the model stopped inside it (a length stop),
+            # as on Anthropic's wire.
+            length = bedrock_converse.finish_reason(self.response.get("stopReason")) == "length"
             self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
                       "contentBlockStop", slot=index,
-                      severity="warning" if self.stopped else "error")
+                      severity="warning" if self.stopped and length else "error")
             self._close(block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before messageStop: what arrived is "

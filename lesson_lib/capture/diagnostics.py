@@ -36,7 +36,8 @@ class Diagnostic:
       ``no_terminal``,
       ``cut_tool_input``, ``invalid_tool_input``, ``sequence_gap``,
       ``sequence_duplicate``, ``sequence_out_of_order``,
-      ``server_object_differs``.
+      ``server_object_differs``, ``rotating_ids`` (a server whose ids change from
+      event to event: matched by output_index, a warning).
     """
 
     code: str

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import openai_responses_features, openai_responses_tools
+from . import openai_responses_compatible, openai_responses_features, openai_responses_tools
 from . import weather_turn as weather
 from .openai_responses_common import BASE, HELPER, WIRE, ok, request
 from .openai_responses_endings import error_then_failed, http_429, incomplete
@@ -320,4 +320,5 @@ def build(root: Path) -> list[Path]:
              reasoning_summary(root), refusal(root), incomplete(root), error_then_failed(root),
              web_search(root), http_429(root), structured_output(root)]
     return (paths + weather_turn(root) + [http_429_retry_after(root)] + background_resume(root)
-            + openai_responses_features.build(root) + openai_responses_tools.build(root))
+            + openai_responses_features.build(root) + openai_responses_tools.build(root)
+            + openai_responses_compatible.build(root))

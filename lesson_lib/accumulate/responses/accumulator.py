@@ -267,9 +267,9 @@ class ResponsesAccumulator(Accumulator):
     def _check_identity(self, ev: WireEvent, resp: dict) -> None:
         known = (self._response or {}).get("id")
         rid = resp.get("id")
-        if known and rid and rid != known:
-            self.note("server_object_differs", f"{ev.type} is for response {rid}, but the stream "
-                      f"began with {known}", event=ev, path="id", ours=known, theirs=rid)
+        if known and rid and rid != known:     # one stream is one response, whatever its id
+            self.items.rotated(ev, f"{ev.type} is for response {rid}, but the stream began "
+                               f"with {known}", path="id", ours=known, theirs=rid)
 
     def _on_terminal(self, ev: WireEvent, p: dict) -> None:
         resp = self._response_in(p)

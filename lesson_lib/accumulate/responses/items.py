@@ -80,12 +80,26 @@ class Items:
 
     def elsewhere(self, ev: WireEvent, oi: int, item: Item, iid: str, said: str) -> Item:
         """An event names item `iid`, but `item` is at its output_index: the item named
-        wins when known (``unknown_slot``, `said` and where it was applied)."""
+        wins when known (``unknown_slot``, `said` and where it was applied). An id that
+        names no item at all is an id the server gave this event alone (`rotated`)."""
         other = self.by_id.get(iid)
+        if other is None:
+            self.rotated(ev, said + "applied by output_index")
+            return item
         self.note("unknown_slot", said + (f"applied to {iid} (output_index {other.index})"
                                           if other else "applied by output_index"),
                   event=ev, slot=(oi,))
         return other or item
+
+    def rotated(self, ev: WireEvent, said: str, **extra: Any) -> None:
+        """An id that disagrees with the one announced and names nothing else: some
+        compatible servers give every event a fresh id (the response's and each item's)
+        while ``output_index`` stays put. Nothing is lost: events are keyed by
+        output_index, and a ``rotating_ids`` warning says so once for the stream."""
+        self.once_note(("rotating_ids",), "rotating_ids",
+                       f"{said}: this server's ids change from event to event, so events "
+                       "are matched by output_index (said once for the stream)",
+                       severity="warning", event=ev, **extra)
 
     def item_for(self, ev: WireEvent, p: dict, kind: str, *, call: bool = False) -> Item:
         """The item an event addresses: checked, found by id, or assumed (with its call

@@ -6,6 +6,12 @@ count: ``sequence_gap`` (events missing), ``sequence_duplicate`` (an exact
 repeat is skipped) and ``sequence_out_of_order`` (a late event, which says so
 when it fills a gap reported earlier). Older streams carry none, and that is
 fine: an event without a number is not checked.
+
+A gap is an error: the numbers prove that events were lost (or came out of
+order, which opens a gap first), so what was built from the rest may differ
+from what the server sent (a transcript missing a word, with no done text to
+set it right), and the stream did not end cleanly whatever its terminal says.
+A repeat is a warning: nothing was lost.
 """
 
 from __future__ import annotations
@@ -71,7 +77,7 @@ class SequenceNumbers:
                 self.missing.update(range(last + 1, seq))
             self.note("sequence_gap",
                       f"sequence_number jumps from {last} to {seq}: {missing} event"
-                      f"{'s' if missing != 1 else ''} missing", severity="warning", event=event,
+                      f"{'s' if missing != 1 else ''} missing", event=event,
                       sequence_number=seq, after=last, missing=missing)
             self.last = seq
         return False
