@@ -1,4 +1,4 @@
-"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`).
+"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`), and README.md's table of wires from the registry (`lesson_lib.course.wire_table`).
 
 CHEATSHEET.md ends with the coverage table (`lesson_lib.wires.coverage`): which of the
 installed SDKs' stream types the corpus shows. It reads the shared reference captures
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from lesson_lib.capture import captures
-from lesson_lib.course import cheat_sheet
+from lesson_lib.course import cheat_sheet, wire_table
 from lesson_lib.wires import coverage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +40,9 @@ def main() -> int:
     for number, names in enumerate(cheat_sheet.pages(), 1):
         name = "cheatsheet.html" if number == 1 else f"cheatsheet-{number}.html"
         (ROOT / name).write_text(cheat_sheet.html(names), encoding="utf-8")
+    readme = ROOT / "README.md"
+    readme.write_text(wire_table.replace_in(readme.read_text(encoding="utf-8")),
+                      encoding="utf-8")
     return 0
 
 

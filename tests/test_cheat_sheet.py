@@ -79,3 +79,26 @@ def test_each_printed_page_has_a_title_of_its_own():
         assert all(name in title for name in names)
         assert f"<title>{title}</title>" in cheat_sheet.html(names)
     assert "three" not in cheat_sheet.TITLE
+
+
+def test_the_readme_table_of_wires_is_what_the_registry_renders():
+    from lesson_lib.course import wire_table
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert wire_table.markdown() in readme, "run `make cheat-sheet`"
+    for entry in wires.ENTRIES.values():
+        assert f"`POST {entry.route}`" in wire_table.markdown()
+
+
+def test_every_page_names_every_wire_and_none_says_three():
+    import nbformat
+
+    lesson_0 = nbformat.read(ROOT / "notebooks" / "00-start-here.ipynb", 4).cells[0].source
+    pages = {name: (ROOT / name).read_text(encoding="utf-8")
+             for name in ("README.md", "INSTRUCTORS.md", "CHEATSHEET.md")}
+    pages["lesson 0's first cell"] = lesson_0
+    for name, text in pages.items():
+        flat = " ".join(text.split())
+        assert "three wires" not in flat and "3 wires" not in flat, name
+        for entry in wires.ENTRIES.values():
+            assert entry.title in flat or entry.wire in flat, (name, entry.title)
