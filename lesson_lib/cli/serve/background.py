@@ -66,6 +66,14 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def base_url(sock: socket.socket) -> str:
+    """The URL a listening socket answers at: its real port (``--port 0`` picked one),
+    an IPv6 address in brackets."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
 def _server(settings: Settings, *, quiet: bool) -> uvicorn.Server:
     config = uvicorn.Config(build_app(settings), log_level="warning" if quiet else "info",
                             access_log=not quiet, timeout_graceful_shutdown=2, server_header=False, date_header=False,
@@ -123,10 +131,8 @@ def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0
         server.should_exit = True
         sock.close()
         raise StartError("the server did not start")
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     try:
-        yield f"http://{shown}:{bound_port}"
+        yield base_url(sock)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -54,7 +54,7 @@ def _port(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Start the server in the foreground; 2 with one line when it cannot start."""
-    from .background import StartError, bind, settings_for
+    from .background import StartError, base_url, bind, settings_for
     from .background import run as serve_forever
 
     try:
@@ -64,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
     except StartError as exc:
         print(f"lesson-lib: serve: {exc}", file=sys.stderr)
         return 2
-    host, port = sock.getsockname()[:2]
-    print(f"lesson-lib: serving {len(settings.corpus)} captures at http://{host}:{port} "
+    print(f"lesson-lib: serving {len(settings.corpus)} captures at {base_url(sock)} "
           "(Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         serve_forever(settings, sock)
