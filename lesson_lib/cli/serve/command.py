@@ -13,7 +13,8 @@ recorded timing, status and headers. Choose the capture with ?capture=wire/name
 (or a `capture` header), else the one whose recorded request matches. Per request:
 ?speed=2|instant (0.01 to 1000), ?fault=cut:1200|drop:1200|error-after:5|stall:3000|
 drop-terminal|split-character|corrupt-json:N (cut ends the body cleanly, drop breaks the
-connection; a stall at most 10 minutes). A request body over --max-body (1 MiB) gets 413.
+connection; a stall at most 10 minutes). A request body over --max-body (1 MiB) gets 413,
+one not all there within --body-timeout (10 s) gets 408 and the connection closes.
 GET /stream/<wire>/<name> for EventSource,
 GET /captures (JSON), GET / (a page). Ctrl-C stops it (exit 0); bad options or
 a port in use: one line, exit 2."""
@@ -21,7 +22,7 @@ a port in use: one line, exit 2."""
 
 def add_command(sub) -> None:
     """Add ``serve`` to the CLI's subparsers."""
-    from . import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
+    from . import BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
                             description=DESCRIPTION,
@@ -39,6 +40,9 @@ def add_command(sub) -> None:
                         help="serve the captures under DIR (WIRE/NAME.sse) instead of the corpus")
     parser.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
                         help=f"a larger request body gets 413 (default {MAX_BODY:,}: 1 MiB)")
+    parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT_S,
+                        metavar="SECONDS", help="a request body not all there by then gets "
+                                                f"408 (default {BODY_TIMEOUT_S:g})")
     parser.set_defaults(run=run)
 
 
@@ -59,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         settings = settings_for(speed=args.speed, faults=args.fault, capture=args.capture,
-                                root=args.dir, max_body=args.max_body)
+                                root=args.dir, max_body=args.max_body,
+                                body_timeout=args.body_timeout)
         sock = bind(args.host, args.port)
     except StartError as exc:
         print(f"lesson-lib: serve: {exc}", file=sys.stderr)
