@@ -58,10 +58,6 @@ PROTOCOL_CODES = frozenset({"event_before_start", "unknown_slot", "duplicate_sta
 # `truncated`; after it (the wire said it was done) the stream broke its protocol.
 CUT_CODES = frozenset({"no_terminal", "block_never_stopped", "cut_tool_input",
                        "undispatched_bytes", "truncated_frame"})   # a binary frame cut short
-# Bytes at the end of the body that never became an event. After the terminal they are
-# junk the stream did not end with, whatever their severity: the stream did not end
-# properly (`stream_end.how_it_ended`), so the step fails, as `final` does.
-TAIL_CODES = frozenset({"undispatched_bytes", "truncated_frame"})
 # Reported by their own change (InBandError) or by the block's own end.
 _SAID_ELSEWHERE = frozenset({"in_band_error"})
 
@@ -94,10 +90,6 @@ class _Block:
     fragments: list[str] = field(default_factory=list)   # tool input, joined only at the end
     ended: bool = False
     restated: str | None = None     # the server's whole text, where it differs from the deltas
-    # A block made of parts (a reasoning item's summary parts): each part's text, in the
-    # order the parts opened, so that a part the server restates replaces only its own.
-    parts: dict[Any, list[str]] | None = None
-    parts_restated: bool = False
     wire_kind: str | None = None    # the slot's kind as the wire spells it
 
 
@@ -251,10 +243,6 @@ class WireAdapter:
         if kind == CONTAINER:
             return
         if kind == PARENT and self._block(c.address) is not None:
-            block = self._block(c.address)
-            if block.parts is None:
-                block.parts = {}
-            block.parts.setdefault(c.address, [])
             if c.content:
                 self._text(ch.TextAppended(c.event, c.address, channel, c.content), out, t, at)
             return
@@ -286,8 +274,6 @@ class WireAdapter:
         block = self._block(c.address)
         if block is None or block.ended:
             return          # the accumulator noted it (unknown slot, delta after stop)
-        if block.parts is not None and c.address in block.parts:
-            block.parts[c.address].append(c.fragment)
         # Made here rather than through `_ev`: one is made for nearly every wire event.
         out.append(BlockDelta(self.seq(), block=block.id, fragment=c.fragment,
                               channel=c.channel, t=t, at=at))
@@ -308,23 +294,9 @@ class WireAdapter:
         # end (the accumulator notes the difference as an error). A description made
         # from a server tool's data is restated all along and is not text of the stream.
         block = self._block(c.address)
-        if (block is None or block.ended or c.content is None
-                or block.kind not in ("text", "reasoning")):
-            return
-        if block.parts is not None and c.address in block.parts:
-            # One part of the block restated: the others keep the text that came.
-            block.parts[c.address] = [c.content]
-            block.parts_restated = True
-        else:
+        if (block is not None and not block.ended and c.content is not None
+                and block.kind in ("text", "reasoning")):
             block.restated = c.content
-
-    @staticmethod
-    def _whole_text(block: _Block) -> str | None:
-        """The server's statement of the block's text where it differs from the deltas:
-        stated whole, or its parts joined, one or more of them restated."""
-        if block.parts_restated and block.parts is not None:
-            return "".join(text for part in block.parts.values() for text in part)
-        return block.restated
 
     def _signature(self, c: ch.SlotSigned, out: list, t: float | None, at: int | None) -> None:
         block = self._block(c.address)
@@ -379,7 +351,7 @@ class WireAdapter:
         complete = not synthesised and call_state != "cut"
         out.append(self._ev(BlockEnded, block=block.id, complete=complete,
                             synthesised=synthesised, reason=reason, data=data,
-                            restated=self._whole_text(block), t=t, at=at))
+                            restated=block.restated, t=t, at=at))
         if block.kind != "tool_call":
             return
         if call_state == "complete":
@@ -436,7 +408,7 @@ class WireAdapter:
         if d.code in _SAID_ELSEWHERE:
             return
         scope = None
-        if d.severity == "error" or (d.code in TAIL_CODES and self.terminal is not None):
+        if d.severity == "error":
             # Every error fails the step, as it fails `final`, except a cut's own
             # notes before the terminal: the step is then cut, not failed.
             if d.code in PARSE_CODES:
