@@ -102,9 +102,38 @@ def test_the_anthropic_429_waits_its_retry_after_which_matches_the_exhausted_res
 
 def test_the_openai_429s_wait_for_the_limit_that_ran_out():
     assert retry.backoff(0, _headers("openai-responses/http-429-retry-after")).seconds == 360
-    headers = _headers("openai-responses/http-429")   # no retry-after: the token reset
-    wait = retry.backoff(0, headers)
+    headers = _headers("openai-responses/http-429")   # no retry-after, no limit at 0
+    assert retry.hinted_wait(headers) is None
+    assert retry.backoff(0, headers) == retry.Wait(0, 0.5, "backoff")
+    spent = {**headers, "x-ratelimit-remaining-tokens": "0"}
+    wait = retry.backoff(0, spent)
     assert wait.source == "x-ratelimit-reset-tokens" and wait.seconds == pytest.approx(1.492)
+
+
+def test_a_reset_with_requests_to_spare_is_no_hint_so_a_retry_backs_off():
+    headers = _headers("openai-chat/weather-turn-step1")
+    assert headers["x-ratelimit-remaining-requests"] == "9991"
+    assert headers["x-ratelimit-reset-requests"] == "6ms"
+    assert retry.hinted_wait(headers) is None
+    assert [w.source for w in retry.schedule(headers)] == ["backoff", "backoff"]
+    assert retry.backoff(0, headers).seconds == 0.5
+    told = {**headers, "retry-after-ms": "40"}
+    assert retry.hinted_wait(told) == retry.Hint("retry-after-ms", 0.04)
+
+
+@given(st.dictionaries(st.sampled_from(["requests", "tokens"]),
+                       st.tuples(st.integers(0, 3), st.integers(0, 5000)), min_size=1))
+def test_only_an_exhausted_limit_s_reset_is_a_hint(limits):
+    headers = {}
+    for name, (remaining, ms) in limits.items():
+        headers[f"x-ratelimit-remaining-{name}"] = str(remaining)
+        headers[f"x-ratelimit-reset-{name}"] = f"{ms}ms"
+    spent = [ms / 1000 for remaining, ms in limits.values() if remaining == 0]
+    hint = retry.hinted_wait(headers)
+    if spent:
+        assert hint.seconds == pytest.approx(max(spent))
+    else:
+        assert hint is None
 
 
 def test_retry_after_as_an_http_date_counts_from_the_response_date():

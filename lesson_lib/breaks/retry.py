@@ -17,7 +17,8 @@ The phase of an error decides what a retry means:
 headers (`hinted_wait`): ``retry-after-ms``, ``retry-after`` (seconds or an
 HTTP date), ``x-should-retry``, OpenAI's ``x-ratelimit-reset-requests`` /
 ``-tokens`` durations (``1s``, ``6m0s``, ``20ms``) and Anthropic's
-``anthropic-ratelimit-*-reset`` RFC 3339 times. It is deterministic:
+``anthropic-ratelimit-*-reset`` RFC 3339 times, a reset only for a limit whose
+``remaining`` is 0. It is deterministic:
 "now" is the response's own ``date`` header (or a given time), and jitter
 comes from a seeded `random.Random` or is off.
 
@@ -177,7 +178,10 @@ def _number(value: str) -> float | None:
 
 def hinted_wait(headers: dict[str, Any] | None, now: datetime | None = None) -> Hint | None:
     """The wait the server asks for: ``retry-after-ms`` or ``retry-after`` when present,
-    else the reset of the limit that ran out (its ``remaining`` is 0), else the latest reset.
+    else the latest reset among the limits that ran out (their ``remaining`` is 0).
+
+    A reset header alone is no hint: with requests to spare, a limit resetting in 6 ms
+    says nothing about when to try again, and waiting it would not back off at all.
     """
     found = [x for x in hints(headers, now) if x.seconds >= 0]
     for name in ("retry-after-ms", "retry-after"):
@@ -188,8 +192,7 @@ def hinted_wait(headers: dict[str, Any] | None, now: datetime | None = None) -> 
     exhausted = [x for x in found
                  if h.get(x.header.replace("-reset-", "-remaining-")
                           .replace("-reset", "-remaining")) == "0"]
-    pool = exhausted or found
-    return max(pool, key=lambda x: x.seconds) if pool else None
+    return max(exhausted, key=lambda x: x.seconds) if exhausted else None
 
 
 # -- the schedule ---------------------------------------------------------------------------

@@ -9,8 +9,9 @@ request reach disk (`lesson_lib.capture.capture_writer`); the key never does.
 Exit codes: 0 recorded and the stream ended properly; 3 recorded, but the
 stream did not end properly or the request failed (kept as a failed-request
 capture); 2 could not start (no key, bad options, cannot connect, and a
-rejected key unless ``--keep-failed``, and a key-shaped string that would have
-reached disk: `lesson_lib.capture.redact` first clears every echo of the key).
+rejected key unless ``--keep-failed``, and a key-shaped string or a piece of the
+key, raw or encoded, that would have reached disk: `lesson_lib.capture.redact`
+first clears every echo of the whole key, then checks).
 """
 
 from __future__ import annotations
@@ -84,10 +85,6 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     body = redact_bytes(b"".join(chunk for chunk, _ in reads), key)
     kept_headers = redact_headers(allowed_headers(headers), key)
     request = scrub_request(kwargs)
-    try:
-        check_no_key(body, kept_headers, request)
-    except KeyOnDisk as exc:
-        return Recorded(CANNOT_START, str(exc))
     ends, offset = [], 0
     for chunk, t in reads:
         offset += len(chunk)
@@ -105,6 +102,11 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     }
     if failure:
         sidecar["provenance"]["transport_error"] = failure
+    try:
+        # Nothing of the key, raw or encoded, whole or a 12-character piece, anywhere.
+        check_no_key(body, kept_headers, sidecar, key=key)
+    except KeyOnDisk as exc:
+        return Recorded(CANNOT_START, str(exc))
     name = name or "recorded-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
     path = write_capture(Path(out) / wire, name, body, sidecar)
     cap = captures_mod.load(path)

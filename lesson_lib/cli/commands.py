@@ -338,6 +338,16 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from . import sdk_warnings
+
+    with sdk_warnings.kept() as noted:
+        worst = _check_all(args)
+    if (line := sdk_warnings.summary(noted)) is not None:
+        _err(f"check: {line}")
+    return worst
+
+
+def _check_all(args: argparse.Namespace) -> int:
     from .validate import validate
 
     worst = OK

@@ -9,11 +9,12 @@ from importlib import import_module
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 MAX_BODY = 1024 * 1024      # bytes of a request body (1 MiB; a chat request is a few KB)
+BODY_TIMEOUT_S = 10.0       # seconds for a whole request body to arrive, else 408
 
 _LAZY = {"Settings": "app", "build_app": "app", "StartError": "background",
          "serving": "background", "settings_for": "background"}
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_BODY", *_LAZY]
+__all__ = ["BODY_TIMEOUT_S", "DEFAULT_HOST", "DEFAULT_PORT", "MAX_BODY", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -16,17 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ...breaks import faults
 from ...capture.captures import Capture
-from . import MAX_BODY, fault_spec, matching, streaming
+from . import BODY_TIMEOUT_S, MAX_BODY, fault_spec, matching, streaming
 from .errors import error_body, error_headers, not_found
 from .page import index_html
 
 _COOKIE = "rtw-stream"
+_LOG = logging.getLogger("uvicorn.error")
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Settings:
     faults: tuple[fault_spec.FaultSpec, ...] = ()
     capture: str | None = None          # answer requests that name none with this one
     max_body: int = MAX_BODY            # a larger request body gets 413
+    body_timeout: float = BODY_TIMEOUT_S   # a body slower than this gets 408, then a close
     finished: set[str] = field(default_factory=set)   # EventSource streams that ended
     first: fault_spec.FirstRequests = field(default_factory=fault_spec.FirstRequests)
 
@@ -63,7 +65,18 @@ class _Endpoints:
     async def provider(self, request: Request, wire: str) -> Response:
         """A provider's request: read it, find the capture it asks for, serve it."""
         settings = self.settings
-        body = await _body(request, settings.max_body)
+        try:
+            body = await _body(request, settings.max_body, settings.body_timeout)
+        except TimeoutError:
+            # A half-sent body would hold the connection and its descriptor for good.
+            response = _error(wire, 408, f"the request body did not arrive within "
+                                         f"{settings.body_timeout:g} s")
+            response.headers["connection"] = "close"
+            return response
+        except ClientDisconnect:
+            _LOG.info("%s %s: the client left before its request body was complete",
+                      request.method, request.url.path)
+            return Response(status_code=400)     # nobody is left to read it
         if body is None:
             return _error(wire, 413, f"the request body is larger than {settings.max_body:,} "
                                      "bytes (serve --max-body raises the limit)")
@@ -171,17 +184,23 @@ def _quiet_about_drops(logger: logging.Logger) -> None:
         logger.addFilter(_NotDrops())
 
 
-async def _body(request: Request, limit: int) -> bytes | None:
-    """The request body, or None when it is larger than `limit` bytes (read no further)."""
+async def _body(request: Request, limit: int, timeout: float) -> bytes | None:
+    """The request body, or None when it is larger than `limit` bytes (read no further).
+
+    TimeoutError when the whole body has not arrived within `timeout` seconds (one
+    deadline for all of it, so a byte now and then does not keep it open);
+    ClientDisconnect when the client leaves first.
+    """
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         return None
     parts, size = [], 0
-    async for part in request.stream():
-        size += len(part)
-        if size > limit:
-            return None
-        parts.append(part)
+    async with asyncio.timeout(timeout):
+        async for part in request.stream():
+            size += len(part)
+            if size > limit:
+                return None
+            parts.append(part)
     return b"".join(parts)
 
 

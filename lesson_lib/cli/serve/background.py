@@ -13,7 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from ...capture import captures as captures_mod
-from . import DEFAULT_HOST, MAX_BODY, fault_spec, matching, streaming
+from . import BODY_TIMEOUT_S, DEFAULT_HOST, MAX_BODY, fault_spec, matching, streaming
 from .app import Settings, build_app
 
 
@@ -23,7 +23,7 @@ class StartError(Exception):
 
 def settings_for(*, speed: str | float = 1.0, faults: Sequence[str] = (),
                  capture: str | None = None, root: Path | None = None,
-                 max_body: int = MAX_BODY) -> Settings:
+                 max_body: int = MAX_BODY, body_timeout: float = BODY_TIMEOUT_S) -> Settings:
     """Check the start-up options and build the server's settings; StartError if bad."""
     try:
         corpus = captures_mod.corpus(root)
@@ -43,8 +43,11 @@ def settings_for(*, speed: str | float = 1.0, faults: Sequence[str] = (),
         capture = found.key
     if max_body < 1:
         raise StartError(f"--max-body must be at least 1 byte, not {max_body}")
+    if not 0 < body_timeout <= 3600:
+        raise StartError(f"--body-timeout must be above 0 and at most 3600 seconds, "
+                         f"not {body_timeout:g}")
     return Settings(corpus=corpus, speed=parsed_speed, faults=specs, capture=capture,
-                    max_body=max_body)
+                    max_body=max_body, body_timeout=body_timeout)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -64,6 +67,14 @@ def bind(host: str, port: int) -> socket.socket:
         raise StartError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.listen(512)
     return sock
+
+
+def base_url(sock: socket.socket) -> str:
+    """The URL a listening socket answers at: its real port (``--port 0`` picked one),
+    an IPv6 address in brackets."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def _server(settings: Settings, *, quiet: bool) -> uvicorn.Server:
@@ -100,7 +111,8 @@ def _hush_clients_leaving() -> None:
 @contextlib.contextmanager
 def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0,
             faults: Sequence[str] = (), capture: str | None = None,
-            root: Path | None = None, max_body: int = MAX_BODY) -> Iterator[str]:
+            root: Path | None = None, max_body: int = MAX_BODY,
+            body_timeout: float = BODY_TIMEOUT_S) -> Iterator[str]:
     """Run the server in a background thread (from a notebook cell); yields its base URL.
 
     ``port=0`` picks a free port. The server stops when the block ends::
@@ -109,7 +121,7 @@ def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0
             client = anthropic.Anthropic(base_url=url, api_key="unused")
     """
     settings = settings_for(speed=speed, faults=faults, capture=capture, root=root,
-                            max_body=max_body)
+                            max_body=max_body, body_timeout=body_timeout)
     sock = bind(host, port)
     server = _server(settings, quiet=True)
     _hush_clients_leaving()
@@ -123,10 +135,8 @@ def serving(*, host: str = DEFAULT_HOST, port: int = 0, speed: str | float = 1.0
         server.should_exit = True
         sock.close()
         raise StartError("the server did not start")
-    bound_host, bound_port = sock.getsockname()[:2]
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     try:
-        yield f"http://{shown}:{bound_port}"
+        yield base_url(sock)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -16,7 +16,8 @@ Choose the capture with ?capture=wire/name
 drop-terminal|split-character|corrupt-json:N (cut ends the body cleanly, drop breaks the
 connection; a stall at most 10 minutes). A fault ending in @first (drop:800@first) breaks
 only a client's first request for a capture: asked again, it is served clean, so a retry
-succeeds. A request body over --max-body (1 MiB) gets 413.
+succeeds. A request body over --max-body (1 MiB) gets 413, one not all there within
+--body-timeout (10 s) gets 408 and the connection closes.
 GET /stream/<wire>/<name> for EventSource,
 GET /captures (JSON), GET / (a page). Ctrl-C stops it (exit 0); bad options or
 a port in use: one line, exit 2."""
@@ -25,7 +26,7 @@ a port in use: one line, exit 2."""
 def add_command(sub) -> None:
     """Add ``serve`` to the CLI's subparsers."""
     from ...wires import ENTRIES
-    from . import DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
+    from . import BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
     paths = "\n".join(f"  POST {entry.route}" for entry in ENTRIES.values())
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
@@ -45,6 +46,9 @@ def add_command(sub) -> None:
                         help="serve the captures under DIR (WIRE/NAME.sse) instead of the corpus")
     parser.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
                         help=f"a larger request body gets 413 (default {MAX_BODY:,}: 1 MiB)")
+    parser.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT_S,
+                        metavar="SECONDS", help="a request body not all there by then gets "
+                                                f"408 (default {BODY_TIMEOUT_S:g})")
     parser.set_defaults(run=run)
 
 
@@ -60,18 +64,18 @@ def _port(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Start the server in the foreground; 2 with one line when it cannot start."""
-    from .background import StartError, bind, settings_for
+    from .background import StartError, base_url, bind, settings_for
     from .background import run as serve_forever
 
     try:
         settings = settings_for(speed=args.speed, faults=args.fault, capture=args.capture,
-                                root=args.dir, max_body=args.max_body)
+                                root=args.dir, max_body=args.max_body,
+                                body_timeout=args.body_timeout)
         sock = bind(args.host, args.port)
     except StartError as exc:
         print(f"lesson-lib: serve: {exc}", file=sys.stderr)
         return 2
-    host, port = sock.getsockname()[:2]
-    print(f"lesson-lib: serving {len(settings.corpus)} captures at http://{host}:{port} "
+    print(f"lesson-lib: serving {len(settings.corpus)} captures at {base_url(sock)} "
           "(Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         serve_forever(settings, sock)
