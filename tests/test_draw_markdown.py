@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import time
+from html.parser import HTMLParser
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lesson_lib.draw import MarkdownBlocks, hold_back
@@ -126,3 +128,57 @@ def test_a_long_code_block_costs_each_line_not_its_length():
     drawer.end()
     html = "".join(p.html for p in drawer.settled)
     assert html.count("<pre><code") == 1 and "x_2999 = compute(2999)" in html
+
+
+class _Words(HTMLParser):
+    """The text a drawing shows, and the attribute values that keep a link's or code's words."""
+
+    KEPT = ("href", "title", "alt", "class")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.out.extend(f" {value} " for name, value in attrs if name in self.KEPT and value)
+
+    def handle_data(self, data):
+        self.out.append(data)
+
+
+def shown_text(html: str) -> str:
+    parser = _Words()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.out)
+
+
+MARKUP = st.sampled_from(["> ", "- ", "* ", "+ ", "1. ", "2) ", "  ", "    ", "\t", "# ", "### ",
+                          "*", "**", "_", "`", "``", "~~", "[", "]", "(", ")", "![", "](", "|",
+                          "---", "===", "\\", "<", ">", ":", " ", "\n", "\n\n", "-", "!", '"',
+                          "#", "```", "~~~"])
+NESTING = st.builds(lambda marker, depth: marker * depth,
+                    st.sampled_from(["> ", "- ", "1. ", "  - ", "> - ", "* > "]),
+                    st.integers(15, 40))
+WORD = st.from_regex(r"[a-z]{1,6}", fullmatch=True)
+# A fence's info string keeps only its first word (as a class): markup, not text.
+_FENCE_INFO_WORDS = re.compile(r"(```|~~~)[^\n]*\s[^\n]*[a-z]")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(WORD, WORD, MARKUP, NESTING), max_size=60))
+def test_every_word_of_a_text_is_drawn_at_any_depth(tokens):
+    text = "".join(tokens)
+    assume(not _FENCE_INFO_WORDS.search(text))
+    shown = shown_text(render(text, forming=False))
+    for word in set(re.findall(r"[a-z]+", text)):
+        assert shown.count(word) >= len(re.findall(rf"(?<![a-z]){word}(?![a-z])", text)), word
+
+
+def test_text_nested_past_the_limit_is_drawn_flat_not_dropped():
+    assert "hello" in render("> " * 20 + "hello", forming=False)
+    html = render("- " * 30 + "deep\n" + "  " * 30 + "deeper\n\nafter", forming=False)
+    assert all(word in html for word in ("deep", "deeper", "after"))
+    started = time.process_time()
+    html = render("> " * 50_000 + "far", forming=False)     # linear, no recursion error
+    assert "far" in html and time.process_time() - started < 20

@@ -7,7 +7,10 @@ One parser for every block, configured for streaming:
 - No reference definitions (``[x]: https://...``): a definition arriving
   later would change how an earlier, settled block reads.
 - At most 20 levels of nesting (markdown-it's own limit): a 10,000-deep list
-  is drawn flat beyond that, in linear time, never a recursion error.
+  is drawn flat beyond that, in linear time, never a recursion error. Flat,
+  not cut: markdown-it skips whatever lies deeper than its limit, so beyond
+  it our block parser reads the rest with the rules that open no container
+  (quotes and lists become the text of paragraphs, markers and all).
 
 Links and images go through `safety`: while a block forms (`forming`) a link
 is drawn as text; a settled link is an ``<a href>`` only for http(s) and
@@ -22,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.parser_block import ParserBlock
+from markdown_it.rules_block import StateBlock, blockquote, list_block
 from markdown_it.token import Token
 
 from .safety import esc, image_allowed, link_allowed
@@ -29,9 +34,31 @@ from .safety import esc, image_allowed, link_allowed
 MAX_NESTING = 20
 
 
+class _FlatBeyondLimit(ParserBlock):
+    """markdown-it's block parser, which draws what lies past the nesting limit flat."""
+
+    def tokenize(self, state: StateBlock, startLine: int, endLine: int) -> None:  # noqa: N803
+        """The blocks of lines `startLine` to `endLine`; past the limit, without containers."""
+        if state.level < state.md.options.maxNesting:
+            super().tokenize(state, startLine, endLine)   # a container's rule calls us again
+            return
+        rules = [rule for rule in self.ruler.getRules("")
+                 if rule is not blockquote and rule is not list_block]
+        line = startLine
+        while line < endLine:
+            state.line = line = state.skipEmptyLines(line)
+            if line >= endLine or state.sCount[line] < state.blkIndent:
+                break               # the end of the container we are in (as markdown-it's loop)
+            for rule in rules:      # the paragraph rule always matches: each turn takes a line
+                if rule(state, line, endLine, False):
+                    break
+            line = state.line
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
                                    "maxNesting": MAX_NESTING})
+    md.block = _FlatBeyondLimit()
     md.enable(["table", "strikethrough"])
     md.disable("reference")
     md.add_render_rule("link_open", _link_open)
