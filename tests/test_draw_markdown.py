@@ -6,6 +6,7 @@ import re
 import time
 from html.parser import HTMLParser
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -182,3 +183,72 @@ def test_text_nested_past_the_limit_is_drawn_flat_not_dropped():
     started = time.process_time()
     html = render("> " * 50_000 + "far", forming=False)     # linear, no recursion error
     assert "far" in html and time.process_time() - started < 20
+
+
+LONG_BLOCK_LINES = ["- item", "- **bold** item", "* star", "+ plus", "1. one", "2. two", "3) three",
+                    "  - nested", "  continued", "lazy", "    indented", "", "", "| a | b |",
+                    "|---|---|", "| 1 | 2 |", "3 | 4", "para line", "more *text*", "===", "---",
+                    "> quote", "# head", "```", "x |", "- ", "-", "10. ten", "  ", "\t- tab"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LONG_BLOCK_LINES), max_size=40),
+       st.lists(st.integers(0, 10_000), max_size=40))
+def test_a_block_settles_at_the_line_a_whole_parse_says_it_ends(lines, points):
+    # The window (a list from its last item, a paragraph from its last line, a table from
+    # its header) settles exactly when parsing the whole text so far would.
+    from lesson_lib.draw.markdown import block_starts
+    text = "\n".join(lines)
+    blocks, settled, so_far = MarkdownBlocks(), 0, ""
+    for piece in cut(text, points):
+        settled += len(blocks.feed(piece))
+        so_far += piece
+        complete = so_far[:so_far.rfind("\n") + 1]
+        assert settled == max(0, len(block_starts(complete)) - 1), so_far
+
+
+def count_markdown_work(monkeypatch) -> list[int]:
+    """Characters handed to markdown-it (block parses and renders) and to `hold_back`."""
+    from lesson_lib.draw import markdown, text
+    work = [0]
+    parse, render_, hold = markdown.MD.block.parse, markdown.MD.render, text.hold_back
+
+    def counted(fn):
+        def wrapper(source, *args, **kwargs):
+            work[0] += len(source)
+            return fn(source, *args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(markdown.MD.block, "parse", counted(parse))
+    monkeypatch.setattr(markdown.MD, "render", counted(render_))
+    monkeypatch.setattr(text, "hold_back", counted(hold))
+    return work
+
+
+SHAPES = {
+    "list": lambda i: f"- item {i} with **bold** and `code`\n",
+    "table": lambda i: ("| name | value |\n|---|---|\n" if i == 0 else "") + f"| a{i} | *{i}* |\n",
+    "paragraph": lambda i: f"word{i} **bold** and `c` more text," + ("\n" if i % 3 == 2 else " "),
+    "fence": lambda i: ("```py\n" if i == 0 else "") + f"x_{i} = compute({i})\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_forming_block_costs_each_delta_not_its_length(shape, monkeypatch):
+    from lesson_lib.draw.text import TextDrawer
+    work = count_markdown_work(monkeypatch)
+
+    def drawn(size: int) -> int:
+        source, i = "", 0
+        while len(source) < size:
+            source += SHAPES[shape](i)
+            i += 1
+        drawer = TextDrawer("b")
+        work[0] = 0
+        for k in range(0, size, 4):
+            drawer.feed(source[k:k + 4])
+            drawer.segments()
+        return work[0]
+
+    small, large = drawn(4_000), drawn(8_000)
+    assert large / small < 2.3, (small, large)      # linear: 2; a whole redraw per delta: 4

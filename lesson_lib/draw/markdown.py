@@ -103,8 +103,15 @@ def render(source: str, *, forming: bool, images: bool = False,
     return MD.render(source, env)
 
 
-def block_starts(source: str) -> list[int]:
-    """The line numbers where `source`'s top-level blocks begin (block parse only)."""
+def block_tokens(source: str) -> list[Token]:
+    """`source`'s block tokens (block parse only: no inline, no rendering)."""
     tokens: list[Token] = []
     MD.block.parse(source, MD, {}, tokens)
+    return tokens
+
+
+def block_starts(source: str, tokens: list[Token] | None = None) -> list[int]:
+    """The line numbers where `source`'s top-level blocks begin (block parse only)."""
+    if tokens is None:
+        tokens = block_tokens(source)
     return [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map]
