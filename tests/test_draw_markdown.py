@@ -162,12 +162,17 @@ NESTING = st.builds(lambda marker, depth: marker * depth,
                     st.sampled_from(["> ", "- ", "1. ", "  - ", "> - ", "* > "]),
                     st.integers(15, 40))
 WORD = st.from_regex(r"[a-z]{1,6}", fullmatch=True)
+# A table whose rows have fewer or more cells than its header (GFM drops the extra ones).
+TABLE = st.builds(lambda head, rows: "\n|" + "|".join(head) + "|\n|" + "---|" * len(head)
+                  + "".join("\n|" + "|".join(row) + "|" for row in rows) + "\n",
+                  st.lists(WORD, min_size=1, max_size=3),
+                  st.lists(st.lists(WORD, max_size=5), max_size=3))
 # A fence's info string keeps only its first word (as a class): markup, not text.
 _FENCE_INFO_WORDS = re.compile(r"(```|~~~)[^\n]*\s[^\n]*[a-z]")
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.one_of(WORD, WORD, MARKUP, NESTING), max_size=60))
+@given(st.lists(st.one_of(WORD, WORD, MARKUP, NESTING, TABLE), max_size=60))
 def test_every_word_of_a_text_is_drawn_at_any_depth(tokens):
     text = "".join(tokens)
     assume(not _FENCE_INFO_WORDS.search(text))
@@ -180,6 +185,8 @@ def test_text_nested_past_the_limit_is_drawn_flat_not_dropped():
     assert "hello" in render("> " * 20 + "hello", forming=False)
     html = render("- " * 30 + "deep\n" + "  " * 30 + "deeper\n\nafter", forming=False)
     assert all(word in html for word in ("deep", "deeper", "after"))
+    html = render("| a | b |\n|---|---|\n| one | two | three |", forming=False)
+    assert "<td>two | three</td>" in html           # a cell past the header's count is kept
     started = time.process_time()
     html = render("> " * 50_000 + "far", forming=False)     # linear, no recursion error
     assert "far" in html and time.process_time() - started < 20
