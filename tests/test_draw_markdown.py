@@ -92,6 +92,7 @@ def test_a_line_that_only_looks_like_a_block_start_is_not_used_to_settle():
     assert blocks.feed("x\n\nBar\n") == [(0, "Foo\n#x\n\n")]
 
 
+CURSOR = '<span class="draw-cursor" aria-hidden="true">▍</span>'
 FENCE_LINES = ["```py", "~~~", "````", "  ```js x", "code <b>&amp;", "  indented", "```",
                "~~~~", "   ``` ", "    ```", "", "text after", "`", "``"]
 
@@ -110,6 +111,8 @@ def test_an_open_fence_is_drawn_without_a_parse_as_markdown_it_draws_it(lines, p
         if fence is not None:
             from lesson_lib.draw.fences import draw_open_fence
             assert draw_open_fence(fence, tail) == render(hold_back(tail), forming=True)
+            live = drawer.segments()[0][2][-1].html        # drawn line by line: the same
+            assert live.removesuffix(CURSOR) == draw_open_fence(fence, tail)
     whole, _, _ = feed_all([text])
     pieces, _, _ = feed_all(cut(text, points))
     assert pieces == whole

@@ -29,7 +29,7 @@ import re
 
 from .blocks import MarkdownBlocks
 from .citations import citation_part
-from .fences import draw_open_fence
+from .fences import DrawnFence
 from .frames import frame_due
 from .markdown import render
 from .parts import Part, Segment
@@ -59,6 +59,7 @@ class TextDrawer:
         self._frame_at = (0, 0)        # (the tail's offset, its length) at the last frame
         self._fenced = False           # the tail was an open fence at the last delta
         self._frame: tuple[tuple[int, int], str, str] | None = None   # its source and html
+        self._drawn_fence: DrawnFence | None = None
         self.length = 0
         self.fragments: list[str] = []               # the run's text, joined only for a citation
         self.starts: dict[str, int] = {block: 0}     # where each block begins in it
@@ -152,11 +153,13 @@ class TextDrawer:
 
     def _draw_tail(self) -> Part | None:
         tail = self.blocks.tail
-        if not tail.strip():
+        if not tail or tail.isspace():       # stops at the first letter, unlike strip()
             return None
         fence = self.blocks.open_fence
         if fence is not None:
-            shown, html = tail, draw_open_fence(fence, tail)
+            if self._drawn_fence is None or self._drawn_fence.fence is not fence:
+                self._drawn_fence = DrawnFence(fence)
+            shown, html = tail, self._drawn_fence.html(tail)
         else:
             frame = self._frame
             if frame is None or frame[0] != self._frame_at:
