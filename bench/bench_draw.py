@@ -12,9 +12,16 @@ delta (the common way, quadratic). At 16k deltas that takes minutes, so it
 is timed at every `SAMPLE`-th delta and multiplied by `SAMPLE` (the rows say
 so: ``baseline_sampled_every``).
 
-Goals: a doubling of the answer costs the drawing at most 2.2x (2 is
-linear); at 16k deltas the drawing is at least 20x faster than the baseline.
-Time is CPU time (`time.process_time`), best of `ROUNDS`, collector off.
+Then one long block alone, arriving 4 characters a delta and drawn after
+each (a list, a table, a paragraph of many lines, a code fence), at
+`SHAPE_SIZES` characters: the block still forming is the one part drawn
+again, so these rows show whether its cost grows with its length (before the
+frames of `lesson_lib.draw.frames`, a list of 10,000 characters took 127 s).
+
+Goals: a doubling of the answer, or of one forming block, costs the drawing
+at most 2.2x (2 is linear); at 16k deltas the drawing is at least 20x faster
+than the baseline. Time is CPU time (`time.process_time`), best of `ROUNDS`,
+collector off.
 
     python bench/bench_draw.py [--quick]
 """
@@ -29,6 +36,7 @@ from collections.abc import Callable
 from markdown_it import MarkdownIt
 
 from lesson_lib.draw import Drawer
+from lesson_lib.draw.text import TextDrawer
 from lesson_lib.turn import TurnState, reduce_all
 from lesson_lib.turn.events import (
     BlockDelta,
@@ -47,6 +55,19 @@ DELTA = 5
 SAMPLE = 64
 ROUNDS = 3
 DOUBLING_GOAL = 2.2
+SHAPE_SIZES = (10_000, 20_000, 40_000)
+QUICK_SHAPE_SIZES = (2_500, 5_000, 10_000)
+SHAPE_DELTA = 4
+
+# One line of each long block (`i` counts the lines).
+SHAPES: dict[str, Callable[[int], str]] = {
+    "list": lambda i: f"- item {i} with **bold**, `code` and a [link](https://example.com/{i})\n",
+    "table": lambda i: (("| name | value | note |\n|------|-------|------|\n" if i == 0 else "")
+                        + f"| a{i} | {i} | *note {i}* |\n"),
+    "paragraph": lambda i: (f"sentence {i} has **bold** and `code`, then more words"
+                            + (".\n" if i % 3 == 2 else "; ")),
+    "fence": lambda i: ("```python\n" if i == 0 else "") + f"x_{i} = compute({i}, 'text')\n",
+}
 SPEED_GOAL = 20.0
 
 _SECTION = """## Section {i}
@@ -116,6 +137,46 @@ def render_whole_every_delta(deltas: list[str], every: int) -> int:
     return size
 
 
+def block_source(shape: str, size: int) -> str:
+    """`size` characters of one long block of `shape`."""
+    lines, length, i = [], 0, 0
+    while length < size:
+        lines.append(SHAPES[shape](i))
+        length += len(lines[-1])
+        i += 1
+    return "".join(lines)[:size]
+
+
+def draw_block_every_delta(source: str) -> int:
+    """Feed `source` in `SHAPE_DELTA`-character deltas, drawing after each; return the
+    characters of live HTML a view would update."""
+    drawer = TextDrawer("b")
+    shown = 0
+    for k in range(0, len(source), SHAPE_DELTA):
+        drawer.feed(source[k:k + SHAPE_DELTA])
+        for _, _, live in drawer.segments():
+            shown += sum(len(p.html) for p in live)
+    drawer.end()
+    return shown
+
+
+def run_shapes(quick: bool = False) -> list[dict]:
+    """Rows: one forming block of each shape at each size, with its doubling ratio."""
+    rows: list[dict] = []
+    for shape in SHAPES:
+        prev = None
+        for size in QUICK_SHAPE_SIZES if quick else SHAPE_SIZES:
+            source = block_source(shape, size)
+            ours = best(lambda: draw_block_every_delta(source), 1)       # noqa: B023
+            row = {"case": f"forming {shape}", "deltas": -(-size // SHAPE_DELTA), "chars": size,
+                   "ours_s": ours}
+            if prev is not None:
+                row["ours_x2"] = ours / prev
+            rows.append(row)
+            prev = ours
+    return rows
+
+
 def best(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
     times = []
     for _ in range(rounds):
@@ -151,7 +212,7 @@ def run(quick: bool = False) -> list[dict]:
                     "speedup": base / ours}
         rows.append(row)
         prev = ours
-    return rows
+    return rows + run_shapes(quick)
 
 
 def main(quick: bool = False) -> list[dict]:
@@ -164,7 +225,11 @@ def main(quick: bool = False) -> list[dict]:
           f"{rows[1].get('baseline_sampled_every')}-th delta, times that)")
     print(f"{'deltas':>8} {'chars':>9} {'draw ms':>9} {'x2':>6} {'whole-text ms':>14} "
           f"{'speed-up':>9}")
+    case = None
     for r in rows:
+        if r["case"] != case:
+            case = r["case"]
+            print(f"  {case}")
         x2 = f"{r['ours_x2']:>6.2f}" if "ours_x2" in r else f"{'':>6}"
         base = (f"{r['baseline_s'] * 1e3:>14.0f} {r['speedup']:>8.1f}x" if "speedup" in r
                 else f"{'':>14} {'':>9}")

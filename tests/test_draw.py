@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import fields
 
 from draw_checks import live_elements, tags_of
 
 from lesson_lib.draw import Drawer, draw, tool_label
 from lesson_lib.turn import initial, reduce
+from lesson_lib.turn.closing import closing_events
 from lesson_lib.turn.events import (
     BlockDelta,
     BlockEnded,
@@ -16,6 +18,7 @@ from lesson_lib.turn.events import (
     Finish,
     StepFinished,
     StepStarted,
+    ToolCallInvalid,
     ToolCallReady,
     ToolExecutionFinished,
     ToolExecutionStarted,
@@ -249,3 +252,82 @@ def test_tool_arguments_10000_levels_deep_are_drawn_without_a_traceback():
     turn.add(ToolCallReady, block="s1.b0", name="deep", call_id="c1", input={"a": deep})
     final = turn.finish("completed", reason="tool_calls")
     assert "too deep" in final.part("s1.b0/arg/a").text
+
+
+def test_a_tool_call_cut_before_any_argument_says_so_instead_of_an_empty_box():
+    turn = Turn()
+    turn.add(BlockStarted, block="s1.b0", block_kind="tool_call", name="get_weather",
+             call_id="c1")
+    turn.add(BlockEnded, block="s1.b0", complete=False, synthesised=True)
+    turn.add(ToolCallInvalid, block="s1.b0", name="get_weather", call_id="c1", state="cut",
+             raw="")
+    raw = turn.drawings[-1].part("s1.b0/raw")
+    assert "no argument arrived" in raw.text and "no argument arrived" in raw.html
+    assert "<pre></pre>" not in raw.html and raw.settled
+    turn.add(BlockStarted, block="s1.b1", block_kind="tool_call", name="search", call_id="c2")
+    turn.add(BlockDelta, block="s1.b1", fragment='{"q": "pa')
+    turn.add(ToolCallInvalid, block="s1.b1", name="search", call_id="c2", state="cut",
+             raw='{"q": "pa')
+    some = turn.drawings[-1].part("s1.b1/raw")
+    assert '<pre>{&quot;q&quot;: &quot;pa</pre>' in some.html and "no argument" not in some.text
+
+
+def cancelled_banner(turn: Turn, *, step: int = 1) -> str:
+    """Cancel `turn` as the loops do (close what is open, interrupt what runs) and read the
+    banner."""
+    for event in closing_events(turn.state, "the turn was cancelled"):
+        turn.add(type(event), **{f.name: getattr(event, f.name) for f in fields(event)
+                                 if f.name != "seq"})
+    for block in turn.state.calls:
+        if block.execution == "running":
+            turn.add(ToolExecutionFinished, block=block.id, call_id=block.call_id,
+                     status="interrupted", error="the turn was cancelled")
+    if not any(s.step == step and s.finished for s in turn.state.steps):
+        turn.add(StepFinished, step=step, ended="cancelled")
+    banner = turn.add(TurnFinished, outcome="cancelled").part("turn/banner")
+    assert banner.settled and banner.text.startswith("⊘ cancelled")
+    return banner.text
+
+
+def test_the_cancelled_banner_says_what_it_interrupted():
+    turn = Turn()
+    turn.text(["Half an ans"], end=False)
+    words = cancelled_banner(turn)
+    assert "the text arriving" in words and "tool" not in words
+
+    turn = Turn()                            # a tool running, its call's text already ended
+    turn.text(["Let me check."])
+    turn.add(BlockStarted, block="s1.b1", block_kind="tool_call", name="get_weather",
+             call_id="c1")
+    turn.add(BlockDelta, block="s1.b1", fragment='{"city": "Paris"}')
+    turn.add(BlockEnded, block="s1.b1")
+    turn.add(ToolCallReady, block="s1.b1", name="get_weather", call_id="c1",
+             input={"city": "Paris"})
+    turn.add(StepFinished, step=1, finish=Finish("tool_calls"))
+    turn.add(ToolExecutionStarted, block="s1.b1", call_id="c1", name="get_weather")
+    words = cancelled_banner(turn)
+    assert "the tool get_weather running" in words and "text" not in words
+
+    turn = Turn()                            # arguments arriving and another tool running
+    turn.add(BlockStarted, block="s1.b0", block_kind="tool_call", name="search", call_id="c0")
+    turn.add(BlockDelta, block="s1.b0", fragment='{"q": "x"}')
+    turn.add(BlockEnded, block="s1.b0")
+    turn.add(ToolCallReady, block="s1.b0", name="search", call_id="c0", input={"q": "x"})
+    turn.add(ToolExecutionStarted, block="s1.b0", call_id="c0", name="search")
+    turn.add(BlockStarted, block="s1.b1", block_kind="tool_call", name="get_weather",
+             call_id="c1")
+    turn.add(BlockDelta, block="s1.b1", fragment='{"ci')
+    words = cancelled_banner(turn)
+    assert "the arguments of get_weather arriving and the tool search running" in words
+
+    turn = Turn()                            # step 2's request sent, nothing back yet
+    turn.text(["Checking."])
+    turn.add(StepFinished, step=1, finish=Finish("tool_calls"))
+    words = cancelled_banner(turn, step=2)
+    assert "the request for step 2 before its first byte" in words
+    assert "text" not in words and "tool " not in words
+
+    turn = Turn()                            # between steps: nothing ran, nothing arrived
+    turn.text(["Done with step one."])
+    turn.add(StepFinished, step=1, finish=Finish("tool_calls"))
+    assert "with nothing arriving or running" in cancelled_banner(turn, step=1)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import time
+from html.parser import HTMLParser
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lesson_lib.draw import MarkdownBlocks, hold_back
@@ -89,6 +92,7 @@ def test_a_line_that_only_looks_like_a_block_start_is_not_used_to_settle():
     assert blocks.feed("x\n\nBar\n") == [(0, "Foo\n#x\n\n")]
 
 
+CURSOR = '<span class="draw-cursor" aria-hidden="true">▍</span>'
 FENCE_LINES = ["```py", "~~~", "````", "  ```js x", "code <b>&amp;", "  indented", "```",
                "~~~~", "   ``` ", "    ```", "", "text after", "`", "``"]
 
@@ -107,6 +111,8 @@ def test_an_open_fence_is_drawn_without_a_parse_as_markdown_it_draws_it(lines, p
         if fence is not None:
             from lesson_lib.draw.fences import draw_open_fence
             assert draw_open_fence(fence, tail) == render(hold_back(tail), forming=True)
+            live = drawer.segments()[0][2][-1].html        # drawn line by line: the same
+            assert live.removesuffix(CURSOR) == draw_open_fence(fence, tail)
     whole, _, _ = feed_all([text])
     pieces, _, _ = feed_all(cut(text, points))
     assert pieces == whole
@@ -126,3 +132,133 @@ def test_a_long_code_block_costs_each_line_not_its_length():
     drawer.end()
     html = "".join(p.html for p in drawer.settled)
     assert html.count("<pre><code") == 1 and "x_2999 = compute(2999)" in html
+
+
+class _Words(HTMLParser):
+    """The text a drawing shows, and the attribute values that keep a link's or code's words."""
+
+    KEPT = ("href", "title", "alt", "class")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.out.extend(f" {value} " for name, value in attrs if name in self.KEPT and value)
+
+    def handle_data(self, data):
+        self.out.append(data)
+
+
+def shown_text(html: str) -> str:
+    parser = _Words()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.out)
+
+
+MARKUP = st.sampled_from(["> ", "- ", "* ", "+ ", "1. ", "2) ", "  ", "    ", "\t", "# ", "### ",
+                          "*", "**", "_", "`", "``", "~~", "[", "]", "(", ")", "![", "](", "|",
+                          "---", "===", "\\", "<", ">", ":", " ", "\n", "\n\n", "-", "!", '"',
+                          "#", "```", "~~~"])
+NESTING = st.builds(lambda marker, depth: marker * depth,
+                    st.sampled_from(["> ", "- ", "1. ", "  - ", "> - ", "* > "]),
+                    st.integers(15, 40))
+WORD = st.from_regex(r"[a-z]{1,6}", fullmatch=True)
+# A table whose rows have fewer or more cells than its header (GFM drops the extra ones).
+TABLE = st.builds(lambda head, rows: "\n|" + "|".join(head) + "|\n|" + "---|" * len(head)
+                  + "".join("\n|" + "|".join(row) + "|" for row in rows) + "\n",
+                  st.lists(WORD, min_size=1, max_size=3),
+                  st.lists(st.lists(WORD, max_size=5), max_size=3))
+# A fence's info string keeps only its first word (as a class): markup, not text.
+_FENCE_INFO_WORDS = re.compile(r"(```|~~~)[^\n]*\s[^\n]*[a-z]")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(WORD, WORD, MARKUP, NESTING, TABLE), max_size=60))
+def test_every_word_of_a_text_is_drawn_at_any_depth(tokens):
+    text = "".join(tokens)
+    assume(not _FENCE_INFO_WORDS.search(text))
+    shown = shown_text(render(text, forming=False))
+    for word in set(re.findall(r"[a-z]+", text)):
+        assert shown.count(word) >= len(re.findall(rf"(?<![a-z]){word}(?![a-z])", text)), word
+
+
+def test_text_nested_past_the_limit_is_drawn_flat_not_dropped():
+    assert "hello" in render("> " * 20 + "hello", forming=False)
+    html = render("- " * 30 + "deep\n" + "  " * 30 + "deeper\n\nafter", forming=False)
+    assert all(word in html for word in ("deep", "deeper", "after"))
+    html = render("| a | b |\n|---|---|\n| one | two | three |", forming=False)
+    assert "<td>two | three</td>" in html           # a cell past the header's count is kept
+    started = time.process_time()
+    html = render("> " * 50_000 + "far", forming=False)     # linear, no recursion error
+    assert "far" in html and time.process_time() - started < 20
+
+
+LONG_BLOCK_LINES = ["- item", "- **bold** item", "* star", "+ plus", "1. one", "2. two", "3) three",
+                    "  - nested", "  continued", "lazy", "    indented", "", "", "| a | b |",
+                    "|---|---|", "| 1 | 2 |", "3 | 4", "para line", "more *text*", "===", "---",
+                    "> quote", "# head", "```", "x |", "- ", "-", "10. ten", "  ", "\t- tab"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(LONG_BLOCK_LINES), max_size=40),
+       st.lists(st.integers(0, 10_000), max_size=40))
+def test_a_block_settles_at_the_line_a_whole_parse_says_it_ends(lines, points):
+    # The window (a list from its last item, a paragraph from its last line, a table from
+    # its header) settles exactly when parsing the whole text so far would.
+    from lesson_lib.draw.markdown import block_starts
+    text = "\n".join(lines)
+    blocks, settled, so_far = MarkdownBlocks(), 0, ""
+    for piece in cut(text, points):
+        settled += len(blocks.feed(piece))
+        so_far += piece
+        complete = so_far[:so_far.rfind("\n") + 1]
+        assert settled == max(0, len(block_starts(complete)) - 1), so_far
+
+
+def count_markdown_work(monkeypatch) -> list[int]:
+    """Characters handed to markdown-it (block parses and renders) and to `hold_back`."""
+    from lesson_lib.draw import markdown, text
+    work = [0]
+    parse, render_, hold = markdown.MD.block.parse, markdown.MD.render, text.hold_back
+
+    def counted(fn):
+        def wrapper(source, *args, **kwargs):
+            work[0] += len(source)
+            return fn(source, *args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(markdown.MD.block, "parse", counted(parse))
+    monkeypatch.setattr(markdown.MD, "render", counted(render_))
+    monkeypatch.setattr(text, "hold_back", counted(hold))
+    return work
+
+
+SHAPES = {
+    "list": lambda i: f"- item {i} with **bold** and `code`\n",
+    "table": lambda i: ("| name | value |\n|---|---|\n" if i == 0 else "") + f"| a{i} | *{i}* |\n",
+    "paragraph": lambda i: f"word{i} **bold** and `c` more text," + ("\n" if i % 3 == 2 else " "),
+    "fence": lambda i: ("```py\n" if i == 0 else "") + f"x_{i} = compute({i})\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_forming_block_costs_each_delta_not_its_length(shape, monkeypatch):
+    from lesson_lib.draw.text import TextDrawer
+    work = count_markdown_work(monkeypatch)
+
+    def drawn(size: int) -> int:
+        source, i = "", 0
+        while len(source) < size:
+            source += SHAPES[shape](i)
+            i += 1
+        drawer = TextDrawer("b")
+        work[0] = 0
+        for k in range(0, size, 4):
+            drawer.feed(source[k:k + 4])
+            drawer.segments()
+        return work[0]
+
+    small, large = drawn(4_000), drawn(8_000)
+    assert large / small < 2.3, (small, large)      # linear: 2; a whole redraw per delta: 4

@@ -6,7 +6,9 @@ such); running tools (a step finished asking for tools, or a tool runs);
 stalled, once the silence since the last event passes the caller's
 threshold (time comes in as data: `now_ms` on the events' clock). When the
 turn has finished the banner settles on its outcome: completed; failed,
-truncated or cancelled with what arrived kept; and a turn whose last step
+truncated or cancelled with what arrived kept (a cancel says what it
+interrupted: the text or reasoning arriving, a tool's arguments arriving, the
+tools running by name, or a request before its first byte); and a turn whose last step
 finished asking for tools is drawn as waiting on tools, never completed.
 """
 
@@ -32,6 +34,7 @@ class TurnStatus:
     forming_calls: int = 0             # tool calls whose arguments are arriving
     last_t: float | None = None        # arrival time (ms) of the last event that had one
     first_error: str | None = None
+    interrupted: tuple[str, ...] = ()  # what a cancel stopped: text, tools by name, a request
 
 
 def banner(status: TurnStatus, *, now_ms: float | None = None,
@@ -58,7 +61,18 @@ def _finished(status: TurnStatus) -> tuple[str, str]:
         says = f"{says}, but the model {_STOPPED_SHORT[status.finish]}"
     if outcome == "failed" and status.first_error:
         says = f"{status.first_error}; what arrived before it is kept"
+    if outcome == "cancelled":
+        says = _cancelled(status.interrupted)
     return str(outcome), f"{glyph} {word}: {says}"
+
+
+def _cancelled(interrupted: tuple[str, ...]) -> str:
+    """What the cancel stopped, from the turn's own events (never the general sentence)."""
+    if not interrupted:
+        return "the turn was cancelled between steps, with nothing arriving or running"
+    what = (interrupted[0] if len(interrupted) == 1
+            else ", ".join(interrupted[:-1]) + " and " + interrupted[-1])
+    return f"the turn was cancelled, interrupting {what}; what arrived is kept"
 
 
 _STOPPED_SHORT = {"length": "stopped at its token limit (the answer may be cut short)",

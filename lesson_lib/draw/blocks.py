@@ -9,20 +9,47 @@ then ``#`` looks like a heading starting, until ``#x`` makes it part of the
 paragraph again.
 
 `MarkdownBlocks` keeps only the tail (the last open block and the line still
-arriving). `feed` costs the fragment, plus one block-level parse of the tail
-when a line completes: the work never grows with the settled text before it.
-Reference definitions are off (see `markdown`), the one Markdown feature
-where a later line changes an earlier block. While the tail is one open
-code fence, a completed line is only checked for the closing fence
-(`fences`): a long code block costs each new line, not a parse of itself.
+arriving). `feed` costs the fragment, plus, when a line completes, a
+block-level parse of a *window*: the work grows neither with the settled text
+before the tail nor with the tail itself. Reference definitions are off (see
+`markdown`), the one Markdown feature where a later line changes an earlier
+block. While the tail is one open code fence, a completed line is only
+checked for the closing fence (`fences`): a long code block costs each new
+line, not a parse of itself.
+
+The window: a long block (a list, a table, a paragraph of many lines) would
+cost a parse of itself at each of its lines. But whether the next lines go
+on with it depends only on a little of it, so they are parsed after a stand-in
+for that little (`_Window`): a list from its last item; a paragraph after one
+line of text (``x``) and its last line (which a table's delimiter row may
+turn into a header); a table after its header and delimiter rows. Only when
+the window shows a second block is the whole tail parsed (once per block
+that settles), and that parse decides: the window only saves parses whose
+answer is "still one block". Any other block is parsed whole at each line.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from markdown_it.token import Token
+
 from .fences import OpenFence
-from .markdown import block_starts
+from .markdown import block_starts, block_tokens
 
 Block = tuple[int, str]      # (offset of the block's first character in the text, its source)
+
+_LISTS = ("bullet_list_open", "ordered_list_open")
+
+
+@dataclass(slots=True)
+class _Window:
+    """Where a fresh parse of the tail's one block starts: `lead` (a stand-in for what
+    came before), then the tail from `start`. `kind`: the block's first token type."""
+
+    kind: str
+    lead: str
+    start: int
 
 
 class MarkdownBlocks:
@@ -35,6 +62,7 @@ class MarkdownBlocks:
         self.finished = False
         self._fence: OpenFence | None = None     # the fence the tail opens with, if any
         self._fence_looked = False
+        self._window: _Window | None = None     # how to check new lines without a whole parse
 
     @property
     def open_fence(self) -> OpenFence | None:
@@ -59,8 +87,12 @@ class MarkdownBlocks:
         if self.open_fence is not None:
             return []                    # the tail is one open code block: nothing settles
         complete = self.tail[:self.tail.rfind("\n") + 1]
-        starts = block_starts(complete)
+        if self._window is not None and self._still_one_block(complete):
+            return []
+        tokens = block_tokens(complete)
+        starts = block_starts(complete, tokens)
         if len(starts) < 2:
+            self._window = _window_of(complete, tokens)
             return []
         line_offsets = _line_offsets(complete, starts)
         out = []
@@ -70,10 +102,29 @@ class MarkdownBlocks:
         self._cut(line_offsets[-1])
         return out
 
+    def _still_one_block(self, complete: str) -> bool:
+        """Whether the window says the new complete lines go on with the tail's one block
+        (and move the window up to them)."""
+        window = self._window
+        assert window is not None
+        source = window.lead + complete[window.start:]
+        tokens = block_tokens(source)
+        if len(block_starts(source, tokens)) >= 2:
+            return False
+        if window.kind in _LISTS:           # from its last item on
+            items = [t.map[0] for t in tokens if t.type == "list_item_open" and t.level == 1
+                     and t.map]
+            if items:
+                window.start += _line_offsets(source, [items[-1]])[0]
+        else:                               # from its last complete line on
+            window.start = complete.rfind("\n", 0, len(complete) - 1) + 1
+        return True
+
     def _cut(self, cut: int) -> None:
         self.offset += cut
         self.tail = self.tail[cut:]
         self._fence, self._fence_looked = None, False
+        self._window = None
 
     def finish(self) -> list[Block]:
         """The text has ended: every block left is settled (idempotent)."""
@@ -98,6 +149,25 @@ class MarkdownBlocks:
         if "\r" in fragment:
             fragment = fragment.replace("\r\n", "\n").replace("\r", "\n")
         return fragment.replace("\0", "\ufffd")
+
+
+def _window_of(complete: str, tokens: list[Token]) -> _Window | None:
+    """The window for the one block `complete` holds (None: parse it whole each line)."""
+    first = next((t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map), None)
+    if first is None or first.map is None:
+        return None
+    last_line = complete.rfind("\n", 0, len(complete) - 1) + 1
+    if first.type == "paragraph_open":
+        return _Window(first.type, "x\n", last_line)
+    if first.type == "table_open":
+        lines = complete.split("\n", first.map[0] + 2)
+        return _Window(first.type, "\n".join(lines[first.map[0]:first.map[0] + 2]) + "\n",
+                       last_line)
+    if first.type in _LISTS:
+        items = [t.map[0] for t in tokens if t.type == "list_item_open" and t.level == 1
+                 and t.map]
+        return _Window(first.type, "", _line_offsets(complete, items[-1:])[0] if items else 0)
+    return None
 
 
 def _line_offsets(text: str, lines: list[int]) -> list[int]:

@@ -70,6 +70,8 @@ class Drawer:
         self.run: TextDrawer | None = None     # the text run the next text block may go on
         self.sources = 0
         self.last_t: float | None = None
+        self.started_steps: set[int] = set()
+        self.stopped: list[str] = []           # what a cancel interrupted, in words, in order
 
     # -- reading the turn ------------------------------------------------------------------
 
@@ -95,7 +97,7 @@ class Drawer:
                           asked_for_tools=self.asked_for_tools, finish=self.finish,
                           between_steps=self.between_steps, running=len(self.running),
                           forming_calls=len(self.forming), last_t=self.last_t,
-                          first_error=self.first_error)
+                          first_error=self.first_error, interrupted=_joined(self.stopped))
 
     def apply(self, event: Any) -> None:
         """Take one turn event into the drawing."""
@@ -114,6 +116,7 @@ class Drawer:
 
     def _on_step_started(self, e: Any) -> None:
         self._end_run()
+        self.started_steps.add(e.step)
         self.between_steps = False
         self.asked_for_tools = False
         if e.step > 1:
@@ -124,6 +127,8 @@ class Drawer:
 
     def _on_step_finished(self, e: Any) -> None:
         self._end_run()
+        if e.ended == "cancelled" and e.step not in self.started_steps:
+            self.stopped.append(f"the request for step {e.step} before its first byte")
         self.between_steps = True
         self.asked_for_tools = e.finish.reason == "tool_calls"
         self.finish = e.finish.reason
@@ -173,6 +178,8 @@ class Drawer:
 
     def _on_block_ended(self, e: Any) -> None:
         item = self.blocks.get(e.block)
+        if e.reason == "cancelled" and item is not None:     # closed by a cancel, still open
+            self.stopped.append(_arriving(item))
         self.forming.discard(e.block)
         if isinstance(item, TextDrawer):
             item.block_ended(e.block)
@@ -205,6 +212,9 @@ class Drawer:
     def _on_tool_execution_finished(self, e: Any) -> None:
         item = self.blocks.get(e.block)
         self.running.discard(e.block)
+        if e.status == "interrupted":
+            name = getattr(item, "name", None) or "?"
+            self.stopped.append(f"the tool {name} running")
         if isinstance(item, ToolCallDrawer):
             item.finished(e.status, e.result, e.error)
 
@@ -227,6 +237,25 @@ class Drawer:
             finished = getattr(item, "turn_finished", None)
             if finished is not None:
                 finished(e.outcome == "completed")
+
+
+def _arriving(item: Any) -> str:
+    """What a block closed by a cancel was doing, in words."""
+    if isinstance(item, TextDrawer):
+        return "the refusal arriving" if item.kind == "refusal" else "the text arriving"
+    if isinstance(item, ReasoningDrawer):
+        return "the reasoning arriving"
+    if isinstance(item, ToolCallDrawer):
+        return f"the arguments of {item.name or '?'} arriving"
+    return f"a {item.kind} block arriving"
+
+
+def _joined(phrases: list[str]) -> tuple[str, ...]:
+    """The phrases once each, in order, a repeated one counted (``the tool x running ×2``)."""
+    counts: dict[str, int] = {}
+    for phrase in phrases:
+        counts[phrase] = counts.get(phrase, 0) + 1
+    return tuple(p if n == 1 else f"{p} ×{n}" for p, n in counts.items())
 
 
 _DRAWERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -11,7 +11,8 @@ it can change except its end, so:
 - `draw_open_fence` draws it as markdown-it draws an unclosed fence (the
   code to the end of the text), with one escape of its text: the same HTML,
   with no parse. A last line that may be the closing fence arriving
-  (`` ` ``, ``~~``) is not drawn yet.
+  (`` ` ``, ``~~``) is not drawn yet. `DrawnFence` draws the same, escaping
+  each line once as it completes instead of the whole code at every delta.
 """
 
 from __future__ import annotations
@@ -71,6 +72,38 @@ def draw_open_fence(fence: OpenFence, tail: str) -> str:
     lang = info.split(maxsplit=1)[0] if info else ""
     cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
     return f"<pre><code{cls}>{escapeHtml(code)}</code></pre>\n"
+
+
+class DrawnFence:
+    """`draw_open_fence` of one open fence as its tail grows: each complete line of code is
+    escaped once, so a delta costs its own line (and the joining of what is escaped)."""
+
+    def __init__(self, fence: OpenFence) -> None:
+        self.fence = fence
+        info = unescapeAll(fence.info).strip()
+        lang = info.split(maxsplit=1)[0] if info else ""
+        cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
+        self.head = f"<pre><code{cls}>"
+        self.escaped: list[str] = []
+        self.upto = fence.code_start       # the tail up to here is escaped
+
+    def html(self, tail: str) -> str:
+        """The open fence of `tail` (the tail it opens, grown since the last call)."""
+        fence = self.fence
+        last = max(tail.rfind("\n") + 1, fence.code_start)
+        if last > self.upto:
+            lines = tail[self.upto:last]
+            if fence.indent:
+                lines = "".join(_dedent(line, fence.indent)
+                                for line in lines.splitlines(keepends=True))
+            self.escaped.append(escapeHtml(lines))
+            self.upto = last
+        partial = tail[last:]
+        if may_close(partial, fence.char) or not partial.strip(" \t"):
+            partial = ""
+        elif fence.indent:
+            partial = _dedent(partial, fence.indent)
+        return f"{self.head}{''.join(self.escaped)}{escapeHtml(partial)}</code></pre>\n"
 
 
 def may_close(line: str, char: str) -> bool:

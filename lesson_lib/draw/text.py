@@ -7,8 +7,9 @@ feeds the fragments to `MarkdownBlocks`. Each Markdown block that settles is
 rendered once into a settled `Part` (key ``<first block>/md<offset>``, the
 offset of its first character in the run, so the key never moves) and kept
 in an append-only list that every later drawing shares. The tail is one live
-part, rendered from its held-back source (`tail.hold_back`) only when a
-delta changed it. The run ends when something else begins (a tool call, the
+part, rendered from its held-back source (`tail.hold_back`) at the frames
+`frames` schedules (every delta while it is short), and between them drawn
+as the last frame and the text arrived since. The run ends when something else begins (a tool call, the
 step's end): then its last block settles.
 
 Citations: a block whose sources arrived before its text (Anthropic) is the
@@ -28,9 +29,11 @@ import re
 
 from .blocks import MarkdownBlocks
 from .citations import citation_part
-from .fences import draw_open_fence
+from .fences import DrawnFence
+from .frames import frame_due
 from .markdown import render
 from .parts import Part, Segment
+from .safety import esc
 from .tail import hold_back
 
 _OPEN, _CLOSE = "\ue000", "\ue001"      # a citation mark in the run's source: \ue000 1,2 \ue001
@@ -53,6 +56,10 @@ class TextDrawer:
         self._waiting_parts: tuple[Part, ...] = ()
         self._tail_part: Part | None = None
         self._dirty = False
+        self._frame_at = (0, 0)        # (the tail's offset, its length) at the last frame
+        self._fenced = False           # the tail was an open fence at the last delta
+        self._frame: tuple[tuple[int, int], str, str] | None = None   # its source and html
+        self._drawn_fence: DrawnFence | None = None
         self.length = 0
         self.fragments: list[str] = []               # the run's text, joined only for a citation
         self.starts: dict[str, int] = {block: 0}     # where each block begins in it
@@ -116,6 +123,13 @@ class TextDrawer:
     def _feed_markdown(self, source: str) -> None:
         self._settle(self.blocks.feed(source))
         self._dirty = True
+        blocks = self.blocks
+        length = len(blocks.tail)
+        fenced = blocks.open_fence is not None      # drawn without a parse: always a frame
+        offset, last = self._frame_at
+        if fenced or self._fenced or blocks.offset != offset or frame_due(length, last):
+            self._frame_at = (blocks.offset, length)
+        self._fenced = fenced
 
     def _settle(self, blocks: list[tuple[int, str]]) -> None:
         for offset, source in blocks:
@@ -139,14 +153,23 @@ class TextDrawer:
 
     def _draw_tail(self) -> Part | None:
         tail = self.blocks.tail
-        if not tail.strip():
+        if not tail or tail.isspace():       # stops at the first letter, unlike strip()
             return None
         fence = self.blocks.open_fence
         if fence is not None:
-            shown, html = tail, draw_open_fence(fence, tail)
+            if self._drawn_fence is None or self._drawn_fence.fence is not fence:
+                self._drawn_fence = DrawnFence(fence)
+            shown, html = tail, self._drawn_fence.html(tail)
         else:
-            shown = hold_back(tail)
-            html = render(shown, forming=True)
+            frame = self._frame
+            if frame is None or frame[0] != self._frame_at:
+                shown = hold_back(tail[:self._frame_at[1]])
+                frame = self._frame = (self._frame_at, shown, render(shown, forming=True))
+            _, shown, html = frame
+            arrived = tail[self._frame_at[1]:]      # since the last frame: shown, not parsed
+            if arrived:
+                shown += arrived
+                html += f'<span class="draw-arriving">{esc(arrived)}</span>'
         html += '<span class="draw-cursor" aria-hidden="true">▍</span>'
         return Part(f"{self.block}/md{self.blocks.offset}", self.kind, _marks_html(html),
                     _marks_text(shown.strip("\n")), False)

@@ -89,13 +89,19 @@ class ToolCallDrawer:
         """The call will never run: its input is not JSON, or the stream ended inside it."""
         self._catch_up()
         self.state = state
-        why = error or ("the stream ended inside the arguments" if state == "cut" else "")
-        shown = raw[-RAW_TAIL:]
-        lead = f"… ({len(raw) - RAW_TAIL} characters before) " if len(raw) > RAW_TAIL else ""
-        html = (f'<div class="draw-raw"><span class="draw-why">{esc(state)}: {esc(why)}</span>'
-                f"<pre>{esc(lead + shown)}</pre></div>")
-        self.extra.append(Part(f"{self.block}/raw", "tool_input", html,
-                               f"{state}: {why}\n{lead}{shown}", True))
+        if not raw:               # an empty box would read as arguments lost in the drawing
+            why = error or ("the stream ended inside the call" if state == "cut" else "")
+            html = (f'<div class="draw-raw"><span class="draw-why">{esc(state)}: {esc(why)}'
+                    '</span> <span class="draw-none">no argument arrived</span></div>')
+            text = f"{state}: {why}; no argument arrived"
+        else:
+            why = error or ("the stream ended inside the arguments" if state == "cut" else "")
+            shown = raw[-RAW_TAIL:]
+            lead = f"… ({len(raw) - RAW_TAIL} characters before) " if len(raw) > RAW_TAIL else ""
+            html = (f'<div class="draw-raw"><span class="draw-why">{esc(state)}: {esc(why)}'
+                    f"</span><pre>{esc(lead + shown)}</pre></div>")
+            text = f"{state}: {why}\n{lead}{shown}"
+        self.extra.append(Part(f"{self.block}/raw", "tool_input", html, text, True))
         self._live_arg = None
         self._dirty = True
 
