@@ -33,3 +33,37 @@ def test_stop_pressed_while_a_tool_runs_cancels_and_keeps_the_drawing():
     assert "get_weather" in view.chat.text and "cancelled" in view.chat.text
     assert 'aria-live="polite"' in view.status.value
     assert "<script" not in view.chat.value
+
+
+def test_the_status_line_says_a_step_is_being_retried_and_why():
+    from lesson_lib.live.attempts import Attempt
+    from lesson_lib.turn.events import StepFinished
+    from lesson_lib.views.live_view import retry_words
+
+    first = Attempt(1, 1)
+    assert retry_words([]) is None and retry_words([first]) is None
+    first.events = [StepFinished(0, step=1, ended="cut")]
+    words = retry_words([first, Attempt(1, 2)])
+    assert words.startswith("retrying step 1 (attempt 2): the last attempt ended with cut")
+    assert "not run again" in words
+    assert retry_words([first, Attempt(1, 2), Attempt(2, 1)]) is None
+
+
+def test_a_retry_on_screen_shows_in_the_status_line_then_the_end():
+    from lesson_lib.live import RetryPolicy, weather_tool
+
+    wire = "anthropic-messages"
+    with serving(speed="instant") as url:
+        request = load(f"{wire}/weather-turn-step1").request
+        turn = LiveTurn(url, wire, request, [weather_tool(0.0)],
+                        params={"fault": "drop:3000@first"},
+                        retry=RetryPolicy(attempts=2, initial_s=0.01, max_s=0.05))
+        view = LiveView(turn)
+        seen = []
+        say = view._say
+        view._say = lambda words: (seen.append(words), say(words))
+
+        result = asyncio.run(asyncio.wait_for(view.done(), 30))
+    assert result.outcome == "completed"
+    assert any(w.startswith("retrying step 1 (attempt 2)") for w in seen), seen
+    assert "ended: completed" in view.status.value

@@ -58,6 +58,9 @@ class LiveView(widgets.VBox):
 
     def _update(self, state: TurnState) -> None:
         self.chat.show(state)
+        retrying = retry_words(self.turn.attempts)
+        if retrying:
+            self._say(retrying)
 
     def _finished(self, task: asyncio.Future) -> None:
         self.stop.disabled = True
@@ -74,3 +77,16 @@ class LiveView(widgets.VBox):
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/plain"] = self.chat.text or "(the live turn: nothing drawn yet)"
         return bundle
+
+
+def retry_words(attempts: list[Any]) -> str | None:
+    """The status line while a step is retried: which attempt, why the last one ended,
+    and what the user sees of it (None when the current attempt is a step's first)."""
+    if not attempts or attempts[-1].number == 1:
+        return None
+    current = attempts[-1]
+    failed = next((a for a in reversed(attempts[:-1]) if a.step == current.step), None)
+    why = failed.summary().split(": ", 1)[1] if failed is not None else "it failed"
+    return (f"retrying step {current.step} (attempt {current.number}): the last attempt "
+            f"ended with {why}. What it drew is drawn again as the retry arrives; a tool "
+            "that had finished is not run again")
