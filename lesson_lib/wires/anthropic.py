@@ -114,10 +114,9 @@ def as_streamed(block: dict) -> tuple[dict, list[dict]]:
     if kind in CALL_BLOCKS or "input" in block:
         value = block.get("input")
         start["input"] = {}
-        if value is not None and value != {}:
-            deltas.append({"type": ARGUMENTS_DELTA,
-                           "partial_json": json.dumps(value, ensure_ascii=False)})
-        return start, deltas
+        # (A call without arguments streams one empty fragment.)
+        text = "" if value is None or value == {} else json.dumps(value, ensure_ascii=False)
+        return start, [{"type": ARGUMENTS_DELTA, "partial_json": text}]
     field, delta_type, key = STREAMED_TEXT.get(kind, (None, None, None))  # type: ignore[arg-type]
     if field is None:
         return start, deltas
