@@ -303,9 +303,13 @@ class ChatAccumulator(Accumulator):
     def _chunk(self, payload: dict, event: WireEvent) -> None:
         head = self.head
         fields: dict[str, Any] = {}
-        for key in ("id", "created", "model"):
-            if key not in head and payload.get(key) is not None:
-                head[key] = fields[key] = payload[key]
+        for key in chat.IDENTITY_FIELDS:
+            # The first real value names the completion: a placeholder (Azure's first
+            # chunk) is kept only until one arrives.
+            value = payload.get(key)
+            if value is not None and (key not in head or (
+                    chat.names_nothing(head[key]) and not chat.names_nothing(value))):
+                head[key] = fields[key] = value
         for key in ("system_fingerprint", "service_tier"):
             value = payload.get(key)
             if value is not None and head.get(key, None) != value:

@@ -56,6 +56,18 @@ ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 # ``obfuscation`` and compatible servers' ``p`` (Mistral, Bedrock) vary a chunk's size.
 STREAM_ONLY_FIELDS = frozenset({"obfuscation", "p"})
 
+# The fields that name the completion. Azure OpenAI's first chunk (its prompt's filter
+# results, ``"choices": []``) names nothing: ``"id": ""``, ``"model": ""``,
+# ``"created": 0``; every later chunk carries the real ones.
+IDENTITY_FIELDS = ("id", "created", "model")
+
+
+def names_nothing(value: Any) -> bool:
+    """Whether an identity field's value is a placeholder (absent, ``""`` or ``0``) that a
+    later chunk's real value replaces."""
+    return value is None or value == "" or (type(value) is int and value == 0)
+
+
 # -- content as typed parts (Mistral) ---------------------------------------------------
 # Some compatible servers send ``delta.content`` as an array of typed parts instead of a
 # string: ``{"type": "text", "text": ...}`` is the answer, ``{"type": "thinking",
