@@ -49,12 +49,13 @@ What the SDK does not let it see, whatever the adapter does:
   the SDK raises with the error object alone;
 - anything after the Responses helper's own check fails (an item whose
   ``call_id`` the ``output_item.done`` restates, as a client tool search does:
-  ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
-  ended properly;
-- a Responses stream that begins with anything but ``response.created``
-  (``response.queued``, or a stream that is only ``response.failed`` or an
-  ``error``): the helper raises at once, so the step is cut before anything
-  and the failure is not seen;
+  ``RuntimeError``), or after it refuses a stream that begins with anything but
+  ``response.created`` (``response.queued``: a background response read from its
+  start; a resumed stream): where the wire ended properly, the step fails with
+  the SDK's refusal (``sdk_refused``, its exception's message), not as a cut
+  stream; where the wire did not (a stream that is only ``response.failed`` or
+  an ``error``), the step is cut there (``sdk_broke``) and the failure is not
+  seen;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
@@ -480,7 +481,8 @@ class SDKAdapter:
         self.seen += 1
         return self.adapter.feed(self.translator.changes(event))
 
-    def end(self, error: BaseException | None = None) -> list[TurnEvent]:
+    def end(self, error: BaseException | None = None, *,
+            wire_ended: bool = False) -> list[TurnEvent]:
         """The SDK's iteration is over: returned (`error` None) or raised `error`.
 
         A status error before any event is a failed request; one during the
@@ -488,6 +490,10 @@ class SDKAdapter:
         building its final object, after the stream's own terminal
         (Responses ``incomplete``, Chat ``length`` / ``content_filter``), is
         the helper's opinion of a proper stream, not the turn's error.
+        `wire_ended` says the bytes the SDK read ended properly: a helper that
+        raised before it let the terminal through then refused a whole stream
+        (``sdk_refused``, its exception's message: the step fails), where
+        without it the stream was cut under it (``sdk_broke``).
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
@@ -516,6 +522,14 @@ class SDKAdapter:
                 changes += self.translator.error(info, message or str(error))
             else:
                 changes.append(ch.InBandError(None, message or str(error), body, etype))
+        elif error is not None and wire_ended and not self.translator.terminal:
+            # The wire completed, and the helper refused it before its terminal (a
+            # Responses stream that begins with response.queued): what the application
+            # got is the SDK's refusal, not a cut stream.
+            changes.append(ch.DiagnosticNoted(None, Diagnostic(
+                "sdk_refused", "the SDK's helper refused a stream that ended properly on "
+                f"the wire: {type(error).__name__}: {error}", severity="error",
+                raw=str(error))))
         elif error is not None:
             # The helper itself raised: on a cut stream (``sdk_broke``: it can fail an
             # assertion), or on a proper one it does not like (``sdk_raised``: length,
@@ -528,7 +542,10 @@ class SDKAdapter:
         changes += self.translator.close_all()
         proper = self.translator.terminal and not any(
             isinstance(c, ch.InBandError) for c in changes)
-        changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
+        refused = any(isinstance(c, ch.DiagnosticNoted) and c.diagnostic.code == "sdk_refused"
+                      for c in changes)
+        changes.append(ch.StreamEnded(None, proper, None if proper else
+                                      "sdk_refused" if refused else "cut"))
         return out + self.adapter.feed(changes)
 
 
@@ -551,12 +568,13 @@ def _is_connection_error(error: BaseException) -> bool:
 
 def turn_events_from_sdk(wire: str, events: list[Any], error: BaseException | None = None,
                          *, step: int = 1, seq: Counter | None = None,
-                         model: str | None = None,
-                         dialect: str | None = None) -> list[TurnEvent]:
-    """One step's turn events from what an SDK's streaming helper yielded (and raised)."""
+                         model: str | None = None, dialect: str | None = None,
+                         wire_ended: bool = False) -> list[TurnEvent]:
+    """One step's turn events from what an SDK's streaming helper yielded (and raised);
+    `wire_ended`: the bytes it read ended properly (see `SDKAdapter.end`)."""
     adapter = SDKAdapter(wire, step, seq, model=model, dialect=dialect)
     out = adapter.begin()
     for event in events:
         out += adapter.feed(event)
-    out += adapter.end(error)
+    out += adapter.end(error, wire_ended=wire_ended)
     return out
