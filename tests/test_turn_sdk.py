@@ -402,8 +402,10 @@ def test_sdk_route_reading_each_event_as_it_arrives_gives_what_the_kept_events_g
     from lesson_lib.turn.run import step_events
     kept = run_sdk(capture)
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    ended = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
+                         capture.status, request=capture.request).proper
     want = turn_events_from_sdk(capture.wire, kept.events, kept.error, model=model,
-                                dialect=dialect_of(capture))
+                                dialect=dialect_of(capture), wire_ended=ended)
     got = step_events(capture, route="sdk")
     assert [repr(e) for e in got] == [repr(e) for e in want]
 
