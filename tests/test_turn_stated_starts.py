@@ -188,6 +188,31 @@ def test_anthropic_any_stated_blocks_mean_what_they_mean_streamed(content):
                                                                                  "tool_use")
 
 
+def invoke(body: bytes) -> bytes:
+    """The same Anthropic events as Bedrock's InvokeModelWithResponseStream frames them:
+    each one base64 in a ``chunk`` frame."""
+    import base64
+
+    from lesson_lib.sse.decoder import SSEDecoder
+    from lesson_lib.sse.eventstream import encode_frame
+    out, decoder = [], SSEDecoder()
+    for event in decoder.feed(body) + decoder.finish():
+        inner = base64.b64encode(event.data.encode()).decode()
+        out.append(encode_frame({":event-type": "chunk", ":content-type": "application/json",
+                                 ":message-type": "event"}, json.dumps({"bytes": inner}).encode()))
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_bedrock_invoke_a_start_that_states_a_call_makes_it_ready(route):
+    content, stop = ANTHROPIC_CASES["text, then a tool call"]
+    wire = "aws-bedrock-invoke"
+    whole = turn_events(cap(invoke(anthropic_whole(content, stop)), wire), route=route)
+    streamed = turn_events(cap(invoke(anthropic_streamed(content, stop)), wire), route=route)
+    assert said(whole) == said(streamed)
+    assert ready(whole) == [("get_weather", "toolu_1", TOOL["input"])]
+
+
 # -- Responses: items in a lifecycle event's output ---------------------------------------
 
 CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",

@@ -269,7 +269,7 @@ class ChatAccumulator(Accumulator):
         if is_error_payload(payload):
             self._error(payload, event)
             return changes
-        if event.type != chat.CHUNK:
+        if event.type != chat.CHUNK and not chat.filter_results_chunk(payload):
             self.note("unknown_event", f"payload of type {event.type!r} is not a chunk; "
                       "read as one", event=event, severity="warning", raw=event.sse.data)
         self._chunk(payload, event)

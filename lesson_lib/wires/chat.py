@@ -62,6 +62,14 @@ STREAM_ONLY_FIELDS = frozenset({"obfuscation", "p"})
 IDENTITY_FIELDS = ("id", "created", "model")
 
 
+def filter_results_chunk(payload: Any) -> bool:
+    """Whether a payload is Azure's chunk of filter results (``"object": ""``, the prompt's
+    ``prompt_filter_results``): a chunk, though its object does not say so, which the SDK's
+    helper skips."""
+    return (isinstance(payload, dict) and payload.get("object") == ""
+            and "prompt_filter_results" in payload)
+
+
 def names_nothing(value: Any) -> bool:
     """Whether an identity field's value is a placeholder (absent, ``""`` or ``0``) that a
     later chunk's real value replaces."""
