@@ -347,7 +347,6 @@ class _ResponsesSDK(_Translator):
             return []       # text / arguments repeated whole at their end
         return [ch.UnknownEvent(None, kind, _data(ev))]
 
-
     def _added(self, oi: int, item: Any) -> ch.SlotOpened:
         """An item announced (an SDK object, or the data of one a lifecycle event holds)."""
         self.items.add(oi)
