@@ -422,6 +422,40 @@ def test_provider_fields_on_chunks_and_choices_are_kept():
     assert r.final["choices"][0]["content_filter_results"] == {"hate": {"filtered": False}}
 
 
+AZURE_FILTERS = [{"prompt_index": 0, "content_filter_results": {
+    "hate": {"filtered": False, "severity": "safe"}}}]
+# Azure OpenAI's first chunk: its prompt's filter results, and placeholders for the names.
+AZURE_FIRST = {"choices": [], "created": 0, "id": "", "model": "", "object": "",
+               "prompt_filter_results": AZURE_FILTERS}
+
+
+def test_a_placeholder_first_chunk_does_not_name_the_completion():
+    r = run(AZURE_FIRST, chunk(choice(role="assistant", content="Hi")),
+            chunk(choice(finish="stop")), DONE)
+    assert (r.final["id"], r.final["created"], r.final["model"]) == ("chatcmpl-1",
+                                                                      1700000000, "gpt-x")
+    assert r.final["prompt_filter_results"] == AZURE_FILTERS      # the bytes win
+    assert message(r)["content"] == "Hi" and r.complete
+
+
+def test_the_first_real_name_is_kept_and_a_placeholder_alone_stays():
+    later = {**chunk(choice(finish="stop")), "id": "chatcmpl-2", "model": "other"}
+    r = run(AZURE_FIRST, chunk(choice(role="assistant", content="Hi")), later, DONE)
+    assert (r.final["id"], r.final["model"]) == ("chatcmpl-1", "gpt-x")
+    r = run(AZURE_FIRST, {**chunk(choice(role="assistant", content="Hi", finish="stop")),
+                          "id": "", "created": 0, "model": ""}, DONE)
+    assert (r.final["id"], r.final["created"], r.final["model"]) == ("", 0, "")
+
+
+@pytest.mark.parametrize("route", ["wire", "sdk"])
+def test_both_routes_name_the_model_after_a_placeholder_first_chunk(route):
+    from lesson_lib.turn.run import turn_state
+    cap = from_bytes(body(AZURE_FIRST, chunk(choice(role="assistant", content="Hi")),
+                          chunk(choice(finish="stop")), DONE), sidecar={"wire": WIRE})
+    (step,) = turn_state(cap, route=route).steps
+    assert (step.model, step.response_id) == ("gpt-x", "chatcmpl-1")
+
+
 def test_complete_is_known_as_soon_as_done_arrives():
     acc = ChatAccumulator()
     cap = from_bytes(body(chunk(choice(content="a")), chunk(choice(finish="stop")), DONE),

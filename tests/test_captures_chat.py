@@ -38,11 +38,11 @@ NAMES = {"text-usage", "tool-call", "parallel-tools-sequential", "parallel-tools
          "error-mid-stream", "index-reused-new-id", "reasoning-content", "weather-turn-step1",
          "weather-turn-step2", "structured-output", "thinking-parts-no-done",
          "length-then-error-in-chunk", "audio-output", "moderation-chunk",
-         "legacy-function-call"}
+         "legacy-function-call", "azure-filter-results"}
 UNFINISHED = {"cut-in-arguments", "error-mid-stream"}
 NO_DONE = {"thinking-parts-no-done"}    # ends properly without [DONE] (a warning)
 COMPATIBLE = {"parallel-tools-interleaved", "index-reused-new-id", "reasoning-content",
-              "thinking-parts-no-done", "length-then-error-in-chunk"}
+              "thinking-parts-no-done", "length-then-error-in-chunk", "azure-filter-results"}
 OPENAI_DIALECT = NAMES - COMPATIBLE
 
 

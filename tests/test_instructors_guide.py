@@ -135,10 +135,9 @@ def test_every_fault_the_guide_names_parses_and_applies():
 
 
 def test_each_finished_looking_cut_leaves_the_whole_text_and_no_proper_end():
+    from lesson_lib import wires
     from lesson_lib.breaks import faults
     from lesson_lib.turn.run import turn_state
-
-    from lesson_lib import wires
 
     rows = re.findall(r"^\| [^|]+ \| `(/[^`]+)` \| `([\w/.-]+)` \| `cut:(\d+)` \(([^|]*)\) \|",
                       GUIDE, re.M)

@@ -166,6 +166,8 @@ def test_both_routes_give_the_same_turn(capture):
     sdk = turn_events(capture, "sdk")
     if any(e.kind == "noted" and e.code == "sdk_broke" for e in sdk):
         pytest.skip("the SDK's helper broke on this stream")
+    if any(e.kind == "error_reported" and e.code == "sdk_refused" for e in sdk):
+        pytest.skip("the SDK's helper refused this stream")
     parts = ONE_ROUTE_SEES.get(capture.key, (set(), ""))[0]
     assert _without(per_block(turn_events(capture, "wire")), parts) == _without(
         per_block(sdk), parts)

@@ -67,9 +67,15 @@ def test_sdk_route_is_in_order_and_its_outcome_matches_the_streams_end(capture, 
     ending = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
                           capture.status)
     if any(e.kind == "noted" and e.code == "sdk_broke" for e in events):
-        # The helper raised on its own (Responses: an item's call_id restated at its
-        # done): nothing after reaches the application, so the step is cut there.
-        assert state.outcome == "truncated"
+        # The helper raised on its own on a stream that did not end properly: nothing
+        # after reaches the application, so the step is cut there.
+        assert state.outcome == "truncated" and ending.kind != "ended"
+        return
+    if any(e.kind == "error_reported" and e.code == "sdk_refused" for e in events):
+        # The helper refused a stream the wire completed (Responses: an item's call_id
+        # restated at its done): the step fails with the SDK's refusal, never as cut.
+        assert ending.kind == "ended" and state.outcome == "failed"
+        assert run_sdk(capture).error is not None
         return
     assert state.outcome in EXPECTED[ending.kind], ending.reason
     if ending.kind == "cut":
@@ -288,6 +294,68 @@ def test_the_helpers_raise_on_a_proper_stream_is_noted_not_an_error(name, reason
     assert any(e.kind == "noted" and e.code == "sdk_raised" for e in events)
 
 
+def _queued_from_the_start() -> bytes:
+    """A background response read from its start: ``response.queued``, no
+    ``response.created``, then a whole answer and ``response.completed``."""
+    import json
+    base = {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-x",
+            "background": True, "output": []}
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
+    events = [
+        {"type": "response.queued", "response": {**base, "status": "queued"}},
+        {"type": "response.in_progress", "response": {**base, "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**item, "status": "in_progress", "content": []}},
+        {"type": "response.content_part.added", "output_index": 0, "item_id": "msg_1",
+         "content_index": 0, "part": {**item["content"][0], "text": ""}},
+        {"type": "response.output_text.delta", "output_index": 0, "item_id": "msg_1",
+         "content_index": 0, "delta": "Done."},
+        {"type": "response.output_text.done", "output_index": 0, "item_id": "msg_1",
+         "content_index": 0, "text": "Done."},
+        {"type": "response.content_part.done", "output_index": 0, "item_id": "msg_1",
+         "content_index": 0, "part": item["content"][0]},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": {
+            **base, "status": "completed", "output": [item],
+            "usage": {"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}}}]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': i})}\n\n"
+                   for i, e in enumerate(events)).encode()
+
+
+def _refused(events) -> list:
+    return [e for e in events if e.kind == "error_reported" and e.code == "sdk_refused"]
+
+
+def test_an_sdk_that_refuses_a_stream_the_wire_completed_says_so_not_cut():
+    cap = from_bytes(_queued_from_the_start(), sidecar={"wire": "openai-responses"})
+    assert reduce_all(turn_events(cap, "wire")).outcome == "completed"
+    raised = run_sdk(cap).error
+    assert "before `response.queued`" in str(raised)            # the SDK's own refusal
+    events = turn_events(cap, "sdk")
+    state = reduce_all(events)
+    assert state.outcome == "failed" and check(events) == []
+    (refusal,) = _refused(events)
+    assert str(raised) in refusal.message and refusal.scope == "protocol"
+    assert refusal.phase == "before_output" and not refusal.retryable
+    assert not any(e.kind == "noted" and e.code == "sdk_broke" for e in events)
+
+
+def test_a_resumed_stream_the_sdk_refuses_is_its_refusal_too():
+    cap = load("openai-responses/background-resumed")
+    events = turn_events(cap, "sdk")
+    assert reduce_all(events).outcome == "failed"
+    (refusal,) = _refused(events)
+    assert str(run_sdk(cap).error) in refusal.message
+
+
+def test_a_stream_cut_under_the_sdk_is_still_cut():
+    cap = load("openai-responses/background-cut")
+    events = turn_events(cap, "sdk")
+    assert reduce_all(events).outcome == "truncated" and _refused(events) == []
+    assert any(e.kind == "noted" and e.code == "sdk_broke" for e in events)
+
+
 @pytest.mark.parametrize("capture", CAPTURES, ids=IDS)
 def test_every_final_state_is_json_ready(capture, routes):
     import json
@@ -341,8 +409,10 @@ def test_sdk_route_reading_each_event_as_it_arrives_gives_what_the_kept_events_g
     from lesson_lib.turn.run import step_events
     kept = run_sdk(capture)
     model = capture.request.get("model") if isinstance(capture.request, dict) else None
+    ended = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
+                         capture.status, request=capture.request).proper
     want = turn_events_from_sdk(capture.wire, kept.events, kept.error, model=model,
-                                dialect=dialect_of(capture))
+                                dialect=dialect_of(capture), wire_ended=ended)
     got = step_events(capture, route="sdk")
     assert [repr(e) for e in got] == [repr(e) for e in want]
 

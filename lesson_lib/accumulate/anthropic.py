@@ -16,6 +16,10 @@ What each delta does to its block:
 - ``compaction_delta`` (beta): appends to ``content``.
 
 Result blocks and ``redacted_thinking`` arrive whole in their start event.
+A resumed response's ``message_start`` may already hold whole blocks in
+``message.content``: each is fed as the start, deltas and stop it would have
+streamed as, so it means just what the same block streamed means (a call's
+input is checked and ready, a signature said).
 Nothing is dropped silently: a block of a type this module does not know
 stays in ``content`` as the raw data of its start event (``unknown_block``);
 an unknown delta or event type, a delta for a slot never started, or one
@@ -251,20 +255,20 @@ class AnthropicAccumulator(IndexedAccumulator):
         self.message = copy.deepcopy(message)
         content = self.message.pop("content", None)
         self.changes.append(ResponseChanged(event.index, copy.deepcopy(self.message)))
-        # Blocks the start already carries are honoured as closed slots 0..k-1.
-        for i, block in enumerate(content or []):
+        # Blocks the start already carries are slots 0..k-1, each taken as if it had
+        # streamed: what a start states whole means what the same block streamed means.
+        for i, block in enumerate(content if isinstance(content, list) else []):
             if isinstance(block, dict) and i not in self.blocks:
-                self.blocks[i] = _Block(i, block, state="closed")
-                b = self.blocks[i]
-                self._opened(b, event)
-                call_state = None
-                if b.takes_input:
-                    b.input, b.input_ended = b.current_input(), True
-                    call = b.open_call(event)
-                    call.end(event=event.index)
-                    call_state = call.state
-                self.changes.append(SlotClosed(event.index, i, "stop", call_state=call_state,
-                                               input=b.input))
+                self._stated_whole(i, block, event)
+
+    def _stated_whole(self, index: int, block: dict, event: WireEvent) -> None:
+        """A block the start states whole: its start, the deltas that build the rest and its
+        stop (`wires.anthropic.as_streamed`), fed as the stream would have sent them."""
+        start, deltas = anthropic.as_streamed(block)
+        self._block_start({"index": index, "content_block": start}, event)
+        for delta in deltas:
+            self._block_delta({"index": index, "delta": delta}, event)
+        self._block_stop({"index": index}, event)
 
     def _block_start(self, payload: dict, event: WireEvent) -> None:
         index, data = payload.get("index"), payload.get("content_block")

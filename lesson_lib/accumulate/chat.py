@@ -269,7 +269,7 @@ class ChatAccumulator(Accumulator):
         if is_error_payload(payload):
             self._error(payload, event)
             return changes
-        if event.type != chat.CHUNK:
+        if event.type != chat.CHUNK and not chat.filter_results_chunk(payload):
             self.note("unknown_event", f"payload of type {event.type!r} is not a chunk; "
                       "read as one", event=event, severity="warning", raw=event.sse.data)
         self._chunk(payload, event)
@@ -303,9 +303,13 @@ class ChatAccumulator(Accumulator):
     def _chunk(self, payload: dict, event: WireEvent) -> None:
         head = self.head
         fields: dict[str, Any] = {}
-        for key in ("id", "created", "model"):
-            if key not in head and payload.get(key) is not None:
-                head[key] = fields[key] = payload[key]
+        for key in chat.IDENTITY_FIELDS:
+            # The first real value names the completion: a placeholder (Azure's first
+            # chunk) is kept only until one arrives.
+            value = payload.get(key)
+            if value is not None and (key not in head or (
+                    chat.names_nothing(head[key]) and not chat.names_nothing(value))):
+                head[key] = fields[key] = value
         for key in ("system_fingerprint", "service_tier"):
             value = payload.get(key)
             if value is not None and head.get(key, None) != value:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from ..capture.captures import Capture
 from ..wires import anthropic
+from ..wires.stream_end import how_it_ended
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
 from .events import TurnEvent, TurnFinished, TurnStarted
@@ -59,7 +60,7 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     # keeping them all would cost memory quadratic in the stream.
     outcome = run_sdk(capture, keep_events=False,
                       on_event=lambda event: out.extend(sdk.feed(event)))
-    return out + sdk.end(outcome.error)
+    return out + sdk.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error))
 
 
 Batch = tuple[float | None, list[TurnEvent]]
@@ -90,7 +91,7 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     for event, t in zip(outcome.events, times, strict=True):
         last = t if t is not None else last
         yield last, adapter.feed(event)
-    yield last, adapter.end(outcome.error)
+    yield last, adapter.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error))
 
 
 def stream_for(capture: Capture, step: int = 1, seq: Counter | None = None) -> TurnStream:
@@ -119,6 +120,15 @@ def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[
             last = event.t
         starts = bool(batch) and batch[0].kind == "step_started"
         yield (0.0 if starts else last), batch
+
+
+def _wire_ended(capture: Capture, error: BaseException | None) -> bool:
+    """Whether the capture's bytes ended properly, where the SDK raised (so that the SDK
+    route can tell an SDK's refusal of a whole stream from a stream cut under it)."""
+    if error is None:
+        return False
+    return how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
+                        capture.status, request=capture.request).proper
 
 
 def _model(capture: Capture) -> str | None:

@@ -8,6 +8,7 @@ in-band failure after HTTP 200.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .common import (
@@ -101,6 +102,43 @@ SERVER_OUTPUT_BLOCKS = frozenset({
 })
 TEXT_DELTA = "text_delta"              # a text block's fragment: ``delta.text``
 ARGUMENTS_DELTA = "input_json_delta"   # a tool call's arguments: ``delta.partial_json``
+# The blocks whose text streams: the field it goes to, the delta that carries it, and
+# the delta's key for it.
+STREAMED_TEXT = {TEXT_BLOCK: ("text", TEXT_DELTA, "text"),
+                 THINKING_BLOCK: ("thinking", "thinking_delta", "thinking"),
+                 COMPACTION_BLOCK: ("content", "compaction_delta", "content")}
+
+
+def as_streamed(block: dict) -> tuple[dict, list[dict]]:
+    """A block that a start event states whole (a resumed response's ``message_start``
+    may already hold ``message.content``), as a stream would send it: the block of its
+    ``content_block_start`` and the deltas that build the rest. A call's input comes as
+    its JSON text, a block's text, citations and signature as their own deltas; a block
+    that only ever arrives whole is its own start, with no delta."""
+    start, deltas = dict(block), []
+    kind = block.get("type")
+    if kind in CALL_BLOCKS or "input" in block:
+        value = block.get("input")
+        start["input"] = {}
+        # (A call without arguments streams one empty fragment.)
+        text = "" if value is None or value == {} else json.dumps(value, ensure_ascii=False)
+        return start, [{"type": ARGUMENTS_DELTA, "partial_json": text}]
+    field, delta_type, key = STREAMED_TEXT.get(kind, (None, None, None))  # type: ignore[arg-type]
+    if field is None:
+        return start, deltas
+    text = block.get(field)
+    if isinstance(text, str) and text:
+        start[field] = ""
+        deltas.append({"type": delta_type, key: text})
+    citations = block.get("citations")
+    if isinstance(citations, list) and citations:
+        start["citations"] = []
+        deltas += [{"type": "citations_delta", "citation": c} for c in citations]
+    signature = block.get("signature")
+    if isinstance(signature, str) and signature:       # the last delta before the stop
+        start["signature"] = ""
+        deltas.append({"type": "signature_delta", "signature": signature})
+    return start, deltas
 
 # -- stop reasons ----------------------------------------------------------------------
 # ``stop_sequence``: a plain stop (the sequence itself stays in the final Message's

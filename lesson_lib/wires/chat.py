@@ -58,6 +58,26 @@ ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 # ``obfuscation`` and compatible servers' ``p`` (Mistral, Bedrock) vary a chunk's size.
 STREAM_ONLY_FIELDS = frozenset({"obfuscation", "p"})
 
+# The fields that name the completion. Azure OpenAI's first chunk (its prompt's filter
+# results, ``"choices": []``) names nothing: ``"id": ""``, ``"model": ""``,
+# ``"created": 0``; every later chunk carries the real ones.
+IDENTITY_FIELDS = ("id", "created", "model")
+
+
+def filter_results_chunk(payload: Any) -> bool:
+    """Whether a payload is Azure's chunk of filter results (``"object": ""``, the prompt's
+    ``prompt_filter_results``): a chunk, though its object does not say so, which the SDK's
+    helper skips."""
+    return (isinstance(payload, dict) and payload.get("object") == ""
+            and "prompt_filter_results" in payload)
+
+
+def names_nothing(value: Any) -> bool:
+    """Whether an identity field's value is a placeholder (absent, ``""`` or ``0``) that a
+    later chunk's real value replaces."""
+    return value is None or value == "" or (type(value) is int and value == 0)
+
+
 # -- content as typed parts (Mistral) ---------------------------------------------------
 # Some compatible servers send ``delta.content`` as an array of typed parts instead of a
 # string: ``{"type": "text", "text": ...}`` is the answer, ``{"type": "thinking",

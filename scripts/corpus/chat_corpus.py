@@ -17,7 +17,7 @@ from pathlib import Path
 from . import openai_chat_features
 from . import weather_turn as weather
 from .openai_chat_common import BASE, HELPER, STREAM_USAGE, WIRE, compact, function_tool, ok, user
-from .openai_chat_compatible import length_then_error, thinking_parts
+from .openai_chat_compatible import azure_filter_results, length_then_error, thinking_parts
 from .openai_chat_irregular import (
     cut_in_arguments,
     error_mid_stream,
@@ -262,6 +262,7 @@ def build(root: Path) -> list[Path]:
     paths += [parallel_tools_interleaved(root), n2_choices(root)]
     paths += [refusal(root), finish_length(root), content_filter(root)]
     paths += [cut_in_arguments(root), error_mid_stream(root), index_reused_new_id(root),
-              reasoning_content(root), thinking_parts(root), length_then_error(root)]
+              reasoning_content(root), thinking_parts(root), length_then_error(root),
+              azure_filter_results(root)]
     paths += openai_chat_features.build(root)
     return paths + weather_turn(root) + [structured_output(root)]

@@ -14,7 +14,7 @@ import string
 from pathlib import Path
 from typing import Any
 
-from .openai_chat_common import HELPER, WIRE, user
+from .openai_chat_common import BASE, HELPER, WIRE, user
 from .openai_chat_stream import ChatStream
 from .openai_ids import hex_digits
 from .openai_pacing import text_tokens
@@ -139,3 +139,53 @@ def length_then_error(root: Path) -> Path:
                                      "the error, with the error object alone (the usage beside "
                                      "it is lost)", raises="APIError",
                                      error_contains="Token limit reached", text=""))
+
+
+_SAFE = {"filtered": False, "severity": "safe"}
+_FILTERS = {"hate": _SAFE, "self_harm": _SAFE, "sexual": _SAFE, "violence": _SAFE}
+
+
+def azure_filter_results(root: Path) -> Path:
+    """Azure OpenAI style: a first chunk that only carries the prompt's filter results and
+    names nothing (``id: ""``, ``model: ""``, ``created: 0``, ``object: ""``), then chunks
+    with the real names, each choice with its ``content_filter_results``."""
+    answer = "Bonjour ! Comment puis-je vous aider aujourd’hui ?"
+    model = "gpt-4o-2024-11-20"
+    req = {"model": "gpt-4o", "messages": user("Say hello in French."), "stream": True}
+    s = ChatStream(215, model=model, created=1768033333, dialect="compatible",
+                   include_usage=False)
+    s.fingerprint = "fp_ee1d74bde0"
+
+    def send(delta: dict[str, Any], *, after_ms: float, finish: str | None = None) -> None:
+        filters = _FILTERS if delta.get("content") else {}
+        s.builder.event(None, {
+            "choices": [{"content_filter_results": filters, "delta": delta,
+                         "finish_reason": finish, "index": 0, "logprobs": None}],
+            "created": s.created, "id": s.id, "model": s.model,
+            "object": "chat.completion.chunk", "system_fingerprint": s.fingerprint},
+            after_ms=after_ms)
+
+    s.builder.event(None, {"choices": [], "created": 0, "id": "", "model": "", "object": "",
+                           "prompt_filter_results": [{"prompt_index": 0,
+                                                      "content_filter_results": _FILTERS}]},
+                    after_ms=s.pace.first_token(250, 450))
+    send({"content": "", "refusal": None, "role": "assistant"},
+         after_ms=s.pace.thinking(100, 250))
+    for token in text_tokens(answer, s.rng):
+        send({"content": token}, after_ms=s.pace.token())
+    send({}, after_ms=s.pace.instant(), finish="stop")
+    s.done()
+    return write(root, WIRE, "azure-filter-results", s.builder, request=req,
+                 response={"status": 200, "headers": {"content-type": "text/event-stream"}},
+                 demonstrates="Azure OpenAI's first chunk carries only the prompt's filter "
+                              "results and placeholder names (id \"\", model \"\", created 0): "
+                              "the completion is named by the first real chunk, and the "
+                              "filter results stay in the final object",
+                 based_on="Azure OpenAI's documented streaming chunks (prompt_filter_results "
+                          "first, content_filter_results on every choice) and " + BASE,
+                 sdk=sdk_expectation(HELPER, "the helper skips every chunk whose object is "
+                                     "not chat.completion.chunk: the first chunk, and its "
+                                     "prompt_filter_results, never reach the application",
+                                     text=answer,
+                                     final={"choices.0.message.content": answer,
+                                            "id": s.id, "model": model}))

@@ -246,10 +246,8 @@ class ResponsesAccumulator(Accumulator):
         if isinstance(output, list):      # a lifecycle event may carry finished items
             for i, data in enumerate(output):
                 if isinstance(data, dict) and i not in self.items.by_index:
-                    item = Item(i, data)
-                    item.done, item.state = data, "closed"
-                    self.items.add(item, ev, call=False)
-                    self.say.flush(self.changes)      # each item's changes together
+                    # Taken as if it had streamed: a call in it is checked and ready.
+                    self.item_events.take_stated(ev, i, data, self.changes)
 
     def _in_progress_order(self, ev: WireEvent) -> None:
         """``response.in_progress`` comes once, before any output item."""

@@ -252,6 +252,24 @@ class ItemEvents(Handlers):
         """An item ended: the server's item becomes the item; its slots close."""
         oi, data = item_event(p)
         item, taken = self._item_of_done(ev, oi, data)
+        self._end_item(ev, item, data, taken)
+
+    def take_stated(self, ev: WireEvent, oi: int, data: dict, out: list) -> None:
+        """An item a lifecycle event already holds finished (a response read from its
+        start after output began), said to `out` as if it had streamed: announced, its
+        call's input ended (as its ``*_arguments.done`` would), then done."""
+        item = Item(oi, data)
+        self.items.add(item, ev)
+        if (oi,) in self._end_calls(ev, item, data):
+            self.say.call_ended((oi,), item.call, ev.index)
+        self.say.flush(out)          # the call's end before the item's
+        self._end_item(ev, item, data, True)
+        self.say.flush(out)
+
+    def _end_item(self, ev: WireEvent, item: Item, data: dict, taken: bool) -> None:
+        """`data`, the server's finished item, ends `item` (`taken`: never announced, so
+        there is nothing streamed to check against it)."""
+        oi = item.index
         if item.done is not None:
             self.note("duplicate_stop", f"output_item.done again for {item.label()}; the "
                       "later item is kept", severity="warning", event=ev, slot=(oi,))

@@ -49,12 +49,13 @@ What the SDK does not let it see, whatever the adapter does:
   the SDK raises with the error object alone;
 - anything after the Responses helper's own check fails (an item whose
   ``call_id`` the ``output_item.done`` restates, as a client tool search does:
-  ``RuntimeError``): the step is cut there (``sdk_broke``), though the wire
-  ended properly;
-- a Responses stream that begins with anything but ``response.created``
-  (``response.queued``, or a stream that is only ``response.failed`` or an
-  ``error``): the helper raises at once, so the step is cut before anything
-  and the failure is not seen;
+  ``RuntimeError``), or after it refuses a stream that begins with anything but
+  ``response.created`` (``response.queued``: a background response read from its
+  start; a resumed stream): where the wire ended properly, the step fails with
+  the SDK's refusal (``sdk_refused``, its exception's message), not as a cut
+  stream; where the wire did not (a stream that is only ``response.failed`` or
+  an ``error``), the step is cut there (``sdk_broke``) and the failure is not
+  seen;
 - an in-band error ends the SDK's iteration with an exception (Anthropic:
   an ``APIStatusError`` whose status is 200): the events after it are lost.
 """
@@ -66,7 +67,14 @@ from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ...accumulate.responses.vocabulary import AUDIO, AUDIO_EVENTS, TOOL_ITEMS
+from ...accumulate.responses.objects import get_path
+from ...accumulate.responses.vocabulary import (
+    AUDIO,
+    AUDIO_EVENTS,
+    CHANNELS,
+    PART_TEXT_KEY,
+    TOOL_ITEMS,
+)
 from ...capture.diagnostics import Diagnostic
 from ...sse.decoder import ServerSentEvent
 from ...tool_calls import ToolCall
@@ -174,40 +182,22 @@ class _AnthropicSDK(_Translator):
         kind = ev.type
         if kind == wires.anthropic.MESSAGE_START:
             msg = ev.message
-            return [ch.ResponseChanged(None, {"id": msg.id, "model": msg.model,
-                                              "usage": _data(msg.usage)})]
+            # (A resumed response's start may already say why it stopped.)
+            out: list = [ch.ResponseChanged(None, {"id": msg.id, "model": msg.model,
+                                                   "stop_reason": msg.stop_reason,
+                                                   "usage": _data(msg.usage)})]
+            # Blocks a resumed response's start already holds: each as if it had streamed.
+            for i, block in enumerate(_get(msg, "content") or ()):
+                start, deltas = wires.anthropic.as_streamed(_data(block))
+                out += self._started(i, start)
+                for delta in deltas:
+                    out += self._delta(i, delta, ev)
+                out += self.closed(i, "stop")
+            return out
         if kind == wires.anthropic.CONTENT_BLOCK_START:
-            block = ev.content_block
-            btype = block.type
-            opened = [self.opened(ch.SlotOpened(
-                None, ev.index, btype, btype, name=_get(block, "name"),
-                call_id=_get(block, "id"), content=_get(block, "text") or "",
-                whole=btype not in self._STREAMED, takes_input=btype in self._INPUT,
-                data=_data(block)))]
-            to = _data(block).get("to") if btype == "fallback" else None
-            if isinstance(to, dict) and isinstance(to.get("model"), str):
-                # The event names the model that serves the rest, as on the wire route.
-                opened.append(ch.ResponseChanged(None, {"model": to["model"]}))
-            return opened
+            return self._started(ev.index, ev.content_block)
         if kind == wires.anthropic.CONTENT_BLOCK_DELTA:
-            delta, i = ev.delta, ev.index
-            dtype = delta.type
-            if dtype == "text_delta":
-                return [ch.TextAppended(None, i, "text", delta.text)]
-            if dtype == "thinking_delta":
-                return [ch.TextAppended(None, i, "reasoning", delta.thinking, "thinking")]
-            if dtype == "signature_delta":
-                return [ch.SlotSigned(None, i, delta.signature)]
-            if dtype == "input_json_delta":
-                grew = self.calls.grow(i, delta.partial_json)
-                return [grew] if grew else []
-            if dtype == "citations_delta":
-                return [ch.CitationAdded(None, i, _data(delta.citation))]
-            if dtype == "compaction_delta":   # beta: the stable SDK builds it loosely
-                content = _data(delta).get("content")
-                return [ch.TextAppended(None, i, "other", content, "content")
-                        ] if isinstance(content, str) and content else []
-            return [ch.UnknownEvent(None, dtype, _data(ev))]
+            return self._delta(ev.index, ev.delta, ev)
         if kind == wires.anthropic.CONTENT_BLOCK_STOP:
             return self.closed(ev.index, "stop")
         if kind == wires.anthropic.MESSAGE_DELTA:
@@ -221,6 +211,41 @@ class _AnthropicSDK(_Translator):
         if kind == wires.anthropic.PING:
             return []
         return [ch.UnknownEvent(None, kind, _data(ev))]
+
+    def _started(self, index: int, block: Any) -> list:
+        """A block's start (an SDK object, or the data of one a start stated whole)."""
+        btype = _get(block, "type")
+        data = _data(block)
+        opened = [self.opened(ch.SlotOpened(
+            None, index, btype, btype, name=_get(block, "name"),
+            call_id=_get(block, "id"), content=_get(block, "text") or "",
+            whole=btype not in self._STREAMED, takes_input=btype in self._INPUT,
+            data=data))]
+        to = data.get("to") if btype == "fallback" else None
+        if isinstance(to, dict) and isinstance(to.get("model"), str):
+            # The event names the model that serves the rest, as on the wire route.
+            opened.append(ch.ResponseChanged(None, {"model": to["model"]}))
+        return opened
+
+    def _delta(self, i: int, delta: Any, ev: Any) -> list:
+        """A block's delta (an SDK object, or the data of one a start stated whole)."""
+        dtype = _get(delta, "type")
+        if dtype == "text_delta":
+            return [ch.TextAppended(None, i, "text", _get(delta, "text"))]
+        if dtype == "thinking_delta":
+            return [ch.TextAppended(None, i, "reasoning", _get(delta, "thinking"), "thinking")]
+        if dtype == "signature_delta":
+            return [ch.SlotSigned(None, i, _get(delta, "signature"))]
+        if dtype == "input_json_delta":
+            grew = self.calls.grow(i, _get(delta, "partial_json"))
+            return [grew] if grew else []
+        if dtype == "citations_delta":
+            return [ch.CitationAdded(None, i, _data(_get(delta, "citation")))]
+        if dtype == "compaction_delta":   # beta: the stable SDK builds it loosely
+            content = _data(delta).get("content")
+            return [ch.TextAppended(None, i, "other", content, "content")
+                    ] if isinstance(content, str) and content else []
+        return [ch.UnknownEvent(None, dtype, _data(ev))]
 
 
 # Responses events that grow or end a call's input, and other streamed fields of items.
@@ -239,6 +264,7 @@ class _ResponsesSDK(_Translator):
         super().__init__()
         self.audio: dict[str, list[str]] | None = None   # the spoken output's pieces
         self.audio_done: set[str] = set()
+        self.items: set[int] = set()     # output indexes whose item was met
 
     def _audio(self, ev: Any, kind: str) -> list:
         """Spoken output, as the accumulator says it: a slot of its own, opened by the
@@ -267,14 +293,9 @@ class _ResponsesSDK(_Translator):
         if kind in (wires.responses.CREATED, wires.responses.IN_PROGRESS, wires.responses.QUEUED):
             r = ev.response
             return [ch.ResponseChanged(None, {"id": r.id, "model": r.model,
-                                              "status": r.status})]
+                                              "status": r.status}), *self._stated(r)]
         if kind == wires.responses.ITEM_ADDED:
-            item = ev.item
-            itype = item.type
-            return [self.opened(ch.SlotOpened(
-                None, (ev.output_index,), itype, itype, name=_get(item, "name"),
-                call_id=_get(item, "call_id"), item_id=_get(item, "id"), data=_data(item),
-                takes_input=itype in TOOL_ITEMS))]
+            return [self._added(ev.output_index, ev.item)]
         if kind == wires.responses.CONTENT_PART_ADDED:
             part = ev.part
             return [self.opened(ch.SlotOpened(None, (ev.output_index, ev.content_index),
@@ -311,15 +332,7 @@ class _ResponsesSDK(_Translator):
         if kind == wires.responses.REASONING_SUMMARY_PART_DONE:
             return self.closed((ev.output_index, "summary", ev.summary_index), "done")
         if kind == wires.responses.ITEM_DONE:
-            ends = self.closed((ev.output_index,), "done")
-            if not ends and ev.item.type == wires.responses.FUNCTION_CALL_ITEM:
-                return []
-            item = _data(ev.item)
-            if ends:
-                end = ends[0]
-                return [ch.SlotClosed(None, end.address, end.how, end.synthesised, end.reason,
-                                      end.call_state, end.input, item)]
-            return [ch.SlotClosed(None, (ev.output_index,), "done", data=item)]
+            return self._done(ev.output_index, ev.item)
         if kind in wires.responses.TERMINAL_STATUS:
             self.terminal = True
             r = ev.response
@@ -333,6 +346,57 @@ class _ResponsesSDK(_Translator):
         if kind.endswith(".delta") or kind.endswith(".done") or kind.endswith(".added"):
             return []       # text / arguments repeated whole at their end
         return [ch.UnknownEvent(None, kind, _data(ev))]
+
+    def _added(self, oi: int, item: Any) -> ch.SlotOpened:
+        """An item announced (an SDK object, or the data of one a lifecycle event holds)."""
+        self.items.add(oi)
+        itype = _get(item, "type")
+        return self.opened(ch.SlotOpened(
+            None, (oi,), itype, itype, name=_get(item, "name"), call_id=_get(item, "call_id"),
+            item_id=_get(item, "id"), data=_data(item), takes_input=itype in TOOL_ITEMS))
+
+    def _done(self, oi: int, item: Any) -> list:
+        """An item ended (an SDK object, or the data of one a lifecycle event holds)."""
+        ends = self.closed((oi,), "done")
+        if not ends and _get(item, "type") == wires.responses.FUNCTION_CALL_ITEM:
+            return []
+        data = _data(item)
+        if ends:
+            end = ends[0]
+            return [ch.SlotClosed(None, end.address, end.how, end.synthesised, end.reason,
+                                  end.call_state, end.input, data)]
+        return [ch.SlotClosed(None, (oi,), "done", data=data)]
+
+    def _stated(self, response: Any) -> list:
+        """The items a lifecycle event already holds finished (a response read from its
+        start after output began), each as if it had streamed: announced, its parts' text
+        or its call's input grown, its parts, its call and itself done."""
+        out: list = []
+        for oi, item in enumerate(_get(response, "output") or ()):
+            if oi in self.items:
+                continue
+            data = _data(item)
+            out.append(self._added(oi, data))
+            for key, prefix in (("content", (oi,)), ("summary", (oi, "summary"))):
+                parts = data.get(key)
+                for n, part in enumerate(parts if isinstance(parts, list) else ()):
+                    ptype = part.get("type") if isinstance(part, dict) else None
+                    if ptype not in PART_TEXT_KEY:
+                        continue
+                    address = (*prefix, n)
+                    out.append(self.opened(ch.SlotOpened(None, address, ptype, ptype)))
+                    text = part.get(PART_TEXT_KEY[ptype])
+                    if isinstance(text, str) and text:
+                        out.append(ch.TextAppended(None, address, CHANNELS[ptype], text, ptype))
+                    out += self.closed(address, "done")
+            path = TOOL_ITEMS.get(data.get("type"))
+            text = get_path(data, path) if path is not None else None
+            if isinstance(text, str):
+                grew = self.calls.grow((oi,), text) if text else None
+                out += [grew] if grew else []
+                out += self.closed((oi,), "arguments_done", final_text=text)
+            out += self._done(oi, data)
+        return out
 
 
 class _ChatSDK:
@@ -416,7 +480,8 @@ class SDKAdapter:
         self.seen += 1
         return self.adapter.feed(self.translator.changes(event))
 
-    def end(self, error: BaseException | None = None) -> list[TurnEvent]:
+    def end(self, error: BaseException | None = None, *,
+            wire_ended: bool = False) -> list[TurnEvent]:
         """The SDK's iteration is over: returned (`error` None) or raised `error`.
 
         A status error before any event is a failed request; one during the
@@ -424,6 +489,10 @@ class SDKAdapter:
         building its final object, after the stream's own terminal
         (Responses ``incomplete``, Chat ``length`` / ``content_filter``), is
         the helper's opinion of a proper stream, not the turn's error.
+        `wire_ended` says the bytes the SDK read ended properly: a helper that
+        raised before it let the terminal through then refused a whole stream
+        (``sdk_refused``, its exception's message: the step fails), where
+        without it the stream was cut under it (``sdk_broke``).
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
@@ -452,6 +521,14 @@ class SDKAdapter:
                 changes += self.translator.error(info, message or str(error))
             else:
                 changes.append(ch.InBandError(None, message or str(error), body, etype))
+        elif error is not None and wire_ended and not self.translator.terminal:
+            # The wire completed, and the helper refused it before its terminal (a
+            # Responses stream that begins with response.queued): what the application
+            # got is the SDK's refusal, not a cut stream.
+            changes.append(ch.DiagnosticNoted(None, Diagnostic(
+                "sdk_refused", "the SDK's helper refused a stream that ended properly on "
+                f"the wire: {type(error).__name__}: {error}", severity="error",
+                raw=str(error))))
         elif error is not None:
             # The helper itself raised: on a cut stream (``sdk_broke``: it can fail an
             # assertion), or on a proper one it does not like (``sdk_raised``: length,
@@ -464,7 +541,10 @@ class SDKAdapter:
         changes += self.translator.close_all()
         proper = self.translator.terminal and not any(
             isinstance(c, ch.InBandError) for c in changes)
-        changes.append(ch.StreamEnded(None, proper, None if proper else "cut"))
+        refused = any(isinstance(c, ch.DiagnosticNoted) and c.diagnostic.code == "sdk_refused"
+                      for c in changes)
+        changes.append(ch.StreamEnded(None, proper, None if proper else
+                                      "sdk_refused" if refused else "cut"))
         return out + self.adapter.feed(changes)
 
 
@@ -487,12 +567,13 @@ def _is_connection_error(error: BaseException) -> bool:
 
 def turn_events_from_sdk(wire: str, events: list[Any], error: BaseException | None = None,
                          *, step: int = 1, seq: Counter | None = None,
-                         model: str | None = None,
-                         dialect: str | None = None) -> list[TurnEvent]:
-    """One step's turn events from what an SDK's streaming helper yielded (and raised)."""
+                         model: str | None = None, dialect: str | None = None,
+                         wire_ended: bool = False) -> list[TurnEvent]:
+    """One step's turn events from what an SDK's streaming helper yielded (and raised);
+    `wire_ended`: the bytes it read ended properly (see `SDKAdapter.end`)."""
     adapter = SDKAdapter(wire, step, seq, model=model, dialect=dialect)
     out = adapter.begin()
     for event in events:
         out += adapter.feed(event)
-    out += adapter.end(error)
+    out += adapter.end(error, wire_ended=wire_ended)
     return out
