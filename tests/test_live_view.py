@@ -67,3 +67,28 @@ def test_a_retry_on_screen_shows_in_the_status_line_then_the_end():
     assert result.outcome == "completed"
     assert any(w.startswith("retrying step 1 (attempt 2)") for w in seen), seen
     assert "ended: completed" in view.status.value
+
+
+def test_while_the_wire_is_silent_the_view_redraws_and_the_stall_banner_appears():
+    from lesson_lib.live import weather_tool
+
+    wire = "anthropic-messages"
+    with serving(speed="instant") as url:
+        request = load(f"{wire}/weather-turn-step1").request
+        turn = LiveTurn(url, wire, request, [weather_tool(0.0)], params={"fault": "stall:1500"},
+                        stall_s=10)
+        view = LiveView(turn, stalled_after_ms=300, tick_s=0.05)
+        shown = []
+
+        async def go():
+            view.start()
+            while not view._task.done():
+                shown.append(view.chat.text)
+                await asyncio.sleep(0.05)
+            return await view.done()
+
+        result = asyncio.run(asyncio.wait_for(go(), 30))
+    assert result.outcome == "completed"
+    stalled = [text for text in shown if "stalled" in text]
+    assert stalled, "no stall banner while the wire was silent"
+    assert "stalled" not in view.chat.text          # the end replaces it

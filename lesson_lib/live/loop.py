@@ -391,6 +391,11 @@ class LiveTurn:
     def _now(self) -> float:
         return (asyncio.get_running_loop().time() - self._t0) * 1000.0
 
+    def now_ms(self) -> float:
+        """The time on the turn's own clock (ms since it started): the clock its events'
+        times are on, so a view can tell how long the wire has been silent."""
+        return self._now()
+
     def _emit(self, events: Iterable[TurnEvent]) -> None:
         """New events of the turn: kept, and reduced into the state."""
         for event in events:

@@ -1,7 +1,10 @@
 """The live turn on screen (lesson 6): the chat pane, a Stop button and a status line.
 
 A thin view over `lesson_lib.live.LiveTurn`: every state the loop reaches is
-drawn in a `ChatView`; **Stop** calls the turn's `cancel()`. `start()` runs
+drawn in a `ChatView`; **Stop** calls the turn's `cancel()`. While the wire is
+silent no new state comes, so the view also redraws on a timer (`tick_s`) at the
+turn's current time: that is what makes the stall banner appear once the
+silence passes `stalled_after_ms`, with nothing new having arrived. `start()` runs
 the turn as a task on the kernel's event loop and returns at once, so the
 cell ends and the kernel stays free to hear the button (a cell that awaits
 the turn would hold the kernel, and a click would wait for it to finish);
@@ -24,9 +27,12 @@ from .html import esc
 class LiveView(widgets.VBox):
     """A live turn with its chat pane and a Stop button."""
 
-    def __init__(self, turn: LiveTurn, **kwargs: Any) -> None:
+    def __init__(self, turn: LiveTurn, *, stalled_after_ms: float | None = 3000.0,
+                 tick_s: float = 0.5, **kwargs: Any) -> None:
         self.turn = turn
-        self.chat = ChatView()
+        self.tick_s = tick_s
+        self.chat = ChatView(stalled_after_ms=stalled_after_ms)
+        self._ticker: asyncio.Future | None = None
         self.stop = widgets.Button(description="Stop", icon="stop", button_style="danger",
                                    tooltip="Cancel the stream and every running tool; "
                                            "what arrived is kept")
@@ -42,9 +48,21 @@ class LiveView(widgets.VBox):
         """Run the turn as a task on the running event loop; return the task."""
         if self._task is None:
             self._task = asyncio.ensure_future(self.turn.run())
+            self._ticker = asyncio.ensure_future(self._tick())
             self._say("streaming…")
             self._task.add_done_callback(self._finished)
         return self._task
+
+    async def _tick(self) -> None:
+        """Redraw at the turn's current time while it runs (the stall banner's clock)."""
+        while self._task is not None and not self._task.done():
+            await asyncio.sleep(self.tick_s)
+            if self._task.done():
+                break
+            try:
+                self.chat.show(self.turn.state, now_ms=self.turn.now_ms())
+            except AttributeError:          # the turn's clock has not started yet
+                continue
 
     async def done(self) -> LiveResult:
         """The turn's result, once it has ended."""
@@ -57,13 +75,15 @@ class LiveView(widgets.VBox):
         self._say("stopping…")
 
     def _update(self, state: TurnState) -> None:
-        self.chat.show(state)
+        self.chat.show(state, now_ms=self.turn.now_ms())
         retrying = retry_words(self.turn.attempts)
         if retrying:
             self._say(retrying)
 
     def _finished(self, task: asyncio.Future) -> None:
         self.stop.disabled = True
+        if self._ticker is not None:
+            self._ticker.cancel()
         if task.cancelled() or task.exception() is not None:
             self._say(f"the loop itself failed: {task.exception()!r}")
         else:
