@@ -379,3 +379,19 @@ def test_what_the_recordings_do_not_show_the_sdk_reads_back_the_same():
     read = sdk_interaction.Interaction.model_validate(final)
     assert not any(isinstance(s, sdk_step.UnknownStep) for s in read.steps)
     assert without_sdks_own(dump(read)) == final
+
+
+def test_a_start_that_states_its_content_is_continued_by_the_deltas_and_nothing_is_lost():
+    acc, _ = run(sse(CREATED,
+                     start(0, type="model_output", content=[{"type": "text", "text": "Bon"}]),
+                     delta(0, type="text", text="jour"), stop(0),
+                     start(1, type="model_output", content="odd"), stop(1),
+                     start(2, type="thought", summary=[{"type": "text", "text": "Hm"}]),
+                     delta(2, type="thought_summary", content={"type": "text", "text": "m"}),
+                     stop(2), completed()))
+    assert not acc.diagnostics
+    assert acc.final()["steps"] == [
+        {"type": "model_output", "content": [{"type": "text", "text": "Bonjour"}]},
+        {"type": "model_output", "content": "odd"},
+        {"type": "thought", "summary": [{"type": "text", "text": "Hmm"}]}]
+    assert [s.content for s in acc.slots()] == ["Bonjour", "", "Hmm"]

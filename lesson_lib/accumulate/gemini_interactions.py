@@ -80,21 +80,22 @@ class _Item:
 
     __slots__ = ("data", "text")
 
-    def __init__(self, data: dict, text: Fragments | None = None) -> None:
+    def __init__(self, data: Any, text: Fragments | None = None) -> None:
         self.data = data
         self.text = text
 
     @classmethod
     def of(cls, data: Any) -> _Item:
         """An item as a start or a delta states it (a text item's text made to grow)."""
-        item = copy.deepcopy(data) if isinstance(data, dict) else {"value": copy.deepcopy(data)}
-        if item.get("type") == _TEXT and isinstance(item.get(_TEXT), str):
+        item = copy.deepcopy(data)
+        if isinstance(item, dict) and item.get("type") == _TEXT \
+                and isinstance(item.get(_TEXT), str):
             text = Fragments()
             text.append(item.pop(_TEXT))
             return cls(item, text)
         return cls(item)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> Any:
         out = copy.deepcopy(self.data)
         if self.text is not None:
             out[_TEXT] = self.text.text
@@ -113,9 +114,12 @@ class _Step(IndexedBlock):
         # A model output's content, a thought's summary: items, in order.
         self.items_field = {gi.MODEL_OUTPUT_STEP: gi.CONTENT_FIELD,
                             gi.THOUGHT_STEP: gi.SUMMARY_FIELD}.get(self.kind)
-        given = data.pop(self.items_field, None) if self.items_field else None
-        self.items: list[_Item] | None = ([_Item.of(i) for i in given]
-                                          if isinstance(given, list) else None)
+        # (A start's items that are no list stay in the step as they came.)
+        given = data.get(self.items_field) if self.items_field else None
+        self.items: list[_Item] | None = None
+        if isinstance(given, list):
+            del data[self.items_field]    # type: ignore[arg-type]
+            self.items = [_Item.of(item) for item in given]
         self.input: Any = None
         self.input_ended = False
 
