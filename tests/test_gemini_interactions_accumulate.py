@@ -395,3 +395,16 @@ def test_a_start_that_states_its_content_is_continued_by_the_deltas_and_nothing_
         {"type": "model_output", "content": "odd"},
         {"type": "thought", "summary": [{"type": "text", "text": "Hmm"}]}]
     assert [s.content for s in acc.slots()] == ["Bonjour", "", "Hmm"]
+
+
+@needs_recordings
+def test_a_done_line_the_sdk_stops_at_changes_nothing_and_ends_nothing():
+    body = (FOLDER / "basic.sse").read_bytes()
+    plain, _ = run(body)
+    done, _ = run(body + b"data: [DONE]\n\n")
+    assert done.final() == plain.final() and done.complete and not done.diagnostics
+    assert [type(e).__name__ for e in sdk_events(body + b"data: [DONE]\n\n")][-1] \
+        == "InteractionCompletedEvent"
+    head = body[:body.index(b"event: interaction.completed")]
+    cut, _ = run(head + b"data: [DONE]\n\n")
+    assert not cut.complete and codes(cut) == ["no_terminal"]

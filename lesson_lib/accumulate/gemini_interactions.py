@@ -203,6 +203,8 @@ class GeminiInteractionsAccumulator(IndexedAccumulator):
     def feed(self, event: WireEvent) -> list:
         """Take one event of the stream (see the module docstring); return its changes."""
         self.changes = changes = []
+        if event.type == gi.SENTINEL:     # what the SDK stops at: no event, nothing to apply
+            return changes
         payload = event.payload
         if event.parse_error is not None or not isinstance(payload, dict):
             why = event.parse_error or "the payload is not a JSON object"

@@ -40,6 +40,7 @@ from .common import retryable_status as retryable_status  # the HTTP rule, on ev
 from .entry import SSE_CONTENT_TYPE, Entry
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
+from .wire_events import DONE
 
 WIRE = "google-gemini-interactions"
 # Where the provider listens: the path names the API version (the course asks ``v1beta``;
@@ -105,6 +106,9 @@ ANNOTATIONS_KEY = "annotations"
 # -- the ending ---------------------------------------------------------------------------
 TERMINALS = frozenset({INTERACTION_COMPLETED})   # the stream ended properly
 FAILURES = frozenset({ERROR})                    # an in-band failure after HTTP 200
+# google-genai's decoder stops quietly at a ``data: [DONE]`` line on this stream too; it
+# ends nothing properly (the recordings have none) and is no event of the wire.
+SENTINEL = DONE
 # An in-band error as this wire sends it (lesson 5 injects it): an ``event: error`` record.
 ERROR_EXAMPLE = {"error": {"code": "UNAVAILABLE", "message": "The model is overloaded. "
                                                            "Please try again later."},
