@@ -60,6 +60,9 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
     if wire == "google-gemini":
         from .gemini import GeminiAccumulator
         return GeminiAccumulator()
+    if wire == "google-gemini-interactions":
+        from .gemini_interactions import GeminiInteractionsAccumulator
+        return GeminiInteractionsAccumulator()
     if wire == "aws-bedrock-converse":
         from .bedrock import ConverseAccumulator
         return ConverseAccumulator()
