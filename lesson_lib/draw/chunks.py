@@ -32,6 +32,8 @@ Chunks after the first carry both classes. The chat pane's stylesheet draws
 ``draw-code-rest`` without its top ones, so the parts read as one code block;
 their `text` joins with one line break (`Part.follows`) into the fence's text.
 The code of the parts, joined, is the code markdown-it draws for the fence.
+A view that keeps parts by key puts each new one where `Drawing.parts` has
+it: a chunk settles *before* the live rest of its fence, already on screen.
 
 Only fences that are not indented are cut (their code is their lines,
 verbatim); an indented fence is drawn whole, as before.
