@@ -14,7 +14,15 @@
   which replays it through the Anthropic SDK and compares the text;
 - ``settled``: the settled paths of a tool call whose arguments nest N
   arrays deep (``[`` N times, then ``]`` N times): `len`, and membership of
-  the deepest path, on the call's view.
+  the deepest path, on the call's view;
+- ``gemini deep``: `accumulate` over a Gemini stream whose one function call
+  streams its arguments as ``partialArgs`` with one ``jsonPath`` N levels
+  deep (``$.a.a…``; 512 is the deepest the course reads, `MAX_DEPTH`), then
+  the call's settled paths (`len`, and the deepest): each open container
+  keeps a link to its parent, not its whole path, so N levels cost N, not N²;
+- ``gemini wide``: the same with N rows side by side
+  (``$.rows[i].name`` in two pieces, then ``$.rows[i].qty``), 50 entries a
+  record.
 
 Time is the best of five runs (``time.perf_counter``, garbage collection
 paused as ``timeit`` does; a job of a few ms is run many times and its mean
@@ -24,7 +32,7 @@ during one more run. ``x2`` is the figure at the larger size over the one
 at the smaller (the sizes double): 2 is linear, 4 quadratic; the goal is at
 most 2.2.
 
-    python bench/bench_scaling.py [--quick]
+    python bench/bench_scaling.py [--quick] [--only "gemini deep,gemini wide"]
 """
 
 from __future__ import annotations
@@ -36,18 +44,23 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.history import History
+from lesson_lib.accumulate.path_arguments import PathArguments
 from lesson_lib.capture.captures import from_bytes
 from lesson_lib.cli.validate import validate
 from lesson_lib.tool_calls import ToolCall
 
 SIZES = {"history": (100_000, 200_000), "history tool": (150_000, 300_000),
          "history records": (150_000, 300_000), "check": (10_000, 20_000),
-         "settled": (10_000, 20_000)}
+         "settled": (10_000, 20_000), "gemini deep": (256, 512),
+         "gemini wide": (10_000, 20_000)}
 QUICK_SIZES = {"history": (2_000, 4_000), "history tool": (8_000, 16_000),
                "history records": (8_000, 16_000), "check": (500, 1_000),
-               "settled": (500, 1_000)}
+               "settled": (500, 1_000), "gemini deep": (256, 512),
+               "gemini wide": (500, 1_000)}
 TOOL_DELTA = 20
+PATHS_PER_RECORD = 50
 GOAL = 2.2
 
 
@@ -163,8 +176,57 @@ def settled_job(n: int) -> Callable[[], object]:
     return job
 
 
+def gemini_paths_stream(entries: list[dict]):
+    """A Gemini capture of one function call whose arguments are these ``partialArgs``
+    entries, `PATHS_PER_RECORD` a record, ended with STOP."""
+    def record(call: dict, finish: str | None = None) -> str:
+        candidate: dict = {"content": {"parts": [{"functionCall": call}], "role": "model"}}
+        if finish:
+            candidate["finishReason"] = finish
+        return "data: " + json.dumps({"candidates": [candidate]}) + "\r\n\r\n"
+
+    body = [record({"name": "f", "willContinue": True})]
+    body += [record({"partialArgs": entries[i:i + PATHS_PER_RECORD], "willContinue": True})
+             for i in range(0, len(entries), PATHS_PER_RECORD)]
+    body.append(record({}, "STOP"))
+    return from_bytes("".join(body).encode(), name=f"gemini-paths-{len(entries)}",
+                      sidecar={"wire": "google-gemini"})
+
+
+def _gemini_paths_job(entries: list[dict], paths: int, deepest: tuple) -> Callable[[], object]:
+    capture = gemini_paths_stream(entries)
+
+    def job():
+        result = accumulate(capture)
+        assert not [d for d in result.diagnostics if d.severity == "error"]
+        args = PathArguments()         # the vendor's settled paths, as the accumulator keeps
+        for entry in entries:
+            args.add(entry)
+        args.close()
+        settled = args.settled
+        assert len(settled) == paths and settled[0] == deepest
+        return result
+    return job
+
+
+def gemini_deep_job(n: int) -> Callable[[], object]:
+    steps = ("a",) * n
+    return _gemini_paths_job([{"jsonPath": "$" + ".a" * n, "numberValue": 1}], n + 1, steps)
+
+
+def gemini_wide_job(n: int) -> Callable[[], object]:
+    entries: list[dict] = []
+    for i in range(n):
+        entries += [{"jsonPath": f"$.rows[{i}].name", "stringValue": f"item {i} ",
+                     "willContinue": True},
+                    {"jsonPath": f"$.rows[{i}].name", "stringValue": "café"},
+                    {"jsonPath": f"$.rows[{i}].qty", "numberValue": i}]
+    return _gemini_paths_job(entries, 3 * n + 2, ("rows", 0, "name"))
+
+
 JOBS = {"history": history_job, "history tool": history_tool_job,
-        "history records": history_records_job, "check": check_job, "settled": settled_job}
+        "history records": history_records_job, "check": check_job, "settled": settled_job,
+        "gemini deep": gemini_deep_job, "gemini wide": gemini_wide_job}
 
 
 def _calls(job: Callable[[], object]) -> int:
@@ -214,9 +276,11 @@ def measure(jobs: tuple[Callable[[], object], Callable[[], object]], repeat: int
     return [(seconds, _peak(job)) for seconds, job in zip(best, jobs, strict=True)]
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, only: tuple[str, ...] = ()) -> list[dict]:
     rows = []
     for name, make in JOBS.items():
+        if only and name not in only:
+            continue
         small, large = (QUICK_SIZES if quick else SIZES)[name]
         (t1, m1), (t2, m2) = measure((make(small), make(large)), 1 if quick else 5)
         rows.append({"job": name, "sizes": [small, large], "seconds": [t1, t2],
@@ -225,8 +289,8 @@ def run(quick: bool = False) -> list[dict]:
     return rows
 
 
-def main(quick: bool = False) -> list[dict]:
-    rows = run(quick)
+def main(quick: bool = False, only: tuple[str, ...] = ()) -> list[dict]:
+    rows = run(quick, only)
     print(f"{'job':<16} {'sizes':>16} {'seconds':>17} {'peak MB':>17} {'time x2':>8} "
           f"{'mem x2':>7}")
     for r in rows:
@@ -242,4 +306,6 @@ def main(quick: bool = False) -> list[dict]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    main(parser.parse_args().quick)
+    parser.add_argument("--only", default="", help="jobs to run, by name, comma-separated")
+    args = parser.parse_args()
+    main(args.quick, tuple(name for name in args.only.split(",") if name))

@@ -130,8 +130,9 @@ def test_a_long_code_block_costs_each_line_not_its_length():
     assert time.process_time() - started < 20
     drawer.feed("```\n\nDone.\n")
     drawer.end()
-    html = "".join(p.html for p in drawer.settled)
+    html = as_one_block(drawer.settled)      # drawn in chunks that read as one block
     assert html.count("<pre><code") == 1 and "x_2999 = compute(2999)" in html
+    assert html == render("Intro\n\n```python\n" + code + "```\n\nDone.\n", forming=False)
 
 
 class _Words(HTMLParser):
@@ -262,3 +263,137 @@ def test_a_forming_block_costs_each_delta_not_its_length(shape, monkeypatch):
 
     small, large = drawn(4_000), drawn(8_000)
     assert large / small < 2.3, (small, large)      # linear: 2; a whole redraw per delta: 4
+
+
+# -- a long code fence drawn in settled chunks (lesson_lib.draw.chunks) ---------------------
+
+_JOIN = re.compile(r'</code></pre>\n<pre class="draw-code-rest[^"]*"><code[^>]*>')
+
+
+def run_parts(drawer) -> tuple:
+    from lesson_lib.draw.parts import Drawing
+    return Drawing(drawer.segments()).parts
+
+
+def as_one_block(parts) -> str:
+    """The parts' HTML with the seams between a fence's chunks taken out."""
+    html = "".join(p.html for p in parts)
+    return _JOIN.sub("", html).replace('<pre class="draw-code-more">', "<pre>")
+
+
+def drawers(chunk: int):
+    from lesson_lib.draw.text import TextDrawer
+    cut_up, whole = TextDrawer("b"), TextDrawer("b")
+    cut_up.chunk_chars, whole.chunk_chars = chunk, 10**9      # whole: never cut
+    return cut_up, whole
+
+
+def check_same_as_drawn_whole(pieces: list[str], chunk: int) -> int:
+    """Feed both drawers; at every delta the chunked one shows what the whole one shows,
+    and no settled part changes. Returns how many chunks were drawn."""
+    from lesson_lib.draw.parts import Drawing
+    cut_up, whole = drawers(chunk)
+    settled: dict[str, object] = {}
+    for piece in [*pieces, None]:
+        for drawer in (cut_up, whole):
+            drawer.feed(piece) if piece is not None else drawer.end()
+        parts, plain = run_parts(cut_up), run_parts(whole)
+        assert Drawing([(parts, len(parts), ())]).text == Drawing([(plain, len(plain), ())]).text
+        assert as_one_block(parts) == as_one_block(plain) == "".join(p.html for p in plain)
+        now = {p.key: p for p in parts}
+        assert len(now) == len(parts)
+        for key, part in settled.items():
+            assert now.get(key) == part, key            # a settled chunk never changes
+        settled |= {p.key: p for p in parts if p.settled}
+    return sum("/code" in key for key in settled)
+
+
+CODE_LINES = FENCE_LINES + ["x = a < b && c > d", "print('<script>')", "", "    deep",
+                            "x" * 30, "![img](https://example.com/i.png)", "# not a heading"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=30),
+       st.lists(st.integers(0, 10_000), max_size=25), st.integers(1, 40),
+       st.sampled_from(["", "Intro\n\n", "\n \n"]))
+def test_a_fence_drawn_in_chunks_shows_what_it_drawn_whole_shows(lines, points, chunk, lead):
+    text = lead + "```py\n" + "\n".join(lines)
+    check_same_as_drawn_whole(cut(text, points), chunk)
+
+
+def test_a_fence_cut_at_every_point_is_drawn_in_chunks_as_whole():
+    code = "".join(f"x_{i} = f({i}) < {i} & 'q'\n" for i in range(40))
+    for ending in ("```\n\nAfter.\n", "```", "~~~\n", "``"):
+        text = "Intro\n\n```python\n" + code + ending
+        assert check_same_as_drawn_whole(list(text), 100) >= 8
+
+
+def test_a_fence_is_cut_the_same_whatever_the_deltas():
+    code = "".join(f"line {i} <&>\n" for i in range(200))
+    text = "```\n" + code + "```\n\nDone.\n"
+    at_once, by_char = drawers(64)[0], drawers(64)[0]
+    at_once.feed(text)
+    for c in text:
+        by_char.feed(c)
+    for drawer in (at_once, by_char):
+        drawer.end()
+    assert run_parts(at_once) == run_parts(by_char)
+    assert render(text, forming=False) == as_one_block(run_parts(at_once))
+
+
+def test_an_indented_fence_and_a_short_one_are_drawn_whole():
+    for text in ["  ```\n" + "  code line\n" * 200 + "  ```\n", "```\nshort\n```\n"]:
+        drawer = drawers(64)[0]
+        drawer.feed(text)
+        drawer.end()
+        parts = run_parts(drawer)
+        assert len(parts) == 1 and parts[0].html == render(text, forming=False)
+
+
+def test_the_chat_pane_styles_every_class_a_cut_fence_uses():
+    from lesson_lib.draw import chunks
+    from lesson_lib.views.chat_pane import CHAT_STYLE
+    for head in (chunks.MORE, chunks.REST, chunks.REST_MORE):
+        for name in re.search(r'class="([^"]*)"', head).group(1).split():
+            assert f"pre.{name} " in CHAT_STYLE, name
+
+
+def count_fence_work(monkeypatch) -> list[int]:
+    """Characters escaped, handed to markdown-it, or copied into a live part."""
+    import importlib
+    work = count_markdown_work(monkeypatch)
+
+    def counted(fn):
+        def wrapper(source, *args, **kwargs):
+            work[0] += len(source)
+            return fn(source, *args, **kwargs)
+        return wrapper
+
+    for name in ("fences", "chunks"):
+        try:
+            module = importlib.import_module(f"lesson_lib.draw.{name}")
+        except ImportError:
+            continue
+        monkeypatch.setattr(module, "escapeHtml", counted(module.escapeHtml))
+    return work
+
+
+def test_a_delta_in_an_open_fence_costs_the_same_however_long_the_fence(monkeypatch):
+    from lesson_lib.draw.text import TextDrawer
+    work = count_fence_work(monkeypatch)
+
+    def drawn(size: int) -> int:
+        source, i = "```python\n", 0
+        while len(source) < size:
+            source += f"x_{i} = compute({i}, 'text') < 2\n"
+            i += 1
+        drawer = TextDrawer("b")
+        work[0] = 0
+        for k in range(0, size, 4):
+            drawer.feed(source[k:k + 4])
+            for _, _, live in drawer.segments():
+                work[0] += sum(len(p.html) + len(p.text) for p in live)   # copied per delta
+        return work[0]
+
+    small, large = drawn(4_000), drawn(8_000)
+    assert large / small < 2.3, (small, large)      # linear: 2; the fence copied per delta: 4

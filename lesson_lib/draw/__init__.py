@@ -12,6 +12,8 @@ parts still live are drawn again, so a delta costs what it changed.
   paths, for prose), and the tail still forming;
 - `tail`: the half-arrived tail drawn for what it will be; `fences`: an
   open code block at the tail's start, read and drawn without a parse;
+  `chunks`: a long code block drawn as settled chunks of whole lines and a
+  small live rest;
 - `markdown`: markdown-it-py under the drawing's rules; `safety`: escaping,
   links and the image allowlist;
 - `text`, `reasoning`, `tool_call` (with `labels` and `values`),

@@ -76,6 +76,12 @@ class MarkdownBlocks:
             return None
         return fence
 
+    @property
+    def fence(self) -> OpenFence | None:
+        """The fence the tail opens with, open or closed since (else None)."""
+        _ = self.open_fence          # looks it up, and whether it closed
+        return self._fence
+
     def feed(self, fragment: str) -> list[Block]:
         """Append `fragment`; return the blocks that became settled with it, in order."""
         fragment = self._normalise(fragment)

@@ -37,6 +37,7 @@ class OpenFence:
     checked: int             # the tail up to here has no closing line
     closing: re.Pattern
     closed: bool = False
+    closed_at: int = -1      # offset in the tail of the closing line, once it arrived
 
     @classmethod
     def at_start(cls, tail: str) -> OpenFence | None:
@@ -52,8 +53,9 @@ class OpenFence:
         """Whether no complete line up to `end` closes the fence (reads only new lines)."""
         if self.closed:
             return False
-        if self.closing.search(tail, self.checked, end):
-            self.closed = True
+        found = self.closing.search(tail, self.checked, end)
+        if found:
+            self.closed, self.closed_at = True, found.start()
             return False
         self.checked = end
         return True
@@ -68,10 +70,14 @@ def draw_open_fence(fence: OpenFence, tail: str) -> str:
         code = code[:last]              # the closing fence arriving, or nothing yet
     if fence.indent:
         code = "".join(_dedent(line, fence.indent) for line in code.splitlines(keepends=True))
-    info = unescapeAll(fence.info).strip()
+    return f"<pre><code{code_class(fence.info)}>{escapeHtml(code)}</code></pre>\n"
+
+
+def code_class(info: str) -> str:
+    """The class attribute markdown-it gives the ``<code>`` of a fence with this info."""
+    info = unescapeAll(info).strip()
     lang = info.split(maxsplit=1)[0] if info else ""
-    cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
-    return f"<pre><code{cls}>{escapeHtml(code)}</code></pre>\n"
+    return f' class="language-{escapeHtml(lang)}"' if lang else ""
 
 
 class DrawnFence:
@@ -80,12 +86,14 @@ class DrawnFence:
 
     def __init__(self, fence: OpenFence) -> None:
         self.fence = fence
-        info = unescapeAll(fence.info).strip()
-        lang = info.split(maxsplit=1)[0] if info else ""
-        cls = f' class="language-{escapeHtml(lang)}"' if lang else ""
-        self.head = f"<pre><code{cls}>"
+        self.head = f"<pre><code{code_class(fence.info)}>"
         self.escaped: list[str] = []
-        self.upto = fence.code_start       # the tail up to here is escaped
+        self.start = self.upto = fence.code_start       # the tail from start to upto is escaped
+
+    def restart(self, at: int, head: str) -> None:
+        """Draw only the code from `at` on (a line's start), under `head`: what comes before
+        is drawn elsewhere (a settled chunk, see `chunks`)."""
+        self.head, self.escaped, self.start, self.upto = head, [], at, at
 
     def html(self, tail: str) -> str:
         """The open fence of `tail` (the tail it opens, grown since the last call)."""

@@ -21,6 +21,8 @@ class Part:
     (``text``, ``reasoning``, ``tool_call``, ``tool_input``, ``citation``,
     ``banner``...); `html` is escaped and fetches nothing; `text` is the same
     content as plain text; a `settled` part never changes and is never removed.
+    `follows`: the part goes on with the one before it (a long code block drawn
+    in chunks, see `chunks`): its text joins that one's with one line break.
     """
 
     key: str
@@ -28,6 +30,7 @@ class Part:
     html: str
     text: str
     settled: bool
+    follows: bool = False
 
 
 # (settled parts shared with later drawings, how many of them this drawing sees, live parts)
@@ -79,7 +82,11 @@ class Drawing:
     @property
     def text(self) -> str:
         """The whole drawing as plain text (for print, nbval and screen readers)."""
-        return "\n\n".join(p.text for p in self.parts if p.text)
+        out: list[str] = []
+        for p in self.parts:
+            if p.text:
+                out += ("\n" if p.follows else "\n\n", p.text) if out else (p.text,)
+        return "".join(out)
 
 
 def _attr(value: str) -> str:

@@ -12,6 +12,10 @@ part, rendered from its held-back source (`tail.hold_back`) at the frames
 as the last frame and the text arrived since. The run ends when something else begins (a tool call, the
 step's end): then its last block settles.
 
+A long code fence is cut into settled chunks of whole lines as they
+complete, and only the code after the last chunk is drawn again (`chunks`):
+its cost per delta does not grow with the fence.
+
 Citations: a block whose sources arrived before its text (Anthropic) is the
 cited span, so a mark ``[n]`` is written into the run where it ends; every
 source is also one settled part after the run (see `citations`).
@@ -27,7 +31,9 @@ from __future__ import annotations
 
 import re
 
+from . import chunks as code_chunks
 from .blocks import MarkdownBlocks
+from .chunks import CodeChunks, as_rest
 from .citations import citation_part
 from .fences import DrawnFence
 from .frames import frame_due
@@ -60,6 +66,8 @@ class TextDrawer:
         self._fenced = False           # the tail was an open fence at the last delta
         self._frame: tuple[tuple[int, int], str, str] | None = None   # its source and html
         self._drawn_fence: DrawnFence | None = None
+        self._chunks: CodeChunks | None = None        # the tail's fence, cut in chunks
+        self.chunk_chars = code_chunks.CODE_CHUNK
         self.length = 0
         self.fragments: list[str] = []               # the run's text, joined only for a citation
         self.starts: dict[str, int] = {block: 0}     # where each block begins in it
@@ -130,9 +138,47 @@ class TextDrawer:
         if fenced or self._fenced or blocks.offset != offset or frame_due(length, last):
             self._frame_at = (blocks.offset, length)
         self._fenced = fenced
+        self._cut_chunks()
+
+    def _chunks_of(self, offset: int, text: str, fence=None) -> CodeChunks | None:
+        """The chunks of the fence opening the block at `offset` (None: drawn whole)."""
+        chunks = self._chunks
+        if chunks is not None and chunks.offset == offset:
+            return chunks
+        if self.waiting:              # settled parts are a prefix: nothing settles past a wait
+            return None
+        self._chunks = CodeChunks.of(text, offset, self.chunk_chars, fence)
+        return self._chunks
+
+    def _cut_chunks(self) -> None:
+        """Settle the chunks the tail's fence completed (its complete lines of code)."""
+        blocks = self.blocks
+        fence = blocks.fence
+        if fence is None:
+            return
+        chunks = self._chunks_of(blocks.offset, blocks.tail, fence)
+        if chunks is not None:
+            tail = blocks.tail
+            self._add_chunks(chunks, tail, fence.closed_at if fence.closed
+                             else tail.rfind("\n") + 1)
+
+    def _add_chunks(self, chunks: CodeChunks, text: str, end: int) -> None:
+        for n, html, shown in chunks.take(text, end):
+            self.settled.append(Part(f"{self.block}/md{chunks.offset}/code{n}", self.kind,
+                                     _marks_html(html), _marks_text(shown), True, n > 1))
 
     def _settle(self, blocks: list[tuple[int, str]]) -> None:
         for offset, source in blocks:
+            chunks = self._chunks_of(offset, source)
+            if chunks is not None:
+                self._add_chunks(chunks, source, chunks.code_end(source))
+                if chunks.count:          # the rest of a fence cut in chunks
+                    html = as_rest(render(chunks.rest(source), forming=False))
+                    self.settled.append(Part(f"{self.block}/md{offset}", self.kind,
+                                             _marks_html(html),
+                                             _marks_text(source[chunks.code_from:].rstrip("\n")),
+                                             True, True))
+                    continue
             if self.waiting or self._waits(source):
                 self.waiting.append((offset, source))
                 self._waiting_parts += (self._part(offset, source, settled=False),)
@@ -155,24 +201,39 @@ class TextDrawer:
         tail = self.blocks.tail
         if not tail or tail.isspace():       # stops at the first letter, unlike strip()
             return None
+        chunks = self._chunks
+        if chunks is None or chunks.offset != self.blocks.offset or not chunks.count:
+            chunks = None              # drawn whole; else only what follows the last chunk
         fence = self.blocks.open_fence
         if fence is not None:
             if self._drawn_fence is None or self._drawn_fence.fence is not fence:
                 self._drawn_fence = DrawnFence(fence)
+            if chunks is not None and self._drawn_fence.start != chunks.code_from:
+                self._drawn_fence.restart(chunks.code_from, code_chunks.REST + "<code"
+                                          + chunks.cls + ">")
             shown, html = tail, self._drawn_fence.html(tail)
+            if chunks is not None:
+                shown = tail[chunks.code_from:]
         else:
             frame = self._frame
             if frame is None or frame[0] != self._frame_at:
-                shown = hold_back(tail[:self._frame_at[1]])
-                frame = self._frame = (self._frame_at, shown, render(shown, forming=True))
+                if chunks is None:
+                    shown = hold_back(tail[:self._frame_at[1]])
+                    html = render(shown, forming=True)
+                else:              # the closed fence's rest, and what arrived after it
+                    shown = hold_back(chunks.rest(tail[:self._frame_at[1]]))
+                    html = as_rest(render(shown, forming=True))
+                    shown = shown[len(chunks.opening):]
+                frame = self._frame = (self._frame_at, shown, html)
             _, shown, html = frame
             arrived = tail[self._frame_at[1]:]      # since the last frame: shown, not parsed
             if arrived:
                 shown += arrived
                 html += f'<span class="draw-arriving">{esc(arrived)}</span>'
         html += '<span class="draw-cursor" aria-hidden="true">▍</span>'
+        text = shown.strip("\n") if chunks is None else shown.rstrip("\n")
         return Part(f"{self.block}/md{self.blocks.offset}", self.kind, _marks_html(html),
-                    _marks_text(shown.strip("\n")), False)
+                    _marks_text(text), False, chunks is not None)
 
 
 def _marks_html(html: str) -> str:

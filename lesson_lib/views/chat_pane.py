@@ -11,6 +11,10 @@ module adds a stylesheet and puts the drawing where it is seen:
 - `ChatView`: an ``ipywidgets.HTML`` for a live loop: ``view.show(state)``
   after each event; ``text/plain`` where no widget can be shown.
 - `chat_html`, `chat_text`: a drawing as one HTML fragment, or plain text.
+
+A long code block is drawn in several parts (`lesson_lib.draw.chunks`), each its own
+``<pre>``: the stylesheet joins them (no margin or padding where one goes on in the next),
+so they read as one block.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from .replays import replay_for
 CHAT_STYLE = f"""<style>
 .draw {{ max-width: 46em; line-height: 1.45; }}
 .draw pre {{ font-family: {MONO}; background: {BG_ALT}; padding: 4px 8px; overflow-x: auto; }}
+.draw pre.draw-code-more {{ margin-bottom: 0; padding-bottom: 0; }}
+.draw pre.draw-code-rest {{ margin-top: 0; padding-top: 0; }}
 .draw table {{ border-collapse: collapse; }}
 .draw th, .draw td {{ border: 1px solid {BORDER}; padding: 1px 6px; }}
 .draw-pending, .draw-still, .draw-cursor {{ color: {FG_MUTED}; font-style: italic; }}
