@@ -97,7 +97,7 @@ def test_sdk_route_keeps_the_text_and_calls_the_accumulator_builds(capture, rout
     texts = [b.text for b in sorted(state.blocks, key=lambda b: b.choice)
              if b.kind == "text" and b.channel == "text"]
     built = "".join(final_texts(acc.final, capture.wire))
-    if any(e.kind == "noted" and e.code == "sdk_broke" for e in events):
+    if any(getattr(e, "code", None) in ("sdk_broke", "sdk_refused") for e in events):
         # The helper raised on its own (Responses: a lifecycle event naming another
         # response id, as a server that rotates ids sends it): only what came before.
         assert built.startswith("".join(texts))
@@ -515,3 +515,20 @@ def test_a_custom_tools_free_text_input_is_ready_at_its_done_on_both_routes():
         (call,) = state.calls
         assert (state.outcome, call.call_state, call.input) == (
             "completed", "complete", "SELECT 1;"), route
+
+
+def test_bytes_after_the_terminal_that_make_no_event_are_no_proper_end_on_the_sdk_route():
+    """botocore's reader drops a frame cut short after messageStop without a word (found by
+    the property above): the SDK route says the stream was cut, as the wire route does."""
+    from lesson_lib.breaks.faults import cut_at
+    from lesson_lib.capture.captures import load
+    from lesson_lib.turn.run import turn_state
+
+    whole = load("aws-bedrock-converse/converse-get-weather")
+    cap = cut_at(whole, 2651)          # messageStop, then one byte of the metadata frame
+    assert run_sdk(cap).error is None
+    for route in ("wire", "sdk"):
+        assert turn_state(cap, route=route).outcome == "truncated", route
+    events = turn_events(cap, "sdk")
+    assert any(getattr(e, "code", None) == "sdk_missed_tail" for e in events)
+    assert turn_state(whole, route="sdk").outcome == "completed"

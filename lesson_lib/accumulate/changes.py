@@ -283,7 +283,9 @@ class DiagnosticNoted:
 class StreamEnded:
     """`finish()` ran: `properly` is true when the wire's own terminal arrived and no
     error came in-band (`Accumulator.complete`); `cause` says otherwise why not
-    (``cut``, ``in_band_error``, ``undispatched_bytes``)."""
+    (``cut``, ``in_band_error``, ``undispatched_bytes``; on the SDK route also
+    ``sdk_refused``, and ``tail_cut``: the terminal came, then bytes that make no
+    whole event)."""
 
     kind: ClassVar[str] = "stream_ended"
     event: int | None

@@ -60,7 +60,8 @@ def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
     # keeping them all would cost memory quadratic in the stream.
     outcome = run_sdk(capture, keep_events=False,
                       on_event=lambda event: out.extend(sdk.feed(event)))
-    return out + sdk.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error))
+    return out + sdk.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error),
+                         tail_cut=_tail_cut(capture, outcome.error))
 
 
 Batch = tuple[float | None, list[TurnEvent]]
@@ -91,7 +92,8 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
     for event, t in zip(outcome.events, times, strict=True):
         last = t if t is not None else last
         yield last, adapter.feed(event)
-    yield last, adapter.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error))
+    yield last, adapter.end(outcome.error, wire_ended=_wire_ended(capture, outcome.error),
+                            tail_cut=_tail_cut(capture, outcome.error))
 
 
 def stream_for(capture: Capture, step: int = 1, seq: Counter | None = None) -> TurnStream:
@@ -129,6 +131,20 @@ def _wire_ended(capture: Capture, error: BaseException | None) -> bool:
         return False
     return how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
                         capture.status, request=capture.request).proper
+
+
+def _tail_cut(capture: Capture, error: BaseException | None) -> str | None:
+    """Where the SDK returned without a word: why the capture's bytes did not end properly
+    although their terminal arrived (bytes after it that make no whole event, which an
+    SDK's reader drops), else None."""
+    if error is not None:
+        return None
+    ending = how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
+                          capture.status, request=capture.request)
+    codes = {d.code for d in ending.diagnostics}
+    if ending.kind != "cut" or "no_terminal" in codes:
+        return None
+    return ending.reason
 
 
 def _model(capture: Capture) -> str | None:

@@ -481,7 +481,7 @@ class SDKAdapter:
         return self.adapter.feed(self.translator.changes(event))
 
     def end(self, error: BaseException | None = None, *,
-            wire_ended: bool = False) -> list[TurnEvent]:
+            wire_ended: bool = False, tail_cut: str | None = None) -> list[TurnEvent]:
         """The SDK's iteration is over: returned (`error` None) or raised `error`.
 
         A status error before any event is a failed request; one during the
@@ -492,7 +492,10 @@ class SDKAdapter:
         `wire_ended` says the bytes the SDK read ended properly: a helper that
         raised before it let the terminal through then refused a whole stream
         (``sdk_refused``, its exception's message: the step fails), where
-        without it the stream was cut under it (``sdk_broke``).
+        without it the stream was cut under it (``sdk_broke``). `tail_cut`: the SDK
+        returned at the stream's terminal, but the bytes went on with what makes no whole
+        event (a frame cut short, junk after the end), which its reader drops without a
+        word: the stream did not end properly, and the step says so (``sdk_missed_tail``).
         """
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
@@ -538,12 +541,18 @@ class SDKAdapter:
             changes.append(ch.DiagnosticNoted(None, Diagnostic(
                 code, f"the SDK's helper raised {type(error).__name__}: {error}",
                 severity="warning")))
+        if error is None and tail_cut is not None and self.translator.terminal:
+            changes.append(ch.DiagnosticNoted(None, Diagnostic(
+                "sdk_missed_tail", "the SDK returned at the stream's terminal event, but the "
+                f"body did not end properly after it: {tail_cut}", severity="warning")))
         changes += self.translator.close_all()
-        proper = self.translator.terminal and not any(
+        proper = self.translator.terminal and tail_cut is None and not any(
             isinstance(c, ch.InBandError) for c in changes)
         refused = any(isinstance(c, ch.DiagnosticNoted) and c.diagnostic.code == "sdk_refused"
                       for c in changes)
+        missed_tail = error is None and tail_cut is not None and self.translator.terminal
         changes.append(ch.StreamEnded(None, proper, None if proper else
+                                      "tail_cut" if missed_tail else
                                       "sdk_refused" if refused else "cut"))
         return out + self.adapter.feed(changes)
 
