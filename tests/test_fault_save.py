@@ -260,7 +260,7 @@ def test_a_sidecar_nested_600_deep_is_saved_and_loads_back(tmp_path):
 
 def test_a_sidecar_too_deep_for_the_json_writer_is_a_diagnostic_and_writes_nothing(tmp_path):
     source, broken = _broken("anthropic-messages/hello", "cut_at")
-    broken.sidecar["deep"] = _nested(5_000)
+    broken.sidecar["deep"] = _nested(100_000)     # past the JSON writer on every Python
     saved = fault_save.save(source, broken, folder=tmp_path)
     assert [d.code for d in saved.diagnostics] == ["sidecar_not_json"] and saved.path is None
     assert "nests deeper" in str(saved)
