@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ends import TurnEnd, default_reason, is_reason
 from .events import (
     BlockEnded,
     BlockStarted,
@@ -222,6 +223,23 @@ class TurnState:
         return last.outcome if last is not None else None
 
     @property
+    def end(self) -> TurnEnd | None:
+        """Why the turn ended (`lesson_lib.turn.ends`) once it finished, else None. A
+        finish that names no reason reads as its outcome's first (``completed``: as the
+        last step's finish reason)."""
+        last = self._logs.outcome.last(self.count)
+        if last is None:
+            return None
+        reason = last.reason
+        if reason is None:
+            step = self._logs.finishes.last(self.count)
+            reason = default_reason(last.outcome) or ""
+            if (last.outcome == "completed" and step is not None
+                    and is_reason("completed", step.finish.reason)):
+                reason = step.finish.reason
+        return TurnEnd(last.outcome, reason, last.detail)
+
+    @property
     def steps(self) -> list[StepView]:
         """The steps begun so far: their finish once they finished, and their usage (the
         final one, or as far as the wire has reported it while the step streams)."""
@@ -335,8 +353,11 @@ class TurnState:
         """The state in the shape of ``turn --json`` (CONTRACTS), JSON-ready."""
         steps = self.steps
         usage = self.usage
+        end = self.end
         return {
             "outcome": self.outcome,
+            "reason": end.reason if end else None,
+            "detail": end.detail if end else None,
             "steps": [{"step": s.step, "wire": s.wire, "model": s.model,
                        "finish": ({"reason": s.finish.reason, "raw": s.finish.raw}
                                   if s.finish else None),
