@@ -80,7 +80,15 @@ def test_a_dropped_connection_is_retried_on_every_wire(url, wire):
 def test_a_budget_of_three_tokens_cancels_the_live_turn_on_every_wire(url, wire):
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           budget_tokens=3))
-    assert result.outcome == "cancelled"
+    # A budget's end says so (lesson 7): never `completed`, and not a plain cancel.
+    assert result.outcome == "budget_reached"
+    end = result.state.end
+    assert end.reason == "application_budget"
+    assert end.detail["limit"] == "output_tokens" and end.detail["budget"] == 3
+    assert end.detail["spent"] >= 3
+    # What was arriving, or (a call that comes whole, as on Gemini) the tool it started.
+    assert end.detail["where"] in ("text", "reasoning", "tool_arguments", "tools")
+    assert result.stopped and "budget of 3 output tokens" in result.stopped
     assert [a.step for a in result.attempts] == [1]
     # Stopped mid-stream: the step never reached its proper end.
     assert [e.ended for e in result.events if e.kind == "step_finished"] == ["cancelled"]
@@ -198,7 +206,7 @@ def test_the_budget_cancels_at_the_crossing_delta(url):
     wire = "anthropic-messages"
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           budget_tokens=5))
-    assert result.outcome == "cancelled"
+    assert result.outcome == "budget_reached"
     deltas = [e for e in result.events if e.kind == "block_delta"]
     spent = 0
     for i, e in enumerate(deltas):
@@ -304,7 +312,7 @@ def test_a_client_that_leaves_mid_stream_leaves_nothing_in_the_log(url, caplog):
     for _ in range(3):
         result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                               budget_tokens=3))
-        assert result.outcome == "cancelled"
+        assert result.outcome == "budget_reached"
     import time
     time.sleep(0.5)                     # the server's writes after the client left
     assert not [r for r in caplog.records if "socket.send()" in r.getMessage()]

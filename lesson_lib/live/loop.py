@@ -32,16 +32,16 @@ from ..breaks.budget import token_estimate
 from ..turn import TurnStream
 from ..turn.adapters import Counter
 from ..turn.closing import closing_events
+from ..turn.ends import TurnEnd
 from ..turn.events import (
     ErrorReported,
     StepFinished,
     StepStarted,
     TurnEvent,
-    TurnFinished,
     TurnStarted,
 )
 from ..turn.next_request import next_request
-from ..turn.outcome import outcome_of_step
+from ..turn.outcome import end_of_step, end_of_turn, turn_finished, where_stopped
 from ..turn.reduce import TurnState, initial, reduce
 from .attempts import Attempt, RetryPolicy, retry_wait
 from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
@@ -113,16 +113,31 @@ class LiveTurn:
         self.attempts: list[Attempt] = []
         self.timings: list[Timings] = []
         self._stop: str | None = None
+        self._stop_end: TurnEnd | None = None     # who stopped the turn, and where
         # What the turn waits on now (a step's read, or its tools): what `cancel` stops.
         self._waiting_on: asyncio.Future | None = None
         self._spent = 0
 
     # -- from outside ----------------------------------------------------------------
 
-    def cancel(self, why: str = "cancelled by the user") -> None:
-        """Stop the turn: the read in progress and every running tool are cancelled."""
+    def cancel(self, why: str = "cancelled by the user", *,
+               reason: str = "user") -> None:
+        """Stop the turn: the read in progress and every running tool are cancelled. The
+        turn ends ``cancelled`` with `reason` (`lesson_lib.turn.ends`: ``user`` for Stop)."""
+        self._halt(TurnEnd("cancelled", reason, {"by": why}), why)
+
+    def _halt(self, end: TurnEnd, why: str) -> None:
+        """Stop the turn as `end` says (the first stop wins), with where it found the turn."""
         if self._stop is None:
             self._stop = why
+            step = self.state.steps[-1] if self.state.steps else None
+            in_step = step is not None and not step.finished
+            attempt = self.attempts[-1] if self.attempts else None
+            first_byte = attempt is not None and attempt.first_byte is not None
+            if attempt is not None and not in_step and attempt.step > len(self.state.steps):
+                in_step = True       # the request is out, its step has not begun
+            where = where_stopped(self.state, in_step=in_step, first_byte=first_byte)
+            self._stop_end = TurnEnd(end.outcome, end.reason, {**(end.detail or {}), **where})
         if self._waiting_on is not None and not self._waiting_on.done():
             self._waiting_on.cancel()
 
@@ -133,22 +148,23 @@ class LiveTurn:
         loop = asyncio.get_running_loop()
         self._t0 = loop.time()
         deadline = None if self.deadline_s is None else loop.call_later(
-            self.deadline_s, self.cancel, f"the turn's deadline of {self.deadline_s:g} s passed")
+            self.deadline_s, self.cancel, f"the turn's deadline of {self.deadline_s:g} s passed",
+            reason="deadline")
         self._emit([TurnStarted(self.seq(), turn=self.turn, t=0.0)])
         try:
-            outcome = await self._steps(client)
+            end = await self._steps(client)
         finally:
             if deadline is not None:
                 deadline.cancel()
             if owned:
                 await client.aclose()
-        self._emit([TurnFinished(self.seq(), outcome=outcome, t=self._now())])
+        self._emit([turn_finished(self.seq(), end, t=self._now())])
         return LiveResult(self.events, self.state, self.attempts, self.timings,
-                          self._stop if outcome == "cancelled" else None)
+                          self._stop if end is self._stop_end else None)
 
     # -- the steps -------------------------------------------------------------------
 
-    async def _steps(self, client: httpx.AsyncClient) -> str:
+    async def _steps(self, client: httpx.AsyncClient) -> TurnEnd:
         request = self.request
         runner = ToolRunner(self.tools, self.seq, self._now)
         for step in range(1, self.max_steps + 1):
@@ -161,14 +177,14 @@ class LiveTurn:
             self.timings.append(timings_of(self.events[first:], step, attempt.started_at,
                                            attempt.first_byte))
             if last is None or last.ended == "cancelled" or self._stop is not None:
-                return "cancelled"
-            outcome = outcome_of_step(last.ended, last.finish.reason)
-            if outcome is not None:
-                return "failed" if self._gave_up(step) else outcome
+                return self._stop_end or TurnEnd("cancelled", "application")
+            if end_of_step(last, self.wire) is not None:
+                end = end_of_turn(last, self.wire)
+                return TurnEnd("failed", "gave_up", end.detail) if self._gave_up(step) else end
             if last.finish.reason != "tool_calls":
-                return "completed"
+                return end_of_turn(last, self.wire)
             request = next_request(self.state, request, step)
-        return "max_steps"
+        return TurnEnd("max_steps", "step_limit", {"max_steps": self.max_steps})
 
     def _gave_up(self, step: int) -> bool:
         """Whether the step failed for good: its retries ran out on an error, or the loop
@@ -255,8 +271,11 @@ class LiveTurn:
                 reported = sum(step.usage.output for step in state.steps)
                 spent = max(self._spent, reported)
                 if spent >= self.budget_tokens:
-                    self._stop = (f"the budget of {self.budget_tokens} output tokens was "
-                                  f"reached (about {spent})")
+                    why = (f"the budget of {self.budget_tokens} output tokens was reached "
+                           f"(about {spent})")
+                    self._halt(TurnEnd("budget_reached", "application_budget",
+                                       {"by": why, "limit": "output_tokens",
+                                        "budget": self.budget_tokens, "spent": spent}), why)
                     raise _Stopped
 
         loop = asyncio.get_running_loop()
