@@ -148,8 +148,8 @@ class LiveTurn:
         loop = asyncio.get_running_loop()
         self._t0 = loop.time()
         deadline = None if self.deadline_s is None else loop.call_later(
-            self.deadline_s, self.cancel, f"the turn's deadline of {self.deadline_s:g} s passed",
-            reason="deadline")
+            self.deadline_s, lambda: self.cancel(
+                f"the turn's deadline of {self.deadline_s:g} s passed", reason="deadline"))
         self._emit([TurnStarted(self.seq(), turn=self.turn, t=0.0)])
         try:
             end = await self._steps(client)

@@ -118,17 +118,24 @@ def end_sentence(end: TurnEnd) -> str:
     by = detail.get("by")
     if by and end.outcome in ("cancelled", "budget_reached"):
         says = f"{says} ({by})"
-    where = detail.get("where")
-    if where == "tools" and detail.get("tools"):
-        says += f", interrupting {_joined(detail['tools'])} as they ran"
+    where, tools = detail.get("where"), detail.get("tools")
+    if where == "tools" and tools:
+        says += f", interrupting {_as_they_ran(tools)}"
     elif where in WHERE_SAYS:
         says += f", {WHERE_SAYS[where]}"
+        if tools:
+            says += f", interrupting {_as_they_ran(tools)}"
     if end.outcome in ("cancelled", "budget_reached"):
         says += "; what arrived is kept"
     raw = detail.get("raw")
     if raw is not None and end.outcome in ("unknown", "paused", "budget_reached"):
         says += f" (raw: {raw!r})"
     return says
+
+
+def _as_they_ran(names: Any) -> str:
+    names = [str(n) for n in names]
+    return f"{_joined(names)} as {'it' if len(names) == 1 else 'they'} ran"
 
 
 def _joined(names: Any) -> str:

@@ -53,7 +53,7 @@ from .outcome import end_of_step, end_of_turn, turn_finished, where_stopped
 from .reduce import TurnState, initial, reduce
 from .run import Route, timed_batches
 
-APPLICATION_CANCEL = TurnEnd("cancelled", "application", {"by": "the application's cancel_at"})
+APPLICATION_CANCEL = TurnEnd("cancelled", "application")
 
 
 @dataclass(frozen=True)
@@ -189,14 +189,15 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
     def cancelled(*, in_step: bool, first_byte: bool) -> TurnEnd:
         where = where_stopped(run.state, in_step=in_step, first_byte=first_byte)
         return TurnEnd(cancel_end.outcome, cancel_end.reason,
-                       {**(cancel_end.detail or {}), **where, "at_ms": cancel_at})
+                       {"by": f"at {cancel_at:g} ms", **(cancel_end.detail or {}), **where,
+                        "at_ms": cancel_at})
 
     limit = len(captures) if max_steps is None else min(max_steps, len(captures))
     for step in range(1, limit + 1):
         start = now
         if cancel_at is not None and start >= cancel_at:
-            # between steps: the next one never starts
-            end = cancelled(in_step=False, first_byte=False)
+            # between steps (or before the first): the next one never starts
+            end = cancelled(in_step=step == 1, first_byte=False)
             break
         last: StepFinished | None = None
         arrived = False

@@ -10,7 +10,10 @@ about it, and the checker goes on from its best guess.
 
 Also checked: `seq` counts up by one, block ids are unique in the turn,
 every block of a step ended (and every call resolved) by the step's end,
-no tool still running when the turn finishes.
+no tool still running when the turn finishes, and the turn's end is one the
+vocabulary has (`lesson_lib.turn.ends`: an outcome, one of its reasons) and
+never success over a step that did not end properly or ended for a reason the
+reader does not know.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capture.diagnostics import Diagnostic
+from .ends import OUTCOMES, REASONS, is_reason
 from .events import TurnEvent
 
 # -- the turn ----------------------------------------------------------------------
@@ -75,6 +79,7 @@ class OrderChecker:
         self.step_blocks: list[str] = []
         self.step: int | None = None
         self.next_seq: int | None = None
+        self.last_step: TurnEvent | None = None     # the last `step_finished`
         self.violations: list[Diagnostic] = []
 
     def _bad(self, code: str, message: str, event: TurnEvent, out: list) -> None:
@@ -94,7 +99,9 @@ class OrderChecker:
         self.next_seq = event.seq + 1
         if kind == "step_finished":
             self._close_step(event, out)
+            self.last_step = event
         if kind == "turn_finished":
+            self._end(event, out)
             running = [b for b, s in self.blocks.items() if s == RUNNING]
             if running:
                 self._bad("tool_still_running", f"`turn_finished` while {', '.join(running)} "
@@ -150,6 +157,33 @@ class OrderChecker:
                           f"{_needs(kind)}", event, out)
             return
         self.blocks[block] = nxt
+
+    def _end(self, event: TurnEvent, out: list) -> None:
+        """The turn's end: a known outcome and reason, and no success that is not one."""
+        outcome, reason = getattr(event, "outcome", None), getattr(event, "reason", None)
+        if outcome not in OUTCOMES:
+            self._bad("unknown_outcome", f"`turn_finished` with outcome {outcome!r}: say one "
+                      f"of {', '.join(OUTCOMES)} (an end you cannot name is `unknown`)",
+                      event, out)
+            return
+        if reason is not None and not is_reason(outcome, reason):
+            self._bad("unknown_reason", f"`turn_finished` {outcome} with reason {reason!r}: "
+                      f"a {outcome} turn's reason is one of {', '.join(REASONS[outcome])}",
+                      event, out)
+        last = self.last_step
+        if outcome != "completed" or last is None:
+            return
+        ended = getattr(last, "ended", None)
+        finish = getattr(getattr(last, "finish", None), "reason", None)
+        if ended != "proper":
+            self._bad("completed_over_bad_end", f"`turn_finished` completed after step "
+                      f"{last.step} ended {ended}: a turn whose last step did not end "  # type: ignore[attr-defined]
+                      "properly is failed, truncated or cancelled, never completed",
+                      event, out)
+        elif finish not in REASONS["completed"]:
+            self._bad("completed_over_unknown_end", f"`turn_finished` completed after step "
+                      f"{last.step} finished {finish!r}: a finish the reader has no word "  # type: ignore[attr-defined]
+                      "for is `unknown`, a pause is `paused`: never success", event, out)
 
     def _close_step(self, event: TurnEvent, out: list) -> None:
         for block in self.step_blocks:

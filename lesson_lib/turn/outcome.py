@@ -8,6 +8,7 @@ is kept and marked incomplete, and the turn never says "completed" for it.
 |-------------------------------------------|----------------------|
 | ended with its own terminal               | `completed` (the finish: `stop`, `tool_calls`, `length`, ...); `paused` (`provider_pause`) for a pause stop |
 | ended with a finish the reader does not know (`other`) | `unknown` (`unrecognised`, the raw value kept) |
+| ended with a finish that says it failed (`error`) | `failed` (`error`) |
 | no terminal event (cut)                   | `truncated` (`cut`) |
 | an in-band error, a failed request, a payload that does not parse, a protocol violation | `failed` (`error`) |
 | a raw value its wire maps to an end of its own (`TURN_ENDS` in the wire's module: a vendor's budget, a vendor's cancel, a call that requires action) | that end |
@@ -53,6 +54,8 @@ def outcome_of_step(ended: str, finish: FinishReason) -> Outcome | None:
         return CUT_STREAM_OUTCOME
     if finish == "pause":
         return "paused"
+    if finish == "error":
+        return "failed"
     if finish == "other":
         return "unknown"
     return None
@@ -75,6 +78,8 @@ def end_of_step(last: StepFinished, wire: str | None = None) -> TurnEnd | None:
         return mapped
     if last.finish.reason == "pause":
         return TurnEnd("paused", "provider_pause", raw)
+    if last.finish.reason == "error":       # a stream that ended properly, saying it failed
+        return TurnEnd("failed", "error", raw)
     if last.finish.reason == "other":
         return TurnEnd("unknown", "unrecognised", {"raw": last.finish.raw})
     return None

@@ -134,6 +134,14 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "cancelled": "other",
 }
 STATUSES = RUNNING_STATUSES | frozenset(FINISH_REASONS)
+# Statuses that end the turn other than as their finish says (`lesson_lib.turn.ends`): a
+# function call that requires action waits for the application (the loop answers it, but a
+# turn that stops there is paused, not done); a budget the vendor keeps; the vendor's cancel.
+TURN_ENDS: dict[str, tuple[str, str]] = {
+    REQUIRES_ACTION: ("paused", "requires_action"),
+    "budget_exceeded": ("budget_reached", "vendor_budget"),
+    "cancelled": ("cancelled", "vendor"),
+}
 # The statuses of a stream that ended because the model ran out of room.
 LENGTH_STATUSES = frozenset(s for s, reason in FINISH_REASONS.items() if reason == "length")
 

@@ -95,6 +95,9 @@ AFTER_TERMINAL = frozenset({DONE})
 # Every event that ends the response, with the status it leaves it in.
 TERMINAL_STATUS = {"response.completed": "completed", "response.incomplete": "incomplete",
                    "response.failed": "failed"}
+# Final statuses that end the turn other than as their finish says (`lesson_lib.turn.ends`):
+# a response cancelled (background mode's cancel) was stopped by the vendor, never done.
+TURN_ENDS: dict[str, tuple[str, str]] = {"cancelled": ("cancelled", "vendor")}
 
 # -- the items -------------------------------------------------------------------------
 # The item types of the pinned openai SDK's ``ResponseOutputItem`` union (tests keep
