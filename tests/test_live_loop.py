@@ -194,6 +194,10 @@ def test_stop_cancels_the_stream_and_every_running_tool_and_keeps_what_arrived(u
 
     result = asyncio.run(go())
     assert result.outcome == "cancelled"
+    # Who stopped it, and the tool it interrupted by name (lesson 7).
+    end = result.state.end
+    assert end.reason == "user" and "get_weather" in end.detail["tools"]
+    assert end.detail["where"] in ("text", "tool_arguments", "tools", "streaming")
     assert seen, "the running tool never saw CancelledError"
     statuses = {b.execution_status for b in result.state.calls}
     assert "interrupted" in statuses
@@ -338,6 +342,9 @@ def test_stop_before_the_first_byte_keeps_the_turns_order():
 
     result = asyncio.run(go())
     assert result.outcome == "cancelled"
+    end = result.state.end
+    assert (end.reason, end.detail["where"], end.detail["by"]) == (
+        "user", "before_first_byte", "pressed Stop")
     kinds = [e.kind for e in result.events]
     assert kinds[:2] == ["turn_started", "step_started"] and kinds[-1] == "turn_finished"
     assert check(result.events) == []

@@ -97,6 +97,8 @@ OUTCOMES: dict[str | None, Look] = _looks(OUTCOME_WORDS, {
     "truncated": ("cut", "reddish purple", "dotted"),
     "cancelled": ("interrupted", "yellow", "dashed"),
     "max_steps": ("forming", "orange", "dashed"),
+    "budget_reached": ("interrupted", "yellow", "dashed"),
+    "unknown": ("invalid", "vermillion", "groove"),
     "tools_to_run": ("ready", "sky blue", "solid"), "next_step": ("running", "blue", "dashed"),
 })
 
