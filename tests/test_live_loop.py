@@ -71,6 +71,7 @@ def test_a_dropped_connection_is_retried_on_every_wire(url, wire):
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           params={"fault": f"drop:{drop}"}, retry=FAST))
     assert result.outcome == "failed"
+    assert result.state.end.reason == "gave_up"          # every retry was spent
     assert [(a.step, a.number) for a in result.attempts] == [(1, 1), (1, 2)]
     assert all(a.errors and a.errors[0].code == "transport" for a in result.attempts)
     assert check(result.events) == []

@@ -269,3 +269,22 @@ def test_the_cheat_sheet_says_how_each_wire_ends_a_turn():
     for wire in wires.WIRES:
         assert cheat_sheet.turn_ends(wire).replace("|", "\\|") in text
         assert "unknown · unrecognised" in cheat_sheet.turn_ends(wire)
+
+
+def test_lesson_fives_budget_end_names_its_limit():
+    from lesson_lib.breaks import budget
+    step1 = load(STEP1)
+    run = budget.deltas(parse_all(step1.events), step1.wire)
+    limits = budget.Budget(tool_calls=2)
+    hit = budget.first_crossing(run, limits)
+    result = cancelled_at(run[hit.delta].t, cancel_end=budget.budget_end(hit, limits))
+    end = result.state.end
+    assert (end.outcome, end.reason, end.detail["limit"], end.detail["budget"]) == (
+        "budget_reached", "application_budget", "tool_calls", 2)
+    assert "the tool_calls budget of 2 was reached (2)" in outcome_line(result.state)
+
+
+def test_a_step_whose_retries_ran_out_says_so():
+    events = one_step(TurnFinished(0, outcome="failed", reason="gave_up"), ended="error",
+                      finish=Finish("error"))
+    assert "its retries ran out" in outcome_line(reduce_all(events))

@@ -16,7 +16,10 @@ One step, one attempt at a time:
 
 `cancel()` (a Stop button) cancels the HTTP read and every running tool: open
 blocks end synthesised, tools end ``interrupted``, the turn ends
-``cancelled``, and nothing that arrived is lost. A turn's deadline does the same.
+``cancelled``, and nothing that arrived is lost. A turn's deadline does the same. The end
+says who stopped it (reason ``user``, ``deadline``) and where it found the turn
+(`turn.outcome.where_stopped`); the budget's end is ``budget_reached``
+(``application_budget``), never ``completed``.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ class LiveResult:
     state: TurnState
     attempts: list[Attempt] = field(default_factory=list)
     timings: list[Timings] = field(default_factory=list)
-    stopped: str | None = None      # why a cancelled turn stopped: who, or which limit
+    stopped: str | None = None      # why a cancelled (or budget-ended) turn stopped: who, or
+                                    # which limit; `state.end` has it as data
 
     @property
     def outcome(self) -> str | None:

@@ -171,6 +171,8 @@ def end_says(state: TurnState) -> str:
     does not say)."""
     shown = shown_outcome(state)
     end = state.end
+    if end is not None and shown == end.outcome == "failed" and end.reason == "gave_up":
+        return end_sentence(end)
     if end is None or shown != end.outcome or end.outcome not in _SAID_BY_REASON:
         return OUTCOME_SAYS.get(shown, "")
     if end.outcome in ("cancelled", "budget_reached"):
