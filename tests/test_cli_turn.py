@@ -210,7 +210,8 @@ def test_a_stop_reason_the_reader_does_not_know_is_no_success(capsys, tmp_path):
     odd = from_bytes(hello.body.replace(b'"end_turn"', b'"brand_new_reason"'),
                      sidecar={"wire": "anthropic-messages"})
     code, data, _ = run_json(capsys, write(tmp_path, odd, "odd-stop"))
+    # The stream ended properly (exit 0, as `final` says); the outcome says it is no success.
     assert (code, data["outcome"], data["reason"], data["detail"]) == (
-        3, "unknown", "unrecognised", {"raw": "brand_new_reason"})
+        0, "unknown", "unrecognised", {"raw": "brand_new_reason"})
     code, out, _ = run(capsys, write(tmp_path, odd, "odd-stop"))
     assert "'brand_new_reason'" in out.splitlines()[0] and "completed" not in out.splitlines()[0]
