@@ -43,6 +43,11 @@ class Attempt:
     waited_s: float | None = None   # the wait before the next attempt, when there was one
     wait_source: str | None = None
     events: list[Any] = field(default_factory=list)
+    # Resume (a wire that resumes, `resuming`): the point after which the next attempt
+    # asks for the rest of this one's stream, when this one broke; and, on that next
+    # attempt, the point it resumed after (its request was the resume request).
+    resume_at: int | str | None = None
+    resumed_after: int | str | None = None
 
     @property
     def failed(self) -> bool:
@@ -54,13 +59,16 @@ class Attempt:
         return any(e.kind == "step_finished" and e.ended == "cut" for e in self.events)
 
     def summary(self) -> str:
-        """One line: the attempt and its first error."""
+        """One line: the attempt and its first error (and a resume, where there was one)."""
+        head = f"step {self.step} attempt {self.number}"
+        if self.resumed_after is not None:
+            head += f" (resumed after {self.resumed_after})"
         if not self.errors:
             ended = "cut (no terminal event)" if self.cut else "ok"
-            return f"step {self.step} attempt {self.number}: {ended}"
+            return f"{head}: {ended}"
         e = self.errors[0]
-        return (f"step {self.step} attempt {self.number}: {e.scope} error {e.phase} "
-                f"({e.code or 'error'}): {e.message}")
+        tail = f"; resumed after {self.resume_at}" if self.resume_at is not None else ""
+        return f"{head}: {e.scope} error {e.phase} ({e.code or 'error'}): {e.message}{tail}"
 
 
 def retry_wait(attempt: Attempt, headers: dict[str, Any] | None,
