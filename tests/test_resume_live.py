@@ -53,8 +53,8 @@ def _run_live(url: str, wire: str, request: dict, **options):
 
     async def go():
         async with _recording_client(seen) as client:
-            return await LiveTurn(url, wire, request, client=client, retry=FAST,
-                                  **options).run()
+            return await LiveTurn(url, wire, request, client=client,
+                                  **{"retry": FAST, **options}).run()
     return asyncio.run(asyncio.wait_for(go(), 60)), seen
 
 
@@ -328,3 +328,39 @@ def test_an_interactions_stream_dropped_mid_text_is_resumed_live(interactions_ur
     # The last whole event before the drop: the second text delta (the sixth event).
     assert query["stream"] == ["true"] and query["last_event_id"] == [_ids(body)[4]]
     assert result.attempts[1].resumed_after == _ids(body)[4]
+
+
+def test_a_policy_that_redoes_no_step_after_output_still_resumes(url):
+    cut = load(CUT)
+    policy = RetryPolicy(attempts=3, after_output=False, initial_s=0.01, max_s=0.05)
+    result, seen = _run_live(url, "openai-responses", cut.request, retry=policy)
+    assert result.outcome == "completed"
+    assert _texts(result.state) == [_uncut_text()]
+    assert [r.method for r in seen] == ["POST", "GET"]
+
+
+def test_a_refused_resume_asks_again_from_the_start_with_nothing_twice():
+    cut, rest = load(CUT), load(RESUMED)
+    whole = b"".join(cut.body[e.start:e.end] for e in cut.events) + rest.body
+    seen = []
+
+    async def handler(request):
+        seen.append(request)
+        if request.method == "GET":
+            return httpx.Response(404, json={"error": {"message": "gone", "type": "x"}})
+        body = cut.body if len(seen) == 1 else whole
+        return httpx.Response(200, content=body,
+                              headers={"content-type": "text/event-stream"})
+
+    async def go():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await LiveTurn("http://test", "openai-responses", cut.request,
+                                  client=client, retry=FAST).run()
+
+    result = asyncio.run(asyncio.wait_for(go(), 60))
+    assert [r.method for r in seen] == ["POST", "GET", "POST"]
+    assert [e.code for a in result.attempts for e in a.errors] == ["cut", "resume_refused"]
+    assert result.outcome == "completed"
+    assert check(result.events) == []
+    assert "".join(e.fragment for e in result.events if e.kind == "block_delta") == \
+        _uncut_text()

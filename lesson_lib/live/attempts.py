@@ -24,7 +24,8 @@ class RetryPolicy:
     """How many attempts a step gets, and which failures are retried."""
 
     attempts: int = 3
-    after_output: bool = True       # redo a step that failed after output began
+    after_output: bool = True       # redo a step that failed after output began (a
+                                    # resume redoes nothing: it is not held back)
     initial_s: float = 0.5
     max_s: float = 8.0
 
@@ -80,7 +81,7 @@ def retry_wait(attempt: Attempt, headers: dict[str, Any] | None,
         return None
     if not all(e.retryable for e in attempt.errors):
         return None
-    if attempt.output_seen and not policy.after_output:
+    if attempt.output_seen and not policy.after_output and attempt.resume_at is None:
         return None
     wait = backoff(attempt.number - 1, headers, initial_s=policy.initial_s, max_s=policy.max_s)
     if wait.seconds > policy.max_s:
