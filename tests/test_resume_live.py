@@ -364,3 +364,45 @@ def test_a_refused_resume_asks_again_from_the_start_with_nothing_twice():
     assert check(result.events) == []
     assert "".join(e.fragment for e in result.events if e.kind == "block_delta") == \
         _uncut_text()
+
+
+def _blocks(events):
+    from lesson_lib.turn.reduce import initial, reduce
+    state = initial()
+    for event in events:
+        state = reduce(state, event)
+    return [(b.kind, b.text, b.input, b.complete) for b in state.blocks]
+
+
+def _whole_background() -> bytes:
+    cut, rest = load(CUT), load(RESUMED)
+    return b"".join(cut.body[e.start:e.end] for e in cut.events) + rest.body
+
+
+STREAMS = {"background": _whole_background,
+           "weather": lambda: load("openai-responses/weather-turn-step1").body}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(STREAMS)), st.data())
+def test_a_turn_stream_cut_anywhere_and_resumed_is_the_uncut_turn(name, data):
+    body = STREAMS[name]()
+    whole = TurnStream("openai-responses")
+    expected = _blocks(whole.feed(body) + whole.finish())
+    events = parse_all(from_bytes(body, sidecar={"wire": "openai-responses"}).events)
+    cut_at = data.draw(st.integers(1, len(body) - 1))
+    stream, joiner, out = TurnStream("openai-responses"), resume.Joiner(), []
+    for wire_event, batch in stream.feed_batches(body[:cut_at]):
+        out += batch
+        if wire_event is not None:
+            joiner.received(wire_event)
+    stream.resume(joiner.take)
+    # The server answers after the point, or after an older one (it resends some).
+    after = joiner.last if joiner.last is not None else -1
+    older = after - data.draw(st.integers(0, 3))
+    sent = resume.served_after(events, older)
+    raw = from_bytes(body, sidecar={"wire": "openai-responses"}).events
+    out += stream.feed(b"".join(body[raw[e.index].start:raw[e.index].end] for e in sent))
+    out += stream.finish()
+    assert _blocks(out) == expected
+    assert not [e for e in out if e.kind == "error_reported"]

@@ -299,7 +299,8 @@ class LiveTurn:
                 return False
             attempt.errors.append(ErrorReported(
                 self.seq.next, step=attempt.step, scope="transport", retryable=True,
-                phase="after_output" if state.blocks else "before_output", code=code,
+                phase="after_output" if any(b.step == attempt.step for b in state.blocks)
+                else "before_output", code=code,
                 t=self._now(), message=message))
             attempt.resume_at = resuming.joiner.last
             return True
