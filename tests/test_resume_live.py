@@ -290,6 +290,10 @@ def test_openai_resumes_a_background_response_against_serve(url):
     after = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert before + after == _uncut_text()
     assert events[-1].type == "response.completed"
+    # Asked for no stream, the stored response is its final object.
+    whole = client.responses.retrieve(rest.request["response_id"])
+    assert (whole.id, whole.status, whole.output_text) == (
+        rest.request["response_id"], "completed", _uncut_text())
 
 
 class _InteractionsText(WireAdapter):
