@@ -236,8 +236,9 @@ class LiveTurn:
                              and e.step == step), None)
             if wait is not None:
                 attempt.events += await runner.interrupt(self._now(), "the step is retried")
-                runner.carry(attempt.events)    # what finished is not run again
-                del self.events[base_events:]   # a resumed attempt's events, if any
+                # What finished is not run again (in a resumed attempt's events too, if any).
+                runner.carry(self.events[base_events:] + attempt.events)
+                del self.events[base_events:]
                 self.seq.next = len(self.events)    # the retry takes the same numbers
                 self.state = base_state
                 self._notify()
