@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from ..capture.diagnostics import Diagnostic
 from ..wires import responses
-from ..wires.entry import Resume, ResumePoint
+from ..wires.resume import Resume, ResumePoint
 from ..wires.wire_events import WireEvent
 
 RESPONSES: Resume = responses.RESUME     # lesson 5's wire: points are sequence numbers

@@ -20,7 +20,7 @@ import httpx
 
 from .. import wires
 from ..breaks.resume import Joiner
-from ..wires.entry import Resume
+from ..wires.resume import Resume
 from ..wires.wire_events import WireEvent
 
 

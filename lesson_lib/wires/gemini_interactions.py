@@ -37,9 +37,10 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry, Resume
+from .entry import SSE_CONTENT_TYPE, Entry
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
+from .resume import Resume
 from .wire_events import DONE
 
 WIRE = "google-gemini-interactions"

@@ -28,7 +28,8 @@ from .common import (
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry, Resume
+from .entry import SSE_CONTENT_TYPE, Entry
+from .resume import Resume
 from .wire_events import DONE
 
 WIRE = "openai-responses"

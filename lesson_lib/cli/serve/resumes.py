@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ...breaks.resume import Joiner, knows, served_after
 from ...capture.captures import Capture, from_bytes
-from ...wires.entry import Resume, ResumePoint
+from ...wires.resume import Resume, ResumePoint
 from ...wires.wire_events import WireEvent, parse_all
 
 
