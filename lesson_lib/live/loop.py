@@ -9,7 +9,10 @@ One step, one attempt at a time:
 4. check the budget at every delta, and cancel at the one that crosses it;
 5. at the end of the body, or at an error, a stall (no headers, or no progress:
    `patience`) or a dropped connection, retry by phase (`attempts`) or give up
-   with every attempt's error kept;
+   with every attempt's error kept; where the wire resumes (`resuming`) and the
+   stream broke before its end, the next attempt is the wire's resume request
+   instead, after the last point received, and the step goes on from what
+   arrived, every character once;
 6. wait for the tools, build the next request from the state
    (`turn.next_request`) and go on to the next step, until a step asks for no
    tool, the turn fails, or `max_steps`.
@@ -47,6 +50,7 @@ from .attempts import Attempt, RetryPolicy, retry_wait
 from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
 from .requests import PATHS as PATHS  # lesson 6 posts to `url + PATHS[wire]`
 from .requests import live_wires, request_body, request_url
+from .resuming import Resuming
 from .timings import Timings, timings_of
 from .tools import LiveTool, ToolRunner
 
@@ -182,15 +186,28 @@ class LiveTurn:
         """Attempts of one step until one ends well, or no retry is left. The events of a
         failed attempt that is retried stay on its `Attempt`, not in the turn."""
         number = 0
+        # Where the step began: a retry from the start goes back there (a resumed
+        # attempt's events joined the turn before it).
+        base_events, base_state = len(self.events), self.state
+        stream: TurnStream | None = None
+        resuming: Resuming | None = None
         while True:
             number += 1
             start = self._now()
             attempt = Attempt(step, number, started_at=start)
+            broke = self.attempts[-1] if number > 1 else None
             self.attempts.append(attempt)
-            stream = TurnStream(self.wire, request=request, step=step, seq=self.seq)
+            if stream is not None and resuming is not None and broke is not None \
+                    and broke.resume_at is not None:
+                attempt.resumed_after = broke.resume_at
+                stream.resume(resuming.joiner.take)
+            else:
+                stream = TurnStream(self.wire, request=request, step=step, seq=self.seq)
+                resuming = Resuming.for_step(self.wire, request)
             committed = self.state
             self._waiting_on = asyncio.ensure_future(
-                self._read(client, request, stream, attempt, runner, committed, start))
+                self._read(client, request, stream, attempt, runner, committed, start,
+                           resuming))
             try:
                 headers = await self._waiting_on
             except asyncio.CancelledError:
@@ -203,11 +220,27 @@ class LiveTurn:
                 await self._close_cancelled(step, attempt, runner)
                 return None
             wait = retry_wait(attempt, headers, self.retry)
+            if attempt.resume_at is not None:
+                # What arrived stays: the resume request's body goes on from it, and the
+                # tools it started run on.
+                self._commit(attempt)
+                self.seq.next = len(self.events)
+                if wait is not None and await self._pause(wait):
+                    continue
+                # No resume after all (stopped meanwhile, or a wait too long): the break
+                # ends the step as it would have.
+                self._emit(stream.transport_error(attempt.errors[-1].message,
+                                                  code=attempt.errors[-1].code or "transport",
+                                                  t=self._now()))
+                return next((e for e in reversed(self.events) if e.kind == "step_finished"
+                             and e.step == step), None)
             if wait is not None:
                 attempt.events += await runner.interrupt(self._now(), "the step is retried")
-                runner.carry(attempt.events)    # what finished is not run again
+                # What finished is not run again (in a resumed attempt's events too, if any).
+                runner.carry(self.events[base_events:] + attempt.events)
+                del self.events[base_events:]
                 self.seq.next = len(self.events)    # the retry takes the same numbers
-                self.state = committed
+                self.state = base_state
                 self._notify()
                 if await self._pause(wait):
                     continue
@@ -222,9 +255,10 @@ class LiveTurn:
 
     async def _read(self, client: httpx.AsyncClient, request: dict, stream: TurnStream,
                     attempt: Attempt, runner: ToolRunner, committed: TurnState,
-                    start: float) -> dict[str, str] | None:
-        """One attempt: the request, its body chunk by chunk, its end. Returns the
-        response's headers (for a retry's wait)."""
+                    start: float, resuming: Resuming | None = None) -> dict[str, str] | None:
+        """One attempt: the request (the resume request, on an attempt that resumes), its
+        body chunk by chunk, its end. Returns the response's headers (for a retry's
+        wait)."""
         state = committed
 
         def push(events: list[TurnEvent]) -> None:
@@ -259,16 +293,39 @@ class LiveTurn:
                                   f"reached (about {spent})")
                     raise _Stopped
 
+        def broke(message: str, code: str) -> bool:
+            """The stream broke before its end: where it can be resumed, the attempt
+            says so (its error stays on it) and the step stays open."""
+            if resuming is None or not resuming.ready or attempt.number >= self.retry.attempts:
+                return False
+            attempt.errors.append(ErrorReported(
+                self.seq.next, step=attempt.step, scope="transport", retryable=True,
+                phase="after_output" if any(b.step == attempt.step for b in state.blocks)
+                else "before_output", code=code,
+                t=self._now(), message=message))
+            attempt.resume_at = resuming.joiner.last
+            return True
+
         loop = asyncio.get_running_loop()
         try:
-            # A live turn always asks for the stream; the path's own query stays.
-            url = request_url(self.base_url, self.wire, request, self.params)
+            if attempt.resumed_after is not None and resuming is not None:
+                method, url, body = "GET", resuming.url(self.base_url, self.params), None
+            else:
+                # A live turn always asks for the stream; the path's own query stays.
+                method, url = "POST", request_url(self.base_url, self.wire, request, self.params)
+                body = request_body(self.wire, request)
             async with asyncio.timeout_at(_after(loop, self.headers_s)) as clock, \
-                    client.stream("POST", url, json=request_body(self.wire, request),
+                    client.stream(method, url, json=body,
                                   headers={**_IDENTITY, **self.headers}) as response:
                 attempt.status = response.status_code
                 # The headers are in; what is left of the body must move on.
                 clock.reschedule(_after(loop, self.stall_s))
+                if response.status_code >= 300 and attempt.resumed_after is not None:
+                    text = (await response.aread()).decode("utf-8", "replace")[:2000]
+                    push(stream.transport_error(
+                        f"the resume request failed with HTTP {response.status_code}: {text}",
+                        code="resume_refused", t=self._now()))
+                    return dict(response.headers)
                 if response.status_code >= 300:
                     push(stream.http_error(response.status_code, await response.aread()))
                     return dict(response.headers)
@@ -282,24 +339,27 @@ class LiveTurn:
                     push(stream.finish())
                     return dict(response.headers)
                 clock.reschedule(None)
-                gave_up = await self._body(response, stream, attempt, start, push)
+                gave_up = await self._body(response, stream, attempt, start, push, resuming)
                 if gave_up is not None:
-                    push(stream.transport_error(gave_up, code="stall", t=self._now()))
+                    if not broke(gave_up, "stall"):
+                        push(stream.transport_error(gave_up, code="stall", t=self._now()))
                     return None
-                push(stream.finish())
+                if not broke("the body ended before the wire's end", "cut"):
+                    push(stream.finish())
                 return dict(response.headers)
         except _Stopped:
             return None
         except TimeoutError:
             waited = "response headers" if attempt.status is None else "response body"
             limit = self.headers_s if attempt.status is None else self.stall_s
-            push(stream.transport_error(
-                f"no {waited} within {limit:g} s: the server stalled; the request was "
-                "abandoned", code="stall", t=self._now()))
+            message = (f"no {waited} within {limit:g} s: the server stalled; the request "
+                       "was abandoned")
+            if not broke(message, "stall"):
+                push(stream.transport_error(message, code="stall", t=self._now()))
         except httpx.TransportError as exc:
-            push(stream.transport_error(
-                f"the connection broke: {type(exc).__name__}: {exc}".rstrip(": "),
-                t=self._now()))
+            message = f"the connection broke: {type(exc).__name__}: {exc}".rstrip(": ")
+            if not broke(message, "transport"):
+                push(stream.transport_error(message, t=self._now()))
         except httpx.DecodingError as exc:
             push(stream.transport_error(
                 f"the body's content encoding did not decode: {exc}", code="decoding",
@@ -307,7 +367,8 @@ class LiveTurn:
         return None
 
     async def _body(self, response: httpx.Response, stream: TurnStream, attempt: Attempt,
-                    start: float, push: Callable[[list[TurnEvent]], None]) -> str | None:
+                    start: float, push: Callable[[list[TurnEvent]], None],
+                    resuming: Resuming | None = None) -> str | None:
         """Feed the body chunk by chunk (decoded, if the server encoded it anyway) until
         it ends (None) or no progress came in time (why the read gave up)."""
         loop = asyncio.get_running_loop()
@@ -335,7 +396,10 @@ class LiveTurn:
                 if attempt.first_byte is None:
                     attempt.first_byte = self._now() - start
                 batches = stream.feed_batches(chunk, self._now())
-                progress.saw([wire for wire, _ in batches if wire is not None], loop.time())
+                seen = [wire for wire, _ in batches if wire is not None]
+                progress.saw(seen, loop.time())
+                for wire in seen if resuming is not None else ():
+                    resuming.saw(wire)
                 push([event for _, events in batches for event in events])
         finally:
             if pending is not None:
