@@ -68,7 +68,7 @@ def tool_state(block: BlockView) -> str:
         return block.call_state
     if block.execution_status == "interrupted":
         return "interrupted"
-    if block.execution in ("running", "done", "failed"):
+    if block.execution in ("running", "done", "failed", "held"):
         return block.execution
     return "ready"
 
