@@ -91,3 +91,19 @@ def test_an_unknown_rule_is_refused_before_the_turn_starts(url):
     with pytest.raises(ValueError, match="settled, moved_on"):
         LiveTurn(url, "anthropic-messages", request("anthropic-messages"), [],
                  tool_start="eagerly")
+
+
+def test_a_held_call_is_drawn_and_summarised_as_held(url):
+    from lesson_lib.turn.summary import turn_text
+    from lesson_lib.views.turn_view import render_turn
+
+    wire = "anthropic-messages"
+    result = run(LiveTurn(url, wire, request(wire), [weather_tool(0.01)],
+                          approve=lambda call: False))
+    assert result.outcome == "paused" and len(result.held) == 2
+    assert turn_text(result.state).count("⏸ held") == 2
+    html = render_turn(result.state)
+    assert 'data-state="held"' in html and 'data-state="ready"' not in html
+    from lesson_lib.draw import draw
+    drawn = "\n".join(part.text for part in draw(result.state).parts)
+    assert drawn.count("⏸ held") == 2, drawn
