@@ -107,3 +107,20 @@ def test_a_held_call_is_drawn_and_summarised_as_held(url):
     from lesson_lib.draw import draw
     drawn = "\n".join(part.text for part in draw(result.state).parts)
     assert drawn.count("⏸ held") == 2, drawn
+
+
+def test_after_a_fallback_moved_on_starts_the_calls_only_when_the_step_ends(url):
+    from lesson_lib.live import LiveTool
+
+    async def answer(arguments):
+        return {"ok": True}
+
+    key = "anthropic-messages/fallback-after-tool-call"
+    tools = [LiveTool("scan_ports", answer), LiveTool("list_audit_scope", answer)]
+    result = run(LiveTurn(url, "anthropic-messages", load(key).request, tools,
+                          params={"capture": key}, tool_start="moved_on", max_steps=1))
+    assert result.outcome == "max_steps" and check(result.events) == []
+    end = next(i for i, e in enumerate(result.events) if e.kind == "step_finished")
+    started = [i for i, e in enumerate(result.events) if e.kind == "tool_execution_started"]
+    assert len(started) == 2 and min(started) > end
+    assert [b.execution_status for b in result.state.calls] == ["ok", "ok"]

@@ -152,6 +152,16 @@ def test_on_every_wire_moved_on_starts_the_same_calls_never_earlier(name):
         assert start.t >= settled[block].t and start.contradicted is None
 
 
+def test_a_whole_call_before_a_fallback_runs_only_under_the_settled_rule_and_is_flagged():
+    events = turn_events(load("anthropic-messages/fallback-after-tool-call"))
+    settled = tool_starts(events, "settled")
+    assert [(s.name, s.contradicted) for s in settled] == [
+        ("scan_ports", "a fallback model took over after it started"),
+        ("list_audit_scope", None)]
+    # The eager rule starts nothing across the seam: both calls wait for the reply's end.
+    assert tool_starts(events, "moved_on") == []
+
+
 def test_a_call_cut_off_by_a_length_stop_is_started_by_neither():
     events = turn_events(load("anthropic-messages/max-tokens-in-tool-json"))
     assert tool_starts(events, "settled") == tool_starts(events, "moved_on") == []
