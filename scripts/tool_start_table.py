@@ -33,7 +33,7 @@ class CallRow:
     step: int
     block: str
     name: str | None
-    ready: bool
+    runs_at_end: bool        # its input parsed and its step ended asking for tools
     starts: dict[str, ToolStart | None]
     end_t: float | None
     end_at: int | None
@@ -65,13 +65,15 @@ def measure(capture: Capture) -> tuple[list[CallRow], TurnRow] | None:
     by_rule = {rule: {s.block: s for s in tool_starts(events, rule)} for rule in RULES}
     when = arrivals(events)
     ends = {e.step: when[i] for i, e in enumerate(events) if e.kind == "step_finished"}
+    asks = {e.step for e in events if e.kind == "step_finished" and e.ended == "proper"
+            and e.finish.reason == "tool_calls"}
     step_of = {e.block: e.step for e in events if e.kind == "block_started"}
     rows = []
     for call in calls:
         step = step_of.get(call.block, 0)
         end_t, end_at = ends.get(step, (None, None))
         rows.append(CallRow(capture.key, step, call.block, call.name,
-                            isinstance(call, ToolCallReady),
+                            isinstance(call, ToolCallReady) and step in asks,
                             {rule: by_rule[rule].get(call.block) for rule in RULES},
                             end_t, end_at))
     return rows, TurnRow(capture.key, len(calls),
@@ -81,11 +83,14 @@ def measure(capture: Capture) -> tuple[list[CallRow], TurnRow] | None:
 
 
 def _lead(rows: list[CallRow], rule: str) -> float | None:
-    """Summed over steps: the step's end minus when `rule` had started its last call
-    (of those whose input parsed: the others never run)."""
+    """Summed over steps: the step's end minus when `rule` had started its last call (of
+    the calls that run, started early or at the end)."""
+    steps = sorted({r.step for r in rows if r.runs_at_end})
+    if not steps:
+        return None                          # no call runs: nothing to win
     total = 0.0
-    for step in sorted({r.step for r in rows if r.ready}):
-        mine = [r for r in rows if r.step == step and r.ready]
+    for step in steps:
+        mine = [r for r in rows if r.step == step and r.runs_at_end]
         end = mine[0].end_t
         if end is None:
             return None
@@ -96,9 +101,9 @@ def _lead(rows: list[CallRow], rule: str) -> float | None:
     return total
 
 
-def _when(start: ToolStart | None, ready: bool) -> str:
+def _when(start: ToolStart | None, runs_at_end: bool) -> str:
     if start is None:
-        return "at the end" if ready else "never"
+        return "at the end" if runs_at_end else "never"
     return _at(start.t, start.at)
 
 
@@ -133,8 +138,8 @@ def render(calls: list[CallRow], turns: list[TurnRow]) -> str:
              "|---|---|---|---|---|---|"]
     for r in calls:
         lines.append(f"| {r.capture} | {r.block} {r.name} | "
-                     f"{_when(r.starts['settled'], r.ready)} | "
-                     f"{_when(r.starts['moved_on'], r.ready)} | {_at(r.end_t, r.end_at)} | "
+                     f"{_when(r.starts['settled'], r.runs_at_end)} | "
+                     f"{_when(r.starts['moved_on'], r.runs_at_end)} | {_at(r.end_t, r.end_at)} | "
                      f"{_against(r)} |")
     lines += ["", "| capture | calls | settled wins | moved_on wins | contradicted (settled / "
               "moved_on) |", "|---|---|---|---|---|"]

@@ -197,3 +197,20 @@ def test_the_table_measures_both_rules_and_the_time_each_wins():
     table = render(rows, [turn])
     assert table.count("| anthropic-messages/weather-turn-step1 |") == 3
     assert f"@e{last.starts['moved_on'].at}" in table
+
+
+def test_in_a_cut_step_every_start_is_contradicted_and_the_rest_never_runs():
+    from lesson_lib.breaks.faults import cut_at
+    from tool_start_table import measure, render
+
+    whole = load("anthropic-messages/weather-turn-step1")
+    cut = cut_at(whole, whole.body.index(b"event: message_delta"))   # both calls settled
+    rows, turn = measure(cut)
+    first, second = rows
+    assert not first.runs_at_end and not second.runs_at_end
+    assert first.starts["settled"].contradicted == first.starts["moved_on"].contradicted \
+        == "the step ended cut after it started"
+    assert second.starts["moved_on"] is None
+    assert turn.lead == {"settled": None, "moved_on": None}
+    assert turn.contradicted == {"settled": 2, "moved_on": 1}
+    assert "| never |" in render(rows, [turn])
