@@ -5,7 +5,10 @@ One step, one attempt at a time:
 1. send the step's request and read the body chunk by chunk, as it arrives;
 2. push each chunk through `TurnStream` and each turn event through the
    reducer (`on_update` sees the state after every chunk: draw it there);
-3. start each tool the moment its call is ready (`tools.ToolRunner`);
+3. start each tool the moment its call is ready (`tools.ToolRunner`): by default when
+   its arguments settle, or, with ``tool_start="moved_on"``, when the model has moved on
+   from it (`lesson_lib.turn.tool_start`); an approval hook (`approve`) may hold a call
+   instead, and a turn with a held call ends asking (``paused``) once its step is done;
 4. check the budget at every delta, and cancel at the one that crosses it;
 5. at the end of the body, or at an error, a stall (no headers, or no progress:
    `patience`) or a dropped connection, retry by phase (`attempts`) or give up
@@ -39,13 +42,16 @@ from ..turn.events import (
     ErrorReported,
     StepFinished,
     StepStarted,
+    ToolCallHeld,
+    ToolCallReady,
     TurnEvent,
     TurnFinished,
     TurnStarted,
 )
 from ..turn.next_request import next_request
 from ..turn.outcome import outcome_of_step
-from ..turn.reduce import TurnState, initial, reduce
+from ..turn.reduce import BlockView, TurnState, initial, reduce
+from ..turn.tool_start import Rule, ToolStarter
 from .attempts import Attempt, RetryPolicy, retry_wait
 from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
 from .requests import PATHS as PATHS  # lesson 6 posts to `url + PATHS[wire]`
@@ -55,6 +61,8 @@ from .timings import Timings, timings_of
 from .tools import LiveTool, ToolRunner
 
 OnUpdate = Callable[[TurnState], None]
+# The approval hook: given a ready call, True runs it now, False holds it for an answer.
+Approve = Callable[[ToolCallReady], bool]
 
 # The loop reads the body as it arrives: a compressed one cannot be fed until decoded, so
 # it asks for none (and decodes gzip or deflate if a server sends them anyway).
@@ -76,6 +84,11 @@ class LiveResult:
     def outcome(self) -> str | None:
         return self.state.outcome
 
+    @property
+    def held(self) -> list[BlockView]:
+        """The calls the approval hook held: what the turn, ended asking, waits on."""
+        return [b for b in self.state.calls if b.execution == "held"]
+
 
 class _Stopped(Exception):
     """The loop was told to stop (`cancel()`, or the budget)."""
@@ -89,6 +102,13 @@ class LiveTurn:
     both 60 s by default, each a retryable ``stall`` error; `deadline_s` (none by
     default) for the whole turn, past which it is cancelled (`LiveResult.stopped` says
     why). None for any of them waits without limit.
+
+    `tool_start` is when a call starts while the reply streams: ``settled`` (its
+    arguments settled, the default) or ``moved_on`` (the model moved on from it, the
+    anthropic SDK's eager rule); a call neither starts early starts when its step ends.
+    `approve`, given each call as it would start, runs it (True) or holds it (False): a
+    held call is shown (`ToolCallHeld`, `LiveResult.held`), and the turn ends ``paused``
+    after that step, asking for an answer, instead of sending the next request.
     """
 
     def __init__(self, base_url: str, wire: str, request: dict[str, Any],
@@ -98,7 +118,8 @@ class LiveTurn:
                  stall_s: float | None = PROGRESS_S, headers_s: float | None = HEADERS_S,
                  deadline_s: float | None = None, params: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None, on_update: OnUpdate | None = None,
-                 turn: str = "turn") -> None:
+                 turn: str = "turn", tool_start: Rule = "settled",
+                 approve: Approve | None = None) -> None:
         if wire not in live_wires():
             raise ValueError(f"no live path for wire {wire!r}; known: {', '.join(live_wires())}")
         self.base_url = base_url
@@ -111,6 +132,8 @@ class LiveTurn:
         self.stall_s, self.headers_s, self.deadline_s = stall_s, headers_s, deadline_s
         self.params, self.headers = params or {}, headers or {}
         self.on_update, self.turn = on_update, turn
+        ToolStarter(tool_start)             # an unknown rule is refused here, not mid-turn
+        self.tool_start, self.approve = tool_start, approve
         self.seq = Counter()
         self.events: list[TurnEvent] = []
         self.state = initial()
@@ -159,6 +182,9 @@ class LiveTurn:
             runner.new_step()
             first = len(self.events)
             last = await self._step(client, step, request, runner)
+            if last is not None and last.ended == "proper" \
+                    and last.finish.reason == "tool_calls":
+                self._emit(self._start_or_hold(self._not_started(step), runner))
             if last is not None and last.ended != "cancelled":
                 await self._wait_for_tools(runner)
             attempt = self.attempts[-1]
@@ -169,6 +195,9 @@ class LiveTurn:
             outcome = outcome_of_step(last.ended, last.finish.reason)
             if outcome is not None:
                 return "failed" if self._gave_up(step) else outcome
+            if any(b.step == step for b in LiveResult(self.events, self.state).held):
+                # The turn stops to ask the application about a held call.
+                return "paused"
             if last.finish.reason != "tool_calls":
                 return "completed"
             request = next_request(self.state, request, step)
@@ -260,6 +289,7 @@ class LiveTurn:
         body chunk by chunk, its end. Returns the response's headers (for a retry's
         wait)."""
         state = committed
+        starter = ToolStarter(self.tool_start)
 
         def push(events: list[TurnEvent]) -> None:
             nonlocal state
@@ -274,11 +304,10 @@ class LiveTurn:
                     self._spent += token_estimate(event.fragment)
                 elif event.kind == "block_started":
                     attempt.output_seen = True
-                elif event.kind == "tool_call_ready" and not event.server_side:
-                    ready.append(event)
+                ready += [c for c in starter.feed(event) if isinstance(c, ToolCallReady)]
             # Tools start after the chunk's own events, which hold the sequence numbers
             # before theirs.
-            started = [runner.start(event, self._now()) for event in ready]
+            started = self._start_or_hold(ready, runner)
             for event in started + runner.finished():
                 attempt.events.append(event)
                 state = reduce(state, event)
@@ -449,6 +478,29 @@ class LiveTurn:
             self._emit(await runner.interrupt(self._now(), f"the turn stopped: {self._stop}"))
         else:
             self._emit(runner.finished())
+
+    # -- the tools ---------------------------------------------------------------------
+
+    def _start_or_hold(self, ready: list[ToolCallReady], runner: ToolRunner
+                       ) -> list[TurnEvent]:
+        """Start each ready call, or hold it where the approval hook says so."""
+        out: list[TurnEvent] = []
+        for call in ready:
+            if self.approve is not None and not self.approve(call):
+                out.append(ToolCallHeld(self.seq(), block=call.block, call_id=call.call_id,
+                                        name=call.name, reason="held for approval",
+                                        t=self._now()))
+            else:
+                out.append(runner.start(call, self._now()))
+        return out
+
+    def _not_started(self, step: int) -> list[ToolCallReady]:
+        """The step's ready calls of the application that neither started nor were held
+        while it streamed (the ``moved_on`` rule leaves those after a fallback)."""
+        waiting = {b.id for b in self.state.calls
+                   if b.step == step and not b.server_side and b.call_state == "complete"
+                   and b.execution is None}
+        return [e for e in self.events if isinstance(e, ToolCallReady) and e.block in waiting]
 
     # -- plumbing --------------------------------------------------------------------
 
