@@ -125,6 +125,8 @@ def end_sentence(end: TurnEnd) -> str:
         says += f", {WHERE_SAYS[where]}"
         if tools:
             says += f", interrupting {_as_they_ran(tools)}"
+    if detail.get("held"):
+        says += f" (held: {_joined(detail['held'])})"
     if end.outcome in ("cancelled", "budget_reached"):
         says += "; what arrived is kept"
     raw = detail.get("raw")
