@@ -1,6 +1,6 @@
 """Lesson 4 (live in lesson 6): one push pipeline from a response's bytes to turn events.
 
-    chunk -> framing (`lesson_lib.sse.framing`: SSE, or the wire's own)
+    chunk -> framing (the wire's registry entry's decoder: SSE, or the wire's own)
           -> wire events (`lesson_lib.wires.wire_events`)
           -> the wire's accumulator, whose `feed` and `finish` say what changed
           -> the wire's adapter -> turn events
@@ -29,7 +29,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..accumulate import accumulator_for
-from ..sse.framing import decoder_for
+from ..sse.decoder import SSEDecoder
+from ..wires import ENTRIES
 from ..wires.stream_end import http_error as http_error_diagnostic
 from ..wires.wire_events import WireEvent, parse_payload
 from .adapters import Counter, WireAdapter, adapter_for, dialect_for
@@ -59,7 +60,8 @@ class TurnStream:
         self.seq = seq if seq is not None else Counter()
         self.dialect = dialect
         self.adapter: WireAdapter | None = None
-        self._decoder = decoder_for(wire)
+        entry = ENTRIES.get(wire or "")
+        self._decoder = entry.new_decoder() if entry is not None else SSEDecoder()
         self._accumulator = accumulator_for(wire, self.request)
         self._read = 0              # wire events read so far: the next one's index
         self._ended = False

@@ -65,19 +65,57 @@ from .common import (
     error_body,
     retryable_status,
 )
-from .entry import Entry
+from .entry import Entry, RecordRoute, SDKRoute
 
-WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini,
-                                                    bedrock_converse, bedrock_invoke)}
-# Each wire's entry: what carries it over HTTP (`entry.Entry`), read by serve and live.
-ENTRIES: dict[str, Entry] = {name: module.ENTRY for name, module in WIRES.items()}
-# Every event type that reports an in-band failure on some wire.
+# The registry: each wire's module (or any object with the same names), by its name, and
+# its entry (`entry.Entry`: how HTTP carries it and where its parts live). `register` is
+# the only way in; every station, command and page reads these two.
+WIRES: dict[str, ModuleType] = {}
+ENTRIES: dict[str, Entry] = {}
+# The names a wire's module must have: every capability reads them.
+REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read_error",
+            "finish_reason", "usage_counts", "retryable_error", "SHEET")
+
+__all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
+           "FinishReason", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
+           "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
+           "error_body", "for_wire", "gemini", "read_error", "register", "responses",
+           "retryable_status", "unregister"]
+
+
+def register(module: Any) -> Entry:
+    """Add a wire: its module (or an object with the same names, see `REQUIRED`) whose
+    ``ENTRY`` names its parts. ``ValueError`` naming every missing part; a wire already
+    registered is replaced."""
+    name = getattr(module, "WIRE", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError("a wire cannot be registered without its name (WIRE)")
+    missing = [part for part in REQUIRED if getattr(module, part, None) is None]
+    entry = getattr(module, "ENTRY", None)
+    if isinstance(entry, Entry):
+        if entry.wire != name:
+            raise ValueError(f"wire {name!r} cannot be registered: its ENTRY is {entry.wire!r}'s")
+        missing += entry.missing()
+    elif "ENTRY" not in missing:
+        missing.append("ENTRY (an entry.Entry)")
+    if missing:
+        raise ValueError(f"wire {name!r} cannot be registered: it lacks {', '.join(missing)}")
+    WIRES[name] = module
+    ENTRIES[name] = entry
+    return entry
+
+
+def unregister(name: str) -> None:
+    """Remove a wire `register` added (a test's own wire; no error when absent)."""
+    WIRES.pop(name, None)
+    ENTRIES.pop(name, None)
+
+
+# The course's wires: one line each.
+for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke):
+    register(_module)
+# Every event type that reports an in-band failure on one of the course's wires.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
-
-__all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Entry", "FinishReason",
-           "RetryRule", "Sheet", "WireError", "anthropic", "bedrock", "bedrock_converse",
-           "bedrock_invoke", "chat", "entry_for", "error_body", "for_wire", "gemini",
-           "read_error", "responses", "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:

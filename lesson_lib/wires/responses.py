@@ -28,7 +28,7 @@ from .common import (
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .wire_events import DONE
 
 WIRE = "openai-responses"
@@ -323,4 +323,10 @@ SHEET = Sheet(
 ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("instructions", "input"), error_body=openai_error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate.responses:ResponsesAccumulator",
+              adapter="lesson_lib.turn.adapters.responses:ResponsesAdapter",
+              next_request="lesson_lib.turn.next_request:for_responses",
+              sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ResponsesSDK"),
+              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1", "lesson_lib.capture.record:send_openai"),
+              reference_folders=("openai-responses",))

@@ -1,18 +1,22 @@
 """Adapters: one per wire, from the accumulators' changes to turn events, and one
 from the official SDKs' own stream events (`sdk`).
 
-Which adapter speaks for a step is data: `ADAPTERS` maps a wire to its
-adapter, and `DIALECTS` maps a server that speaks a wire with its own traits
+Which adapter speaks for a step is data: each wire's registry entry names
+its adapter (`lesson_lib.wires.entry.Entry.adapter`; `ADAPTERS` reads them
+all), and `DIALECTS` maps a server that speaks a wire with its own traits
 (an OpenAI-compatible Chat server) to the adapter that knows them. A new
-provider is one more entry here and one more module: the reducer and the
-views never change for it, since they read only the turn's events.
+provider is one more module and one line in the registry: the reducer and
+the views never change for it, since they read only the turn's events.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...wires import ENTRIES
+from ...wires import chat as chat_wire
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
 from .bedrock import ConverseAdapter, InvokeAdapter
@@ -37,16 +41,25 @@ class Dialect:
     models: tuple[str, ...] = ()
 
 
-ADAPTERS: dict[str, type[WireAdapter]] = {
-    "anthropic-messages": AnthropicAdapter,
-    "openai-responses": ResponsesAdapter,
-    "openai-chat": ChatAdapter,
-    "google-gemini": GeminiAdapter,
-    "aws-bedrock-converse": ConverseAdapter,
-    "aws-bedrock-invoke": InvokeAdapter,
-}
+class _Adapters(Mapping[str, type[WireAdapter]]):
+    """Each registered wire's adapter class, read from its registry entry when asked."""
+
+    def __getitem__(self, wire: str) -> type[WireAdapter]:
+        entry = ENTRIES.get(wire)
+        if entry is None or entry.adapter is None:
+            raise KeyError(wire)
+        return entry.adapter_class
+
+    def __iter__(self) -> Iterator[str]:
+        return (wire for wire, entry in list(ENTRIES.items()) if entry.adapter is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+ADAPTERS: Mapping[str, type[WireAdapter]] = _Adapters()
 DIALECTS: dict[str, Dialect] = {
-    "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),
+    "deepseek": Dialect(chat_wire.WIRE, DeepSeekChatAdapter, ("deepseek-",)),
 }
 
 
@@ -61,7 +74,7 @@ def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, *,
         return found.adapter(step, seq, **kw)
     if wire not in ADAPTERS:
         raise ValueError(f"no turn adapter for wire {wire!r}")
-    return ADAPTERS[wire](step, seq, **kw)
+    return ADAPTERS[wire or ""](step, seq, **kw)
 
 
 def dialect_of(capture: Any) -> str | None:
