@@ -52,6 +52,9 @@ KNOWN_UPSTREAM = {
                          "into sight: lesson 1 names `sse`)",
     ("capture.captures", "sse.eventstream"): "the same, for Bedrock's binary frames",
     ("capture.captures", "sse.bedrock_frames"): "the same, for Bedrock's binary frames read as events",
+    ("capture.captures", "wires"): "a capture's wire, framing, decoder, body suffix and reference "
+                         "folder are its wire's registry entry's (`wires.ENTRIES`), the one list "
+                         "of wires",
     ("capture.captures", "wires.wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
                                  "named once in `wires.wire_events`",
     ("capture.record", "wires.stream_end"): "`record` reports whether the recorded stream ended properly "
