@@ -51,8 +51,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini, responses
 from .common import (
@@ -77,7 +78,7 @@ REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read
             "finish_reason", "usage_counts", "retryable_error", "SHEET")
 
 __all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
-           "FinishReason", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
+           "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
            "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
            "error_body", "for_wire", "gemini", "read_error", "register", "responses",
            "retryable_status", "unregister"]
@@ -103,6 +104,30 @@ def register(module: Any) -> Entry:
     WIRES[name] = module
     ENTRIES[name] = entry
     return entry
+
+
+T = TypeVar("T")
+
+
+class PerWire(Mapping[str, T]):
+    """Each registered wire's `read(entry)`, for the wires `keep(entry)` allows, read when
+    asked: a wire registered later is in it (a table built once at import would miss it)."""
+
+    def __init__(self, read: Callable[[Entry], T],
+                 keep: Callable[[Entry], bool] = lambda entry: True) -> None:
+        self._read, self._keep = read, keep
+
+    def __getitem__(self, wire: str) -> T:
+        entry = ENTRIES.get(wire)
+        if entry is None or not self._keep(entry):
+            raise KeyError(wire)
+        return self._read(entry)
+
+    def __iter__(self) -> Iterator[str]:
+        return (wire for wire, entry in list(ENTRIES.items()) if self._keep(entry))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def unregister(name: str) -> None:

@@ -11,11 +11,11 @@ the views never change for it, since they read only the turn's events.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...wires import ENTRIES
+from ...wires import PerWire
 from ...wires import chat as chat_wire
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
@@ -41,23 +41,8 @@ class Dialect:
     models: tuple[str, ...] = ()
 
 
-class _Adapters(Mapping[str, type[WireAdapter]]):
-    """Each registered wire's adapter class, read from its registry entry when asked."""
-
-    def __getitem__(self, wire: str) -> type[WireAdapter]:
-        entry = ENTRIES.get(wire)
-        if entry is None or entry.adapter is None:
-            raise KeyError(wire)
-        return entry.adapter_class
-
-    def __iter__(self) -> Iterator[str]:
-        return (wire for wire, entry in list(ENTRIES.items()) if entry.adapter is not None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-ADAPTERS: Mapping[str, type[WireAdapter]] = _Adapters()
+ADAPTERS: Mapping[str, type[WireAdapter]] = PerWire(lambda entry: entry.adapter_class,
+                                                   lambda entry: entry.adapter is not None)
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect(chat_wire.WIRE, DeepSeekChatAdapter, ("deepseek-",)),
 }
@@ -72,7 +57,7 @@ def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, *,
         if found is None or found.wire != wire:
             raise ValueError(f"no turn adapter for dialect {dialect!r} of wire {wire!r}")
         return found.adapter(step, seq, **kw)
-    if wire not in ADAPTERS:
+    if (wire or "") not in ADAPTERS:
         raise ValueError(f"no turn adapter for wire {wire!r}")
     return ADAPTERS[wire or ""](step, seq, **kw)
 
