@@ -253,5 +253,7 @@ ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
               adapter="lesson_lib.turn.adapters.anthropic:AnthropicAdapter",
               next_request="lesson_lib.turn.next_request:for_messages",
               sdk=SDKRoute("anthropic", "lesson_lib.turn.adapters.sdk:AnthropicSDK"),
-              record=RecordRoute(("ANTHROPIC_API_KEY",), "claude-sonnet-4-6", "lesson_lib.capture.record:send_anthropic"),
+              record=RecordRoute(("ANTHROPIC_API_KEY",), "claude-sonnet-4-6",
+                                 "lesson_lib.capture.record:messages_request",
+                                 "lesson_lib.capture.record:anthropic_create"),
               reference_folders=("anthropic-messages",))

@@ -267,5 +267,7 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
               adapter="lesson_lib.turn.adapters.chat:ChatAdapter",
               next_request="lesson_lib.turn.next_request:for_chat",
               sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ChatSDK"),
-              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1", "lesson_lib.capture.record:send_openai"),
+              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
+                                 "lesson_lib.capture.record:chat_request",
+                                 "lesson_lib.capture.record:chat_create"),
               reference_folders=("openai-chat", "openai-chat-compatible"))

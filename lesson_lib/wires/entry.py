@@ -102,14 +102,17 @@ class SDKRoute:
 
 @dataclass(frozen=True)
 class RecordRoute:
-    """What `lesson-lib record` needs for the wire: the environment variables a key may
-    come from (the first set one wins), the model used when none is given, and `send`,
-    ``send(key, base_url, request) -> iterator of byte chunks`` through the official SDK
-    (its base URL pointed at `base_url` when given)."""
+    """What `lesson-lib record` needs for the wire: `keys`, the environment variables a key
+    may come from (the first one set wins); `model`, used when none is given; `request`,
+    ``request(prompt, model, max_tokens) -> the SDK's create arguments``; `create`,
+    ``create(key, base_url, on_request) -> (raw streaming create, the SDK module)``: the
+    official SDK pointed at `base_url` when given, `on_request` its HTTP request hook."""
 
     keys: tuple[str, ...]
     model: str
-    send: Part
+    request: Part
+    create: Part
+
 
 # A path's fields: ``{name}`` in a template.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -328,5 +328,7 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               adapter="lesson_lib.turn.adapters.responses:ResponsesAdapter",
               next_request="lesson_lib.turn.next_request:for_responses",
               sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ResponsesSDK"),
-              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1", "lesson_lib.capture.record:send_openai"),
+              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
+                                 "lesson_lib.capture.record:responses_request",
+                                 "lesson_lib.capture.record:responses_create"),
               reference_folders=("openai-responses",))
