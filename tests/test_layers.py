@@ -59,6 +59,9 @@ KNOWN_UPSTREAM = {
                                  "named once in `wires.wire_events`",
     ("capture.record", "wires.stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
+    ("capture.replay", "wires"): "replay puts the wire's official SDK in front of a capture: the "
+                       "wire's registry entry names how (its SDK route)",
+    ("capture.replay", "wires.entry"): "the same: a route's parts are named and resolved there",
     ("capture.record", "wires"): "`record` offers the wires whose registry entry names a record "
                        "route, and goes through it",
     ("capture.record", "wires.entry"): "the same: a route's parts are named and resolved there",

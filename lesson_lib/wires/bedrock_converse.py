@@ -142,5 +142,6 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstrea
               accumulator="lesson_lib.accumulate.bedrock:ConverseAccumulator",
               adapter="lesson_lib.turn.adapters.bedrock:ConverseAdapter",
               next_request="lesson_lib.turn.next_request:for_converse",
-              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents"),
+              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
+                             replay="lesson_lib.capture.replay:replay_boto3"),
               reference_folders=())

@@ -100,5 +100,6 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
               accumulator="lesson_lib.accumulate.bedrock:InvokeAccumulator",
               adapter="lesson_lib.turn.adapters.bedrock:InvokeAdapter",
               next_request="lesson_lib.turn.next_request:for_invoke",
-              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents"),
+              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
+                             replay="lesson_lib.capture.replay:replay_boto3"),
               reference_folders=())

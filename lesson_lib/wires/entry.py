@@ -92,12 +92,19 @@ def resolve(part: Part) -> Any:
 
 @dataclass(frozen=True)
 class SDKRoute:
-    """How the wire's official SDK reads a capture: `translator`, a class (or factory)
-    with ``feed(sdk_event) -> [(event_type, payload)]`` and ``finish()`` turning the SDK's
-    stream objects into the wire's own events; `package`, the SDK's distribution name."""
+    """How the wire's official SDK reads a capture (lesson 4's SDK route). `package`: the
+    SDK's distribution name; `translator`: a class (or factory, given the wire's name when
+    it takes one) turning the SDK's stream objects into the course's; `replay`:
+    ``replay(capture, chunk_size, kwargs, client, take) -> final object or None``, the SDK
+    put in front of a capture offline (`take(event, new_text)` for each of its events);
+    `request`: ``request(recorded_request, model) -> the SDK call's arguments``, `model`
+    the model named when the capture names none."""
 
     package: str
     translator: Part
+    replay: Part | None = None
+    request: Part | None = None
+    model: str = "model"
 
 
 @dataclass(frozen=True)

@@ -268,5 +268,7 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
               accumulator="lesson_lib.accumulate.gemini:GeminiAccumulator",
               adapter="lesson_lib.turn.adapters.gemini:GeminiAdapter",
               next_request="lesson_lib.turn.next_request:for_gemini",
-              sdk=SDKRoute("google-genai", "lesson_lib.turn.adapters.gemini_sdk:GeminiSDKTranslator"),
+              sdk=SDKRoute("google-genai", "lesson_lib.turn.adapters.gemini_sdk:GeminiSDKTranslator",
+                             replay="lesson_lib.capture.replay:replay_gemini",
+                             request="lesson_lib.capture.replay:gemini_kwargs", model="gemini-2.5-flash"),
               reference_folders=("google-gemini",))
