@@ -47,6 +47,7 @@ from typing import Any
 from ..sse import eventstream
 from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
+from .. import wires
 from ..wires import ENTRIES
 from ..wires.wire_events import GEMINI_RECORD, payload_type
 from .diagnostics import Diagnostic
@@ -247,26 +248,26 @@ def detect_wire(body: bytes) -> str | None:
 def _wire_of(event: ServerSentEvent) -> str | None:
     names = [event.event]
     if event.data.strip() == "[DONE]":
-        return "openai-chat"
+        return wires.chat.WIRE
     try:
         payload = json.loads(event.data)
     except (ValueError, RecursionError):
         payload = None
     if isinstance(payload, dict):
         if payload.get("object") == "chat.completion.chunk":
-            return "openai-chat"
+            return wires.chat.WIRE
         if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
-            return "openai-chat"    # Azure's first chunk: filter results, no object yet
+            return wires.chat.WIRE    # Azure's first chunk: filter results, no object yet
         if payload_type(payload) == GEMINI_RECORD:
-            return "google-gemini"
+            return wires.gemini.WIRE
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):
             continue
         if name in _ANTHROPIC_TYPES:
-            return "anthropic-messages"
+            return wires.anthropic.WIRE
         if name.startswith("response."):
-            return "openai-responses"
+            return wires.responses.WIRE
     return None
 
 
