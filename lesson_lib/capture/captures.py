@@ -44,10 +44,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .. import wires
 from ..sse import eventstream
 from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
-from .. import wires
 from ..wires import ENTRIES
 from ..wires.wire_events import GEMINI_RECORD, payload_type
 from .diagnostics import Diagnostic
