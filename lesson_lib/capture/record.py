@@ -16,13 +16,15 @@ first clears every echo of the whole key, then checks).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from ..wires import ENTRIES
@@ -140,7 +142,7 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
         "provenance": {"kind": "recorded",
                        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                        "sdk": {pkg: _version(pkg) for pkg in _sdk_packages()},
-                       "via": "with_streaming_response.create(stream=True) + iter_bytes()"},
+                       "via": route.via},
         "chunks": chunk_record(ends),
     }
     if failure:
@@ -178,6 +180,107 @@ class _RequestClock:
         if self.started is None:     # no request went out (it failed before sending)
             self.started = time.monotonic()
         return (time.monotonic() - self.started) * 1000.0
+
+
+def gemini_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Gemini: the prompt as the contents (google-genai makes it one user turn)."""
+    return {"model": model, "contents": prompt}
+
+
+def gemini_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """google-genai's ``models.generate_content_stream``, read as a raw streaming response.
+
+    The SDK has no raw response of its own, so its HTTP client's transport
+    notes each piece of the body as the SDK reads it (`_Tee`), and the pieces
+    are handed on as the SDK's records arrive. Its errors come as the raw
+    route's: a refused request with its status, headers and body.
+    """
+    import httpx2
+    from google import genai
+    from google.genai import types
+
+    tee = _Tee(httpx2.HTTPTransport())
+    http = httpx2.Client(transport=tee, event_hooks={"request": [on_request]}, timeout=600)
+    options = types.HttpOptions(base_url=base_url, httpx_client=http) if base_url else \
+        types.HttpOptions(httpx_client=http)
+    client = genai.Client(api_key=key, http_options=options)
+
+    @contextlib.contextmanager
+    def create(**kwargs: Any) -> Iterator[_Streamed]:
+        yield _Streamed(tee, client.models.generate_content_stream(**kwargs))
+
+    return create, SimpleNamespace(APIStatusError=_Refused, APIConnectionError=httpx2.TransportError)
+
+
+class _Tee:
+    """An HTTP transport that notes each piece of a response body as its reader takes it
+    (asking for the body as it is sent: no content encoding to undo)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.status, self.headers = inner, 0, {}
+        self.pieces: list[bytes] = []
+
+    def handle_request(self, request: Any) -> Any:
+        import httpx2
+        request.headers["accept-encoding"] = "identity"
+        response = self.inner.handle_request(request)
+        self.status, self.headers = response.status_code, dict(response.headers)
+        tee = self
+
+        class _Body(httpx2.SyncByteStream):
+            def __iter__(self) -> Iterator[bytes]:
+                for piece in response.stream:
+                    if piece:
+                        tee.pieces.append(piece)
+                    yield piece
+
+            def close(self) -> None:
+                response.stream.close()
+
+        return httpx2.Response(response.status_code, headers=response.headers, stream=_Body(),
+                               extensions=response.extensions)
+
+    def take(self) -> list[bytes]:
+        """The pieces noted since the last take."""
+        out, self.pieces = self.pieces, []
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _Refused(Exception):
+    """A request the server refused, as the raw route reports it: `status_code`, and
+    `response` with the body's `content` and the `headers`."""
+
+    def __init__(self, status: int, headers: dict[str, str], content: bytes) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status_code = status
+        self.response = SimpleNamespace(content=content, headers=headers)
+
+
+class _Streamed:
+    """The SDK's stream as a raw streaming response: the status and headers once the
+    request is answered, then the body's pieces as the SDK reads each record."""
+
+    def __init__(self, tee: _Tee, records: Iterator[Any]) -> None:
+        self._tee, self._records, self._done = tee, records, False
+        try:
+            next(records)                       # sends the request
+        except StopIteration:
+            self._done = True
+        except Exception as exc:
+            if not tee.status or tee.status < 300:
+                raise
+            raise _Refused(tee.status, tee.headers, b"".join(tee.take())) from exc
+        self.status_code, self.headers = tee.status, tee.headers
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        yield from self._tee.take()
+        if not self._done:
+            for _ in self._records:
+                yield from self._tee.take()
+        yield from self._tee.take()
 
 
 def _sdk_packages() -> tuple[str, ...]:

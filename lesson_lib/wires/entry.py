@@ -113,12 +113,14 @@ class RecordRoute:
     may come from (the first one set wins); `model`, used when none is given; `request`,
     ``request(prompt, model, max_tokens) -> the SDK's create arguments``; `create`,
     ``create(key, base_url, on_request) -> (raw streaming create, the SDK module)``: the
-    official SDK pointed at `base_url` when given, `on_request` its HTTP request hook."""
+    official SDK pointed at `base_url` when given, `on_request` its HTTP request hook;
+    `via`: how the body was read, for the capture's provenance."""
 
     keys: tuple[str, ...]
     model: str
     request: Part
     create: Part
+    via: str = "with_streaming_response.create(stream=True) + iter_bytes()"
 
 
 # A path's fields: ``{name}`` in a template.

@@ -33,7 +33,7 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry, SDKRoute
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .wire_events import GEMINI_RECORD, WireEvent
 
 WIRE = "google-gemini"
@@ -271,4 +271,9 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
               sdk=SDKRoute("google-genai", "lesson_lib.turn.adapters.gemini_sdk:GeminiSDKTranslator",
                              replay="lesson_lib.capture.replay:replay_gemini",
                              request="lesson_lib.capture.replay:gemini_kwargs", model="gemini-2.5-flash"),
+              record=RecordRoute(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash",
+                                 "lesson_lib.capture.record:gemini_request",
+                                 "lesson_lib.capture.record:gemini_create",
+                                 via="models.generate_content_stream, the body read by its "
+                                     "HTTP transport"),
               reference_folders=("google-gemini",))
