@@ -33,8 +33,15 @@ data and small pure functions:
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet;
 - ``ENTRY``: what carries it over HTTP (`entry.Entry`): its title, framing,
   content type, capture suffix, paths, the request's fields the path takes,
-  and a failed request's error body and headers. `ENTRIES` holds them all;
-  `lesson-lib serve` and the live loop read them.
+  and a failed request's error body and headers; and where its parts live
+  downstream (decoder, accumulator, adapter, next request, SDK route, record
+  route, reference folders: see `entry`).
+
+The registry is `WIRES` (each wire's module) and `ENTRIES` (its entry), and
+`register(module)` is the only way in: a new wire is its module and one call,
+refused with a message naming what it lacks. Every station, command and page
+reads these two (`PerWire` reads one field of every entry when asked), so none
+keeps a list of wires.
 
 Beside them, read from them: `wire_events` (events to wire events, and
 `detect_wire`), `stream_end` (how a stream ended: its terminal and its
