@@ -30,6 +30,7 @@ from lesson_lib.accumulate import changes as ch
 from lesson_lib.breaks.watchdog import kinds
 from lesson_lib.capture.captures import from_bytes, load
 from lesson_lib.capture.diagnostics import Diagnostic
+from lesson_lib.cli import commands as cli
 from lesson_lib.cli.serve.background import serving
 from lesson_lib.course import cheat_sheet
 from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
@@ -253,6 +254,8 @@ def write(folder, name: str, body: bytes, request: dict) -> None:
     (folder / f"{name}.json").write_text(json.dumps({
         "wire": TOY, "demonstrates": f"the toy wire's weather turn, {name}",
         "request": request, "response": {"status": 200, "headers": {}},
+        "provenance": {"kind": "constructed", "based_on": "the weather turn",
+                       "timing": "synthetic"},
         "chunks": {"ends": ends, "t_ms": [float(n) for n in range(lines)]}}))
 
 
@@ -374,6 +377,13 @@ def test_serve_lists_and_loads_the_toy_captures(url, corpus_dir):
     cap = load(corpus_dir / TOY / "weather-turn-step1.ndjson")
     assert cap.wire == TOY and cap.framing == "ndjson"
     assert cap.sse_diagnostics == [] and len(cap.events) == step1_body().count(b"\n")
+
+
+def test_check_reads_the_toy_captures_by_their_suffix_and_says_there_is_no_sdk(
+        corpus_dir, capsys):
+    assert cli.main(["check", str(corpus_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"{TOY}/weather-turn-step") == 2 and "SDK: none on this wire" in out
 
 
 def test_the_cheat_sheet_has_its_facts(registered):

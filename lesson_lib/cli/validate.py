@@ -39,7 +39,10 @@ def validate(cap: Capture) -> Report:
     ending = how_it_ended(cap.wire, events, cap.sse_diagnostics, cap.status, cap.text)
     details = [f"{len(events)} events, {len(cap.body)} bytes, wire {cap.wire or 'unknown'}",
                f"ending: {ending.kind} ({ending.reason})"]
-    if cap.wire in ENTRIES:
+    entry = ENTRIES.get(cap.wire or "")
+    if entry is not None and entry.sdk is None:
+        details.append("SDK: none on this wire (its registry entry names no SDK route)")
+    elif entry is not None:
         outcome = run_sdk(cap, keep_events=False)   # only what the claims compare
         details.append(f"SDK: {describe_outcome(outcome)}")
         problems += sdk_claim_problems(cap.sidecar.get("sdk"), outcome)
