@@ -22,6 +22,7 @@ IDENTITY = {
     ev.BlockEnded: {"block": "s1.b0"},
     ev.ToolCallReady: {"block": "s1.b0", "name": "f", "call_id": "c"},
     ev.ToolCallInvalid: {"block": "s1.b0", "name": "f", "call_id": "c", "state": "cut"},
+    ev.ToolCallHeld: {"block": "s1.b0", "call_id": "c", "name": "f"},
     ev.ToolExecutionStarted: {"block": "s1.b0", "call_id": "c", "name": "f"},
     ev.ToolExecutionFinished: {"block": "s1.b0", "call_id": "c", "status": "ok"},
     ev.ErrorReported: {"step": 1, "scope": "provider", "phase": "before_output",

@@ -203,6 +203,11 @@ class Drawer:
         if isinstance(item, ToolCallDrawer):
             item.invalid(e.state, e.raw, e.error)
 
+    def _on_tool_call_held(self, e: Any) -> None:
+        item = self.blocks.get(e.block)
+        if isinstance(item, ToolCallDrawer):
+            item.held()
+
     def _on_tool_execution_started(self, e: Any) -> None:
         item = self.blocks.get(e.block)
         self.running.add(e.block)

@@ -39,7 +39,7 @@ from ..wires.common import FinishReason
 Outcome = Literal["completed", "failed", "truncated", "paused", "cancelled", "max_steps"]
 BlockKind = Literal["text", "reasoning", "tool_call", "tool_result", "other"]
 CallState = Literal["forming", "complete", "invalid", "cut"]
-ExecutionState = Literal["running", "done", "failed"]
+ExecutionState = Literal["running", "done", "failed", "held"]
 ExecutionStatus = Literal["ok", "error", "denied", "interrupted"]
 ErrorScope = Literal["transport", "provider", "protocol", "parse", "tool"]
 ErrorPhase = Literal["before_output", "after_output"]
@@ -293,6 +293,19 @@ class ToolCallInvalid(TurnEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallHeld(TurnEvent):
+    """A ready call the application held instead of running (its approval hook said not
+    now): it waits for an answer, and the turn ends asking for it. `reason` is the
+    hook's word, when it gave one."""
+
+    kind: ClassVar[str] = "tool_call_held"
+    block: str
+    call_id: str | None
+    name: str | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionStarted(TurnEvent):
     """The application started running a ready call."""
 
@@ -367,12 +380,12 @@ class UsageReported(TurnEvent):
 
 Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
          | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
-         | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
+         | ToolCallHeld | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
          | Noted | UsageReported)
 
 ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
                                BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
-                               BlockEnded, ToolCallReady, ToolCallInvalid,
+                               BlockEnded, ToolCallReady, ToolCallInvalid, ToolCallHeld,
                                ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
                                WireEventPassed, Noted, UsageReported)
 

@@ -25,10 +25,10 @@ from .events import TurnEvent
 IDLE, BETWEEN, IN_STEP, FINISHED = "idle", "between steps", "in a step", "finished"
 
 _IN_STEP_KINDS = ("block_started", "block_delta", "signature_added", "source_added",
-                  "block_ended", "tool_call_ready", "tool_call_invalid",
+                  "block_ended", "tool_call_ready", "tool_call_invalid", "tool_call_held",
                   "tool_execution_started", "tool_execution_finished", "error_reported",
                   "wire_event_passed", "noted", "usage_reported")
-_BETWEEN_KINDS = ("tool_execution_started", "tool_execution_finished", "error_reported",
+_BETWEEN_KINDS = ("tool_call_held", "tool_execution_started", "tool_execution_finished", "error_reported",
                   "noted")
 
 TURN_TABLE: dict[tuple[str, str], str] = {
@@ -42,8 +42,8 @@ TURN_TABLE: dict[tuple[str, str], str] = {
 
 # -- one block ---------------------------------------------------------------------
 
-NEW, OPEN, ENDED, READY, INVALID, RUNNING, EXECUTED = (
-    "not started", "open", "ended", "ready", "invalid", "running", "executed")
+NEW, OPEN, ENDED, READY, INVALID, HELD, RUNNING, EXECUTED = (
+    "not started", "open", "ended", "ready", "invalid", "held", "running", "executed")
 
 BLOCK_TABLE: dict[tuple[str, str], str] = {
     (NEW, "block_started"): OPEN,
@@ -54,9 +54,10 @@ BLOCK_TABLE: dict[tuple[str, str], str] = {
     (ENDED, "tool_call_ready"): READY,
     (ENDED, "tool_call_invalid"): INVALID,
     (READY, "tool_execution_started"): RUNNING,
+    (READY, "tool_call_held"): HELD,      # the application holds it for approval
     (RUNNING, "tool_execution_finished"): EXECUTED,
 }
-_SETTLED = (ENDED, READY, INVALID, RUNNING, EXECUTED)
+_SETTLED = (ENDED, READY, INVALID, HELD, RUNNING, EXECUTED)
 # The event that brings a block into each state (what a fix has to send first).
 _BROUGHT_BY = {nxt: kind for (_, kind), nxt in BLOCK_TABLE.items()}
 

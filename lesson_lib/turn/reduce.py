@@ -32,6 +32,7 @@ from .events import (
     Finish,
     LazyPaths,
     SignatureAdded,
+    ToolCallHeld,
     ToolCallInvalid,
     ToolCallReady,
     ToolExecutionFinished,
@@ -283,7 +284,7 @@ class TurnState:
         start = log.start
         deltas = log.fragments.upto(n)
         text = start.content + "".join(d.fragment for d in deltas)
-        ended = ready = invalid = run = finished = None
+        ended = ready = invalid = run = finished = held = None
         signature = None
         for e in log.status.upto(n):
             if isinstance(e, BlockEnded):
@@ -294,6 +295,8 @@ class TurnState:
                 invalid = e
             elif isinstance(e, SignatureAdded):
                 signature = (signature or "") + e.signature
+            elif isinstance(e, ToolCallHeld):
+                held = e
             elif isinstance(e, ToolExecutionStarted):
                 run = e
             elif isinstance(e, ToolExecutionFinished):
@@ -307,6 +310,8 @@ class TurnState:
             execution = "done" if finished.status == "ok" else "failed"
         elif run is not None:
             execution = "running"
+        elif held is not None:
+            execution = "held"
         restated = ended is not None and ended.restated is not None
         if restated:
             text = ended.restated           # the server's statement wins over the deltas

@@ -25,7 +25,7 @@ INPUT_TAIL = 600      # characters of a tool's raw input shown while it forms
 TOOL_STATE_WORDS: dict[str, tuple[str, str]] = {
     "forming": ("⋯", "forming"), "ready": ("✓", "ready"), "running": ("▶", "running"),
     "done": ("✔", "done"), "failed": ("✖", "failed"), "invalid": ("✗", "invalid"),
-    "cut": ("✂", "cut"), "interrupted": ("⏹", "interrupted"),
+    "cut": ("✂", "cut"), "interrupted": ("⏹", "interrupted"), "held": ("⏸", "held"),
 }
 BLOCK_STATE_WORDS: dict[str, tuple[str, str]] = {
     "arriving": ("⋯", "arriving"), "complete": ("✔", "complete"),
@@ -68,7 +68,7 @@ def tool_state(block: BlockView) -> str:
         return block.call_state
     if block.execution_status == "interrupted":
         return "interrupted"
-    if block.execution in ("running", "done", "failed"):
+    if block.execution in ("running", "done", "failed", "held"):
         return block.execution
     return "ready"
 

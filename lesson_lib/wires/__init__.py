@@ -33,9 +33,10 @@ data and small pure functions:
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet;
 - ``ENTRY``: what carries it over HTTP (`entry.Entry`): its title, framing,
   content type, capture suffix, paths, the request's fields the path takes,
-  and a failed request's error body and headers; and where its parts live
-  downstream (decoder, accumulator, adapter, next request, SDK route, record
-  route, reference folders: see `entry`).
+  and a failed request's error body and headers; how a dropped stream resumes
+  where the wire can (`resume.Resume`); and where its parts live downstream
+  (decoder, accumulator, adapter, next request, SDK route, record route,
+  reference folders: see `entry`).
 
 The registry is `WIRES` (each wire's module) and `ENTRIES` (its entry), and
 `register(module)` is the only way in: a new wire is its module and one call,

@@ -29,6 +29,7 @@ from .common import (
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
+from .resume import Resume
 from .wire_events import DONE
 
 WIRE = "openai-responses"
@@ -320,10 +321,16 @@ SHEET = Sheet(
 
 
 # -- over HTTP (the registry's entry) ----------------------------------------------------
+# A background response (``background: true``) is kept, and streamed again from any point:
+# ``GET /v1/responses/{id}?stream=true&starting_after=N`` sends the events above N (the
+# openai SDK's ``responses.retrieve(id, stream=True, starting_after=N)``).
+RESUME = Resume(point_field="sequence_number", numbered=True,
+                id_paths=(("response", "id"),), route=f"{PATH}/{{id}}", path=f"{PATH}/{{id}}",
+                after="starting_after", needs="background")
 ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("instructions", "input"), error_body=openai_error_body,
-              streams_by_path=PATH_STREAMS,
+              streams_by_path=PATH_STREAMS, resume=RESUME,
               accumulator="lesson_lib.accumulate.responses:ResponsesAccumulator",
               adapter="lesson_lib.turn.adapters.responses:ResponsesAdapter",
               next_request="lesson_lib.turn.next_request:for_responses",
