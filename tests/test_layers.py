@@ -52,10 +52,19 @@ KNOWN_UPSTREAM = {
                          "into sight: lesson 1 names `sse`)",
     ("capture.captures", "sse.eventstream"): "the same, for Bedrock's binary frames",
     ("capture.captures", "sse.bedrock_frames"): "the same, for Bedrock's binary frames read as events",
+    ("capture.captures", "wires"): "a capture's wire, framing, decoder, body suffix and reference "
+                         "folder are its wire's registry entry's (`wires.ENTRIES`), the one list "
+                         "of wires",
     ("capture.captures", "wires.wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
                                  "named once in `wires.wire_events`",
     ("capture.record", "wires.stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
+    ("capture.replay", "wires"): "replay puts the wire's official SDK in front of a capture: the "
+                       "wire's registry entry names how (its SDK route)",
+    ("capture.replay", "wires.entry"): "the same: a route's parts are named and resolved there",
+    ("capture.record", "wires"): "`record` offers the wires whose registry entry names a record "
+                       "route, and goes through it",
+    ("capture.record", "wires.entry"): "the same: a route's parts are named and resolved there",
     ("capture.record", "wires.wire_events"): "the same: it reads the recorded stream's end",
     ("breaks.save", "course.learner"): "a faulted capture is kept in the learner's folder, whose rule "
                                "(`course.learner.learner_folder`) lives with the course",

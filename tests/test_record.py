@@ -15,9 +15,11 @@ import sys
 import pytest
 from serve_helpers import gapped
 
+from lesson_lib import wires
 from lesson_lib.capture import captures as captures_mod
 from lesson_lib.capture.capture_writer import allowed_headers, header_allowed, scrub_request
 from lesson_lib.capture.captures import load
+from lesson_lib.capture.record import recordable
 from lesson_lib.cli import commands as cli
 from lesson_lib.cli.serve import serving
 
@@ -67,6 +69,38 @@ def test_record_from_serve_gives_the_same_bytes_and_chunk_ends(server, tmp_path,
     assert again.sidecar["request"]["messages" if cap.wire != "openai-responses" else "input"]
     assert FAKE_KEY.encode() not in every_byte(tmp_path)
     assert cli.main(["check", str(again.path)]) == 0
+
+
+def test_record_offers_every_wire_whose_registry_entry_has_a_record_route():
+    offered = set(recordable())
+    assert offered == {w for w, e in wires.ENTRIES.items() if e.record is not None}
+    assert {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini"} <= offered
+
+
+@pytest.mark.parametrize("key", ["google-gemini/text-crlf"])
+def test_record_through_google_genai_pointed_at_serve_gives_the_same_bytes(tmp_path, key):
+    cap = load(key)
+    env = dict(os.environ, GEMINI_API_KEY=FAKE_KEY)
+    with serving(speed=1, capture=key) as base:
+        out = run_record(["--wire", cap.wire, "--model", cap.request["model"], "--base-url",
+                          base, "--out", str(tmp_path), "--name", "again", "hi"], env)
+    assert out.returncode == 0, out.stderr
+    again = load(tmp_path / cap.wire / "again.sse")
+    assert again.body == cap.body
+    assert again.chunk_ends == cap.chunk_ends
+    assert again.sidecar["request"] == {"model": cap.request["model"], "contents": "hi"}
+    assert FAKE_KEY.encode() not in every_byte(tmp_path)
+    assert cli.main(["check", str(again.path)]) == 0
+
+
+def test_a_gemini_request_the_server_refuses_is_kept_and_exits_3(tmp_path):
+    env = dict(os.environ, GEMINI_API_KEY=FAKE_KEY)
+    with serving(speed="instant", capture="google-gemini/http-429") as base:
+        out = run_record(["--wire", "google-gemini", "--base-url", base, "--out",
+                          str(tmp_path), "--name", "refused", "hi"], env)
+    assert out.returncode == 3, out.stderr
+    kept = load(tmp_path / "google-gemini" / "refused.sse")
+    assert kept.status == 429 and kept.body == load("google-gemini/http-429").body
 
 
 def test_a_failed_request_is_kept_and_exits_3(server, tmp_path):

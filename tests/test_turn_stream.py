@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson_lib import wires
 from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus, reference_dir
-from lesson_lib.sse import framing
 from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.turn.adapters import DeepSeekChatAdapter
 from lesson_lib.turn.order import check
@@ -188,10 +188,11 @@ class JSONLines:
 def test_a_wire_with_a_framing_of_its_own_gets_its_decoder(monkeypatch):
     cap = load("anthropic-messages/weather-turn-step1")
     lines = b"".join(e.data.encode() + b"\n" for e in cap.events)
-    monkeypatch.setitem(framing.FRAMINGS, "anthropic-messages", JSONLines)
+    entry = wires.ENTRIES[cap.wire]
+    monkeypatch.setitem(wires.ENTRIES, cap.wire, replace(entry, decoder=JSONLines))
     stream = TurnStream(cap.wire, request=cap.request)
     events = [e for i in range(0, len(lines), 7) for e in stream.feed(lines[i:i + 7])]
     events += stream.finish()
-    monkeypatch.delitem(framing.FRAMINGS, "anthropic-messages")
+    monkeypatch.setitem(wires.ENTRIES, cap.wire, entry)
     assert events == pushed(cap, [(cap.body, None)])
     assert any(e.kind == "tool_call_ready" for e in events)

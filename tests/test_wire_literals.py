@@ -17,7 +17,7 @@ import ast
 
 from import_graph import PACKAGE, module_names
 
-from lesson_lib.wires import WIRES
+from lesson_lib.wires import WIRES, gemini_interactions
 
 # Event types that are also plain words of the course, in other senses, so a literal
 # of them says nothing about a wire: a diagnostic's or a turn error's ``"error"``, a
@@ -125,6 +125,55 @@ def test_every_listed_module_still_spells_what_it_is_listed_for():
              for name, (allowed, _) in SPELLED.items() if allowed - set(found.get(name, {}))}
     assert stale == {}, "take these from SPELLED"
     assert all(reason for _, reason in SPELLED.values())
+
+
+# -- wire names ---------------------------------------------------------------------------
+# A wire's name is a wire fact too: every station reads it from the registry
+# (`lesson_lib.wires.ENTRIES`) or from its wire module's ``WIRE``, so a new wire
+# touches no list of wires. Lesson material shown to learners spells the names
+# as a learner's code does; the framing upstream of `wires/` cannot import them.
+
+WIRE_NAMES = frozenset(WIRES) | {gemini_interactions.WIRE}
+LESSON = "lesson material shown to the learner: it spells the wire as the learner's code does"
+NAMED: dict[str, tuple[int, str]] = {
+    "lesson_lib.exercises.lesson04": (5, LESSON),
+    "lesson_lib.exercises.lesson05": (11, LESSON),
+    "lesson_lib.exercises.lesson06": (4, LESSON),
+    "lesson_lib.solutions.lesson04": (3, LESSON),
+    "lesson_lib.accumulate.naive_handler": (4, "lesson 2's counter-example, kept as a first "
+                                               "attempt writes it"),
+    "lesson_lib.sse.bedrock_frames": (2, f"Bedrock's framing names the two APIs its frames "
+                                         f"belong to, {UPSTREAM}; their wire modules take the "
+                                         "names from it"),
+    "lesson_lib.capture.bedrock_replay": (2, f"boto3 put in front of a capture, {UPSTREAM}"),
+}
+# Outside `wires/` and the lesson material, at most this many wire names in all.
+MAX_NAMED = 15
+
+
+def named_outside_wires() -> dict[str, int]:
+    """How many wire-name literals each module outside `wires/` spells (docstrings apart)."""
+    return {name: sum(map(len, found.values())) for name, path in module_names(PACKAGE).items()
+            if not (name == "lesson_lib.wires" or name.startswith("lesson_lib.wires."))
+            and (found := wire_literals(path.read_text(), WIRE_NAMES))}
+
+
+def test_no_module_outside_wires_spells_a_wire_name_unless_listed():
+    found = named_outside_wires()
+    unlisted = {name: n for name, n in found.items() if n > NAMED.get(name, (0, ""))[0]}
+    assert unlisted == {}, "read the wire's name from lesson_lib.wires (its module's WIRE)"
+    stale = {name: n for name, (n, _) in NAMED.items() if found.get(name, 0) < n}
+    assert stale == {}, "lower these counts in NAMED"
+    outside_lessons = sum(n for name, (n, why) in NAMED.items() if why != LESSON
+                          and not name.endswith("naive_handler"))
+    assert outside_lessons <= MAX_NAMED
+
+
+def test_the_wire_name_finder_counts_code_not_docstrings():
+    source = ('"""Reads "openai-chat"."""\n'
+              'WIRE = "openai-chat"\n'
+              'OTHER = {"anthropic-messages": 1, "openai": 2}\n')
+    assert wire_literals(source, WIRE_NAMES) == {"openai-chat": [2], "anthropic-messages": [3]}
 
 
 # -- the finder itself -----------------------------------------------------------------

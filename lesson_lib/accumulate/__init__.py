@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from ..capture.captures import Capture
 from ..capture.diagnostics import Diagnostic
+from ..wires import ENTRIES
 from ..wires.stream_end import http_error as stream_http_error
 from ..wires.wire_events import parse_all
 from .base import Accumulated, Accumulator, Fragments, Slot, parse_tool_input, partial_value
 
 __all__ = ["Accumulated", "Accumulator", "Fragments", "Slot", "accumulate",
-           "accumulator_for", "http_error", "parse_tool_input", "partial_value",
+           "accumulator_for", "chat_accumulator", "http_error", "parse_tool_input", "partial_value",
            "structured_output"]
 
 
@@ -39,37 +40,25 @@ def structured_output(request: dict | None) -> str | None:
 
 
 def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulator:
-    """A fresh accumulator for `wire` (``ValueError`` for an unknown wire).
+    """A fresh accumulator for `wire`, the part its registry entry names (``ValueError`` for
+    an unknown wire).
 
     `request` is the request as data (a capture's sidecar ``request``): on the
     Chat wire a ``response_format`` json_schema makes each choice's content a
     structured-output tool call, and ``stream_options.include_usage`` says a usage chunk
-    is owed. (Responses reads its format from the stream.)
+    is owed (`chat_accumulator`). (Responses reads its format from the stream.)
     """
-    if wire == "anthropic-messages":
-        from .anthropic import AnthropicAccumulator
-        return AnthropicAccumulator()
-    if wire == "openai-chat":
-        from ..wires.chat import usage_promised
-        from .chat import ChatAccumulator
-        return ChatAccumulator(structured_output(request),
-                               usage_requested=usage_promised(None, request))
-    if wire == "openai-responses":
-        from .responses import ResponsesAccumulator
-        return ResponsesAccumulator()
-    if wire == "google-gemini":
-        from .gemini import GeminiAccumulator
-        return GeminiAccumulator()
-    if wire == "google-gemini-interactions":
-        from .gemini_interactions import GeminiInteractionsAccumulator
-        return GeminiInteractionsAccumulator()
-    if wire == "aws-bedrock-converse":
-        from .bedrock import ConverseAccumulator
-        return ConverseAccumulator()
-    if wire == "aws-bedrock-invoke":
-        from .bedrock import InvokeAccumulator
-        return InvokeAccumulator()
-    raise ValueError(f"no accumulator for wire {wire!r}")
+    entry = ENTRIES.get(wire or "")
+    if entry is None:
+        raise ValueError(f"no accumulator for wire {wire!r}")
+    return entry.new_accumulator(request)
+
+
+def chat_accumulator(request: dict | None = None) -> Accumulator:
+    """The Chat wire's accumulator for `request` (see `accumulator_for`)."""
+    from ..wires.chat import usage_promised
+    from .chat import ChatAccumulator
+    return ChatAccumulator(structured_output(request), usage_requested=usage_promised(None, request))
 
 
 def http_error(capture: Capture) -> Diagnostic:

@@ -155,7 +155,7 @@ class _Block(IndexedBlock):
 class AnthropicAccumulator(IndexedAccumulator):
     """Builds an Anthropic ``Message`` from Messages-API stream events."""
 
-    wire = "anthropic-messages"
+    wire = anthropic.WIRE
     blocks: dict[int, _Block]
 
     def __init__(self) -> None:

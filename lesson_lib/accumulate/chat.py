@@ -227,7 +227,7 @@ class _Choice:
 class ChatAccumulator(Accumulator):
     """Builds an OpenAI ``chat.completion`` from ``chat.completion.chunk`` events."""
 
-    wire = "openai-chat"
+    wire = chat.WIRE
 
     def __init__(self, structured_output: str | None = None,
                  usage_requested: bool = False) -> None:

@@ -22,6 +22,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .. import wires
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall, ToolCallView
 from .base import Slot, SlotState
@@ -84,11 +85,11 @@ class _Folded:
 def _order(wire: str, folded: _Folded) -> Any:
     """Where a slot goes in `slots()`: the wire's own order of addresses."""
     address = folded.opened.address
-    if wire == "openai-chat":
+    if wire == wires.chat.WIRE:
         # Per choice: its text fields (in arrival order), then its calls.
         return (address[0], folded.opened.takes_input and not folded.opened.structured,
                 folded.order)
-    if wire == "openai-responses":
+    if wire == wires.responses.WIRE:
         if address == AUDIO:             # the spoken output: no item, after them all
             return (math.inf, 0, 0)
         # Per item: its own slot (shown only while it has no parts; its call first in

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import wires
 from ..capture.captures import Capture
 from ..wires import anthropic, chat
 from ..wires.wire_events import DONE, WireEvent, parse_all
@@ -24,7 +25,7 @@ from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, Too
 from .history import History
 from .responses.vocabulary import AUDIO, AUDIO_EVENTS
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini")
+WIRES = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE, wires.gemini.WIRE)
 
 
 def address_text(address: Any) -> str:
@@ -256,5 +257,5 @@ def _gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
                      for i, texts in sorted(by_candidate.items()))
 
 
-_READERS = {"anthropic-messages": _anthropic_label, "openai-responses": _responses_label,
-            "openai-chat": _chat_label, "google-gemini": _gemini_label}
+_READERS = {wires.anthropic.WIRE: _anthropic_label, wires.responses.WIRE: _responses_label,
+            wires.chat.WIRE: _chat_label, wires.gemini.WIRE: _gemini_label}

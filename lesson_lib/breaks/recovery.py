@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import wires
 from ..capture.diagnostics import Diagnostic
 from ..turn.next_request import next_request
 from ..turn.reduce import BlockView, StepView, TurnState
@@ -179,7 +180,7 @@ def _output_so_far(step: StepView, blocks: list[BlockView]) -> Tokens:
     reported = step.usage.output
     # Anthropic's only count before message_delta is message_start's (see the module);
     # message_delta also brings the stop_reason, so a step without one never had it.
-    covers = step.wire != "anthropic-messages" or (step.finish is not None
+    covers = step.wire != wires.anthropic.WIRE or (step.finish is not None
                                                    and step.finish.raw is not None)
     if reported > 0 and covers:
         return Tokens(reported, REPORTED)
@@ -209,9 +210,9 @@ def continue_request(state: TurnState, request: dict[str, Any], step: int) -> di
     """The step's request with the partial output appended, then a user message to go on."""
     out = next_request(state, request, step)
     wire = next((s.wire for s in state.steps if s.step == step), "")
-    key = "input" if wire == "openai-responses" else "messages"
+    key = "input" if wire == wires.responses.WIRE else "messages"
     items = out[key]
-    if wire == "anthropic-messages" and items and items[-1].get("role") == "user":
+    if wire == wires.anthropic.WIRE and items and items[-1].get("role") == "user":
         # The tool results' user message takes the words too: one user turn.
         items[-1] = dict(items[-1], content=list(items[-1]["content"])
                          + [{"type": "text", "text": CONTINUE_PROMPT}])

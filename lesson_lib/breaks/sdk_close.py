@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import wires
 from ..capture import replay
 from ..capture.captures import Capture
 from ..wires import responses
@@ -152,21 +153,21 @@ def _responses_snapshot(_stream: Any, events: list[Any]) -> tuple[str, str | Non
 
 def _client_call(capture: Capture, client: Any, wire: str, chunk_size: int | None) -> Any:
     kwargs = replay.request_kwargs(capture)
-    if wire == "anthropic-messages":
+    if wire == wires.anthropic.WIRE:
         client = client or replay.anthropic_client(capture, chunk_size)
         return client.messages.stream(**kwargs)
     client = client or replay.openai_client(capture, chunk_size)
-    if wire == "openai-responses":
+    if wire == wires.responses.WIRE:
         return client.responses.stream(**kwargs)
     return client.chat.completions.stream(**kwargs)
 
 
 _HELPERS: dict[str, _Helper] = {
-    "anthropic-messages": _Helper("get_final_message", _anthropic_snapshot,
+    wires.anthropic.WIRE: _Helper("get_final_message", _anthropic_snapshot,
                                   lambda m: (_anthropic_text(m), m.stop_reason)),
-    "openai-responses": _Helper("get_final_response", _responses_snapshot,
+    wires.responses.WIRE: _Helper("get_final_response", _responses_snapshot,
                                 lambda r: (r.output_text, r.status)),
-    "openai-chat": _Helper("get_final_completion", _chat_snapshot,
+    wires.chat.WIRE: _Helper("get_final_completion", _chat_snapshot,
                            lambda c: (_chat_text(c), (c.choices[0].finish_reason
                                                       if c.choices else None))),
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import wires
 from ..capture.captures import Capture
 from ..wires import WIRES, anthropic, responses
 from ..wires.chat import opening_id
@@ -169,7 +170,7 @@ def _chat_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
     return None
 
 
-_DUPLICATE = {"anthropic-messages": _anthropic_duplicate,
-              "openai-responses": _responses_duplicate, "openai-chat": _chat_duplicate}
-_SWAP = {"anthropic-messages": _anthropic_swap, "openai-responses": _responses_swap,
-         "openai-chat": _chat_swap}
+_DUPLICATE = {wires.anthropic.WIRE: _anthropic_duplicate,
+              wires.responses.WIRE: _responses_duplicate, wires.chat.WIRE: _chat_duplicate}
+_SWAP = {wires.anthropic.WIRE: _anthropic_swap, wires.responses.WIRE: _responses_swap,
+         wires.chat.WIRE: _chat_swap}

@@ -2,13 +2,12 @@
 
 A capture is two files side by side:
 
-- ``NAME.sse`` (or ``NAME.eventstream``, AWS Bedrock's binary frames): the
-  response body, byte for byte (for an HTTP error before any event, the JSON
+- ``NAME.sse`` (or ``NAME.eventstream``, AWS Bedrock's binary frames: the
+  suffix each wire's registry entry names): the response body, byte for byte (for an HTTP error before any event, the JSON
   error body);
 - ``NAME.json``: the sidecar, with these keys::
 
-    wire          "anthropic-messages" | "openai-responses" | "openai-chat" |
-                  "google-gemini" | "aws-bedrock-converse" | "aws-bedrock-invoke"
+    wire          a registered wire's name (`lesson_lib.wires.ENTRIES`)
     demonstrates  one line: what this capture shows
     request       what produced it: model, messages / input, tools, parameters
     response      {"status": 200, "headers": {...}}  (request id; never secrets)
@@ -45,17 +44,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .. import wires
 from ..sse import eventstream
-from ..sse.bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
+from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
+from ..wires import ENTRIES
 from ..wires.wire_events import GEMINI_RECORD, payload_type
 from .diagnostics import Diagnostic
-
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
-# The wires whose body is binary frames (`lesson_lib.sse.eventstream`), not SSE.
-EVENTSTREAM_WIRES = frozenset({CONVERSE, INVOKE})
-# A body's file: SSE text, or Bedrock's binary frames.
-BODY_SUFFIXES = (".sse", ".eventstream")
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
@@ -135,16 +130,24 @@ class Capture:
 
     @property
     def framing(self) -> str:
-        """``eventstream`` for Bedrock's binary frames, else ``sse``."""
-        if self.wire in EVENTSTREAM_WIRES or (self.wire is None and is_eventstream(self.body)):
-            return "eventstream"
-        return "sse"
+        """The wire's framing as its registry entry says (``sse``; ``eventstream`` for
+        Bedrock's binary frames); a body on no known wire: ``eventstream`` when it starts
+        with a binary frame, else ``sse``."""
+        entry = ENTRIES.get(self.wire or "")
+        if entry is not None:
+            return entry.framing
+        return "eventstream" if is_eventstream(self.body) else "sse"
 
     def decode(self, chunk_size: int | None = None
                ) -> tuple[list[ServerSentEvent], list[Diagnostic]]:
-        """Run the body's decoder (SSE, or event-stream frames read as events:
-        `bedrock_frames.FrameEventDecoder`); events and framing diagnostics."""
-        decoder = FrameEventDecoder() if self.framing == "eventstream" else SSEDecoder()
+        """Run the body's decoder (the one the wire's registry entry names: SSE, or
+        event-stream frames read as events, `bedrock_frames.FrameEventDecoder`); events
+        and framing diagnostics."""
+        entry = ENTRIES.get(self.wire or "")
+        if entry is not None:
+            decoder = entry.new_decoder()
+        else:
+            decoder = FrameEventDecoder() if self.framing == "eventstream" else SSEDecoder()
         events: list[ServerSentEvent] = []
         for chunk, t in self.chunks(chunk_size):
             events.extend(decoder.feed(chunk, t))
@@ -245,26 +248,26 @@ def detect_wire(body: bytes) -> str | None:
 def _wire_of(event: ServerSentEvent) -> str | None:
     names = [event.event]
     if event.data.strip() == "[DONE]":
-        return "openai-chat"
+        return wires.chat.WIRE
     try:
         payload = json.loads(event.data)
     except (ValueError, RecursionError):
         payload = None
     if isinstance(payload, dict):
         if payload.get("object") == "chat.completion.chunk":
-            return "openai-chat"
+            return wires.chat.WIRE
         if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
-            return "openai-chat"    # Azure's first chunk: filter results, no object yet
+            return wires.chat.WIRE    # Azure's first chunk: filter results, no object yet
         if payload_type(payload) == GEMINI_RECORD:
-            return "google-gemini"
+            return wires.gemini.WIRE
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):
             continue
         if name in _ANTHROPIC_TYPES:
-            return "anthropic-messages"
+            return wires.anthropic.WIRE
         if name.startswith("response."):
-            return "openai-responses"
+            return wires.responses.WIRE
     return None
 
 
@@ -279,7 +282,7 @@ def load(source: str | os.PathLike, *, search_reference: bool = True,
     """
     path = _resolve(str(source), search_reference)
     if path.suffix == ".json":
-        path = next((path.with_suffix(s) for s in BODY_SUFFIXES
+        path = next((path.with_suffix(s) for s in body_suffixes()
                      if path.with_suffix(s).exists()), path)
     body = read_body(path, max_bytes)
     sidecar_path = path.with_suffix(".json")
@@ -321,8 +324,8 @@ def sidecar_shape_problem(sidecar: Any) -> str | None:
     if not isinstance(sidecar, dict):
         return f"sidecar is a JSON {type(sidecar).__name__}, not an object"
     wire = sidecar.get("wire")
-    if wire is not None and wire not in WIRES:
-        return f"sidecar field 'wire' is {_short(wire)}, not one of {', '.join(WIRES)}"
+    if wire is not None and wire not in ENTRIES:
+        return f"sidecar field 'wire' is {_short(wire)}, not one of {', '.join(ENTRIES)}"
     for name in ("request", "response", "chunks", "provenance", "sdk", "turn"):
         if sidecar.get(name) is not None and not isinstance(sidecar[name], dict):
             return f"sidecar field {name!r} is {_short(sidecar[name])}, not an object"
@@ -370,11 +373,11 @@ def _resolve(source: str, search_reference: bool) -> Path:
         roots.append(reference_dir())
     matches: list[Path] = []
     for root in roots:
-        for suffix in BODY_SUFFIXES:
+        for suffix in body_suffixes():
             if (root / f"{source}{suffix}").exists():
                 return root / f"{source}{suffix}"
         if root.exists():
-            matches += sorted(p for s in BODY_SUFFIXES for p in root.glob(f"*/{source}{s}"))
+            matches += sorted(p for s in body_suffixes() for p in root.glob(f"*/{source}{s}"))
         if matches:
             break
     if len(matches) == 1:
@@ -402,25 +405,28 @@ def corpus(root: Path | None = None) -> list[Capture]:
     return [load(p) for p in bodies(root)]
 
 
+def body_suffixes() -> tuple[str, ...]:
+    """The suffixes of a body's file: each registered wire's (``.sse``, ``.eventstream``)."""
+    return tuple(dict.fromkeys(entry.suffix for entry in ENTRIES.values()))
+
+
 def bodies(root: Path) -> list[Path]:
-    """The body files (``.sse``, ``.eventstream``) one folder down from `root`, sorted."""
-    return sorted(p for suffix in BODY_SUFFIXES for p in root.glob(f"*/*{suffix}"))
+    """The body files (a registered wire's suffix) one folder down from `root`, sorted."""
+    return sorted(p for suffix in body_suffixes() for p in root.glob(f"*/*{suffix}"))
 
 
 def bodies_in(folder: Path) -> list[Path]:
     """The body files in `folder` itself and one folder down, sorted (a wire's folder or
     the corpus root)."""
-    return sorted({p for suffix in BODY_SUFFIXES
+    return sorted({p for suffix in body_suffixes()
                    for pattern in (f"*{suffix}", f"*/*{suffix}") for p in folder.glob(pattern)})
 
 
-# The reference folders and the wire each one's recordings speak: the folder says it,
-# since a bare recording has no sidecar (compatible servers speak Chat).
-REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",
-                     "openai-responses": "openai-responses",
-                     "openai-chat": "openai-chat",
-                     "openai-chat-compatible": "openai-chat",
-                     "google-gemini": "google-gemini"}
+def reference_folders() -> dict[str, str]:
+    """The reference folders and the wire each one's recordings speak, as the wires' registry
+    entries name them: the folder says it, since a bare recording has no sidecar
+    (compatible servers speak Chat)."""
+    return {folder: wire for wire, entry in ENTRIES.items() for folder in entry.reference_folders}
 
 
 def reference_corpus() -> list[Capture]:
@@ -429,10 +435,10 @@ def reference_corpus() -> list[Capture]:
     root = reference_dir()
     if not root.exists():
         return []
-    caps = []
+    caps, folders = [], reference_folders()
     for p in bodies(root):
         cap = load(p)
-        wire = REFERENCE_FOLDERS.get(p.parent.name)
+        wire = folders.get(p.parent.name)
         if wire is not None and cap.wire != wire:
             cap = from_bytes(cap.body, name=cap.name, path=p, sidecar={"wire": wire})
         caps.append(cap)

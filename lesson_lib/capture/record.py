@@ -16,15 +16,19 @@ first clears every echo of the whole key, then checks).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+from ..wires import ENTRIES
+from ..wires.entry import RecordRoute, resolve
 from ..wires.stream_end import how_it_ended
 from ..wires.wire_events import parse_all
 from . import captures as captures_mod
@@ -33,11 +37,13 @@ from .redact import KeyOnDisk, check_no_key, redact_bytes, redact_headers, redac
 
 OK, CANNOT_START, NOT_PROPER = 0, 2, 3
 
-KEY_VARIABLE = {"anthropic-messages": "ANTHROPIC_API_KEY", "openai-responses": "OPENAI_API_KEY",
-                "openai-chat": "OPENAI_API_KEY"}
-DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6", "openai-responses": "gpt-4.1",
-                 "openai-chat": "gpt-4.1"}
 DEFAULT_OUT = Path("recordings")
+
+
+def recordable() -> dict[str, RecordRoute]:
+    """The wires `record` offers, each with its route: every registered wire whose registry
+    entry names one (`lesson_lib.wires.entry.RecordRoute`)."""
+    return {wire: entry.record for wire, entry in ENTRIES.items() if entry.record is not None}
 
 
 @dataclass(frozen=True)
@@ -50,14 +56,52 @@ class Recorded:
 
 
 def request_for(wire: str, prompt: str, model: str, max_tokens: int = 1024) -> dict[str, Any]:
-    """The SDK ``create`` arguments for one user prompt on `wire`, streaming."""
-    messages = [{"role": "user", "content": prompt}]
-    if wire == "anthropic-messages":
-        return {"model": model, "max_tokens": max_tokens, "messages": messages, "stream": True}
-    if wire == "openai-responses":
-        return {"model": model, "input": prompt, "stream": True}
-    return {"model": model, "messages": messages, "stream": True,
+    """The SDK ``create`` arguments for one user prompt on `wire`, streaming (the wire's
+    record route builds them)."""
+    return resolve(recordable()[wire].request)(prompt, model, max_tokens)
+
+
+def messages_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Anthropic Messages: one user message."""
+    return {"model": model, "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": prompt}], "stream": True}
+
+
+def responses_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Responses: the prompt as the input."""
+    return {"model": model, "input": prompt, "stream": True}
+
+
+def chat_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Chat: one user message, and the usage chunk asked for."""
+    return {"model": model, "messages": [{"role": "user", "content": prompt}], "stream": True,
             "stream_options": {"include_usage": True}}
+
+
+def anthropic_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """The anthropic SDK's raw streaming ``messages.create``, and the SDK (its errors)."""
+    import anthropic as sdk
+    http = sdk.DefaultHttpxClient(event_hooks={"request": [on_request]})
+    client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
+    return client.messages.with_streaming_response.create, sdk
+
+
+def _openai(key: str, base_url: str | None, on_request: Any) -> Any:
+    import openai as sdk
+    http = sdk.DefaultHttpxClient(event_hooks={"request": [on_request]})
+    return sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http), sdk
+
+
+def responses_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """The openai SDK's raw streaming ``responses.create``, and the SDK (its errors)."""
+    client, sdk = _openai(key, base_url, on_request)
+    return client.responses.with_streaming_response.create, sdk
+
+
+def chat_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """The openai SDK's raw streaming ``chat.completions.create``, and the SDK (its errors)."""
+    client, sdk = _openai(key, base_url, on_request)
+    return client.chat.completions.with_streaming_response.create, sdk
 
 
 def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | None = None,
@@ -65,16 +109,17 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
            env: Mapping[str, str] | None = None) -> Recorded:
     """Send one streamed request and write what came back as a capture under ``out/wire/``."""
     env = os.environ if env is None else env
-    if wire not in KEY_VARIABLE:
+    route = recordable().get(wire)
+    if route is None:
         return Recorded(CANNOT_START, f"unknown wire {wire!r}; say one of "
-                                      f"{', '.join(KEY_VARIABLE)}")
-    variable = KEY_VARIABLE[wire]
+                                      f"{', '.join(recordable())}")
+    variable = next((name for name in route.keys if env.get(name)), route.keys[0])
     key = env.get(variable)
     if not key:
         return Recorded(CANNOT_START, f"no key: set {variable} to record on the {wire} wire")
-    kwargs = request_for(wire, prompt, model or DEFAULT_MODEL[wire])
+    kwargs = request_for(wire, prompt, model or route.model)
     try:
-        status, headers, reads, failure = _send(wire, key, base_url, kwargs)
+        status, headers, reads, failure = _send(route, key, base_url, kwargs)
     except _CannotConnect as exc:
         return Recorded(CANNOT_START, f"cannot connect: {exc}")
     if status in (401, 403) and not keep_failed:
@@ -96,8 +141,8 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
         "response": {"status": status, "headers": kept_headers},
         "provenance": {"kind": "recorded",
                        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                       "sdk": {pkg: _version(pkg) for pkg in ("anthropic", "openai")},
-                       "via": "with_streaming_response.create(stream=True) + iter_bytes()"},
+                       "sdk": {pkg: _version(pkg) for pkg in _sdk_packages()},
+                       "via": route.via},
         "chunks": chunk_record(ends),
     }
     if failure:
@@ -137,20 +182,117 @@ class _RequestClock:
         return (time.monotonic() - self.started) * 1000.0
 
 
-def _send(wire: str, key: str, base_url: str | None, kwargs: dict[str, Any]):
+def gemini_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Gemini: the prompt as the contents (google-genai makes it one user turn)."""
+    return {"model": model, "contents": prompt}
+
+
+def gemini_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """google-genai's ``models.generate_content_stream``, read as a raw streaming response.
+
+    The SDK has no raw response of its own, so its HTTP client's transport
+    notes each piece of the body as the SDK reads it (`_Tee`), and the pieces
+    are handed on as the SDK's records arrive. Its errors come as the raw
+    route's: a refused request with its status, headers and body.
+    """
+    import httpx2
+    from google import genai
+    from google.genai import types
+
+    tee = _Tee(httpx2.HTTPTransport())
+    http = httpx2.Client(transport=tee, event_hooks={"request": [on_request]}, timeout=600)
+    options = types.HttpOptions(base_url=base_url, httpx_client=http) if base_url else \
+        types.HttpOptions(httpx_client=http)
+    client = genai.Client(api_key=key, http_options=options)
+
+    @contextlib.contextmanager
+    def create(**kwargs: Any) -> Iterator[_Streamed]:
+        yield _Streamed(tee, client.models.generate_content_stream(**kwargs))
+
+    return create, SimpleNamespace(APIStatusError=_Refused, APIConnectionError=httpx2.TransportError)
+
+
+class _Tee:
+    """An HTTP transport that notes each piece of a response body as its reader takes it
+    (asking for the body as it is sent: no content encoding to undo)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.status, self.headers = inner, 0, {}
+        self.pieces: list[bytes] = []
+
+    def handle_request(self, request: Any) -> Any:
+        import httpx2
+        request.headers["accept-encoding"] = "identity"
+        response = self.inner.handle_request(request)
+        self.status, self.headers = response.status_code, dict(response.headers)
+        tee = self
+
+        class _Body(httpx2.SyncByteStream):
+            def __iter__(self) -> Iterator[bytes]:
+                for piece in response.stream:
+                    if piece:
+                        tee.pieces.append(piece)
+                    yield piece
+
+            def close(self) -> None:
+                response.stream.close()
+
+        return httpx2.Response(response.status_code, headers=response.headers, stream=_Body(),
+                               extensions=response.extensions)
+
+    def take(self) -> list[bytes]:
+        """The pieces noted since the last take."""
+        out, self.pieces = self.pieces, []
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _Refused(Exception):
+    """A request the server refused, as the raw route reports it: `status_code`, and
+    `response` with the body's `content` and the `headers`."""
+
+    def __init__(self, status: int, headers: dict[str, str], content: bytes) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status_code = status
+        self.response = SimpleNamespace(content=content, headers=headers)
+
+
+class _Streamed:
+    """The SDK's stream as a raw streaming response: the status and headers once the
+    request is answered, then the body's pieces as the SDK reads each record."""
+
+    def __init__(self, tee: _Tee, records: Iterator[Any]) -> None:
+        self._tee, self._records, self._done = tee, records, False
+        try:
+            next(records)                       # sends the request
+        except StopIteration:
+            self._done = True
+        except Exception as exc:
+            if not tee.status or tee.status < 300:
+                raise
+            raise _Refused(tee.status, tee.headers, b"".join(tee.take())) from exc
+        self.status_code, self.headers = tee.status, tee.headers
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        yield from self._tee.take()
+        if not self._done:
+            for _ in self._records:
+                yield from self._tee.take()
+        yield from self._tee.take()
+
+
+def _sdk_packages() -> tuple[str, ...]:
+    """The official SDKs `record` goes through (their versions go in the provenance)."""
+    return tuple(dict.fromkeys(entry.sdk.package for wire, entry in ENTRIES.items()
+                               if wire in recordable() and entry.sdk is not None))
+
+
+def _send(route: RecordRoute, key: str, base_url: str | None, kwargs: dict[str, Any]):
     """Make the request; (status, headers, [(read, ms)], transport error or None)."""
     clock = _RequestClock()
-    if wire == "anthropic-messages":
-        import anthropic as sdk
-        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
-        client = sdk.Anthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
-        create = client.messages.with_streaming_response.create
-    else:
-        import openai as sdk
-        http = sdk.DefaultHttpxClient(event_hooks={"request": [clock.start]})
-        client = sdk.OpenAI(api_key=key, base_url=base_url, max_retries=0, http_client=http)
-        resource = client.responses if wire == "openai-responses" else client.chat.completions
-        create = resource.with_streaming_response.create
+    create, sdk = resolve(route.create)(key, base_url, clock.start)
     reads: list[tuple[bytes, float]] = []
     now = clock.ms
 
@@ -191,13 +333,14 @@ def add_command(sub) -> None:
     parser = sub.add_parser(
         "record", help="record one live streamed request into a capture",
         description="Record one streamed request through the official SDK into a capture "
-                    "under DIR/WIRE/NAME.sse (+ .json). The key comes from ANTHROPIC_API_KEY "
-                    "or OPENAI_API_KEY and never reaches disk. Exit 0: recorded, the stream "
+                    "under DIR/WIRE/NAME.sse (+ .json). The key comes from " + ", ".join(
+                        dict.fromkeys(k for r in recordable().values() for k in r.keys)) +
+                    " and never reaches disk. Exit 0: recorded, the stream "
                     "ended properly; 3: recorded, but it did not end properly or the request "
                     "failed; 2: could not start (no key, bad options, cannot connect).")
-    parser.add_argument("--wire", required=True, choices=sorted(KEY_VARIABLE))
+    parser.add_argument("--wire", required=True, choices=sorted(recordable()))
     parser.add_argument("--model", default=None, help="default: per wire, " + ", ".join(
-        f"{w} {m}" for w, m in DEFAULT_MODEL.items()))
+        f"{w} {r.model}" for w, r in recordable().items()))
     parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib serve)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"where to write (default {DEFAULT_OUT}/)")

@@ -16,12 +16,9 @@ from typing import Any
 
 import httpx2
 
+from ..wires import ENTRIES
+from ..wires.entry import resolve
 from .captures import Capture
-
-_DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
-                  "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1",
-                  "google-gemini": "gemini-2.5-flash"}
-
 
 CLOSED_MESSAGE = "the connection was closed (offline replay)"
 
@@ -91,18 +88,38 @@ def gemini_client(capture: Capture, chunk_size: int | None = None):
 
 
 def request_kwargs(capture: Capture) -> dict[str, Any]:
-    """Arguments for the SDK's create/stream call, from the sidecar's request."""
+    """Arguments for the SDK's create/stream call, from the sidecar's request (the wire's SDK
+    route builds them: `lesson_lib.wires.entry.SDKRoute.request`)."""
+    entry = ENTRIES.get(capture.wire or "")
+    route = entry.sdk if entry is not None else None
+    if route is None or route.request is None:
+        return dict(capture.request)
     req = dict(capture.request)
-    wire = capture.wire
-    model = req.get("model") or _DEFAULT_MODEL.get(wire or "", "model")
-    if wire == "anthropic-messages":
-        return {"model": model, "max_tokens": req.get("max_tokens", 1024),
-                "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
-    if wire == "openai-responses":
-        return {"model": model, "input": req.get("input") or "Hi"}
-    if wire == "google-gemini":
-        return {"model": model, "contents": req.get("contents") or "Hi"}
-    return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
+    return resolve(route.request)(req, req.get("model") or route.model)
+
+
+_HI = [{"role": "user", "content": "Hi"}]
+
+
+def messages_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """Anthropic's ``messages.stream`` arguments."""
+    return {"model": model, "max_tokens": req.get("max_tokens", 1024),
+            "messages": req.get("messages") or _HI}
+
+
+def responses_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """The Responses ``responses.stream`` arguments."""
+    return {"model": model, "input": req.get("input") or "Hi"}
+
+
+def chat_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """The Chat ``chat.completions.stream`` arguments."""
+    return {"model": model, "messages": req.get("messages") or _HI}
+
+
+def gemini_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """google-genai's ``models.generate_content_stream`` arguments."""
+    return {"model": model, "contents": req.get("contents") or "Hi"}
 
 
 def strict_tools(capture: Capture) -> list[dict[str, Any]]:
@@ -173,48 +190,80 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
     return out
 
 
-# Per wire: the event type of the text projection, and its field holding the new text.
-_TEXT_EVENT = {"anthropic-messages": ("text", "text"),
-               "openai-responses": ("response.output_text.delta", "delta"),
-               "openai-chat": ("content.delta", "delta"),
-               "google-gemini": (None, None)}   # every response object: `gemini_text`
-
-
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
            out: SDKOutcome, texts: list[str], keep_events: bool,
            client: Any = None, on_event: OnEvent | None = None) -> None:
+    entry = ENTRIES.get(capture.wire or "")
+    route = entry.sdk if entry is not None else None
     try:
-        if capture.wire == "anthropic-messages":
-            client = client or anthropic_client(capture, chunk_size)
-            with client.messages.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events, on_event)
-                out.final = stream.get_final_message()
-        elif capture.wire == "openai-responses":
-            client = client or openai_client(capture, chunk_size)
-            with client.responses.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events, on_event)
-                out.final = stream.get_final_response()
-        elif capture.wire == "openai-chat":
-            client = client or openai_client(capture, chunk_size)
-            with client.chat.completions.stream(**kwargs) as stream:
-                _collect(stream, capture.wire, out, texts, keep_events, on_event)
-                out.final = stream.get_final_completion()
-        elif capture.wire == "google-gemini":
-            client = client or gemini_client(capture, chunk_size)
-            stream = client.models.generate_content_stream(**kwargs)
-            _collect(stream, capture.wire, out, texts, keep_events, on_event)
-        elif capture.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
-            # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
-            from .bedrock_replay import boto3_events, text_of_event
-            for event in boto3_events(capture, chunk_size, client):
-                _take(event, out, keep_events, on_event)
-                texts.append(text_of_event(event))
-        else:
-            raise ValueError(f"{capture.key}: unknown wire, cannot replay through an SDK")
+        if route is None or route.replay is None:
+            raise ValueError(f"{capture.key}: no official SDK route, cannot replay through an SDK")
+
+        def take(event: Any, text: str) -> None:
+            _take(event, out, keep_events, on_event)
+            texts.append(text)
+
+        out.final = resolve(route.replay)(capture, chunk_size, kwargs, client, take)
     except _OnEventFailed:
         raise
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
+
+
+Take = Callable[[Any, str], None]
+
+
+def _stream(stream: Any, take: Take, kind: str, key: str) -> None:
+    """Each of a helper's events to `take`, with the new text its `kind` events carry."""
+    for event in stream:
+        take(event, text_of(getattr(event, key)) if event.type == kind else "")
+
+
+def replay_messages(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                    client: Any, take: Take) -> Any:
+    """Anthropic: ``messages.stream``, its ``text`` events, then ``get_final_message()``."""
+    client = client or anthropic_client(capture, chunk_size)
+    with client.messages.stream(**kwargs) as stream:
+        _stream(stream, take, "text", "text")
+        return stream.get_final_message()
+
+
+def replay_responses(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                     client: Any, take: Take) -> Any:
+    """Responses: ``responses.stream``, its text deltas, then ``get_final_response()``."""
+    client = client or openai_client(capture, chunk_size)
+    with client.responses.stream(**kwargs) as stream:
+        _stream(stream, take, "response.output_text.delta", "delta")
+        return stream.get_final_response()
+
+
+def replay_chat(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                client: Any, take: Take) -> Any:
+    """Chat: ``chat.completions.stream``, its ``content.delta`` events, then
+    ``get_final_completion()``."""
+    client = client or openai_client(capture, chunk_size)
+    with client.chat.completions.stream(**kwargs) as stream:
+        _stream(stream, take, "content.delta", "delta")
+        return stream.get_final_completion()
+
+
+def replay_gemini(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                  client: Any, take: Take) -> Any:
+    """Gemini: ``models.generate_content_stream``, one response object per record; it
+    assembles nothing (no final object)."""
+    client = client or gemini_client(capture, chunk_size)
+    for event in client.models.generate_content_stream(**kwargs):
+        take(event, gemini_text(event))
+    return None
+
+
+def replay_boto3(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                 client: Any, take: Take) -> Any:
+    """Bedrock: boto3 yields plain dicts and assembles no final object (`bedrock_replay`)."""
+    from .bedrock_replay import boto3_events, text_of_event
+    for event in boto3_events(capture, chunk_size, client):
+        take(event, text_of_event(event))
+    return None
 
 
 def _take(event: Any, out: SDKOutcome, keep_events: bool, on_event: OnEvent | None) -> None:
@@ -227,17 +276,6 @@ def _take(event: Any, out: SDKOutcome, keep_events: bool, on_event: OnEvent | No
             on_event(event)
         except Exception as exc:
             raise _OnEventFailed() from exc
-
-
-def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
-             keep_events: bool, on_event: OnEvent | None = None) -> None:
-    kind, key = _TEXT_EVENT[wire]
-    for event in stream:
-        _take(event, out, keep_events, on_event)
-        if kind is None:
-            texts.append(gemini_text(event))
-        elif event.type == kind:
-            texts.append(text_of(getattr(event, key)))
 
 
 def text_of(delta: Any) -> str:

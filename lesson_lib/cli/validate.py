@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..capture.captures import WIRES, Capture
+from ..capture.captures import Capture
 from ..capture.replay import SDKOutcome, run_sdk
+from ..wires import ENTRIES
 from ..wires.stream_end import Ending, how_it_ended
 from ..wires.wire_events import parse_all
 
@@ -38,7 +39,10 @@ def validate(cap: Capture) -> Report:
     ending = how_it_ended(cap.wire, events, cap.sse_diagnostics, cap.status, cap.text)
     details = [f"{len(events)} events, {len(cap.body)} bytes, wire {cap.wire or 'unknown'}",
                f"ending: {ending.kind} ({ending.reason})"]
-    if cap.wire in WIRES:
+    entry = ENTRIES.get(cap.wire or "")
+    if entry is not None and entry.sdk is None:
+        details.append("SDK: none on this wire (its registry entry names no SDK route)")
+    elif entry is not None:
         outcome = run_sdk(cap, keep_events=False)   # only what the claims compare
         details.append(f"SDK: {describe_outcome(outcome)}")
         problems += sdk_claim_problems(cap.sidecar.get("sdk"), outcome)
@@ -52,8 +56,8 @@ def sidecar_problems(cap: Capture) -> list[str]:
     if not side:
         return []
     problems = [f"sidecar lacks {key!r}" for key in SIDECAR_KEYS if key not in side]
-    if side.get("wire") not in WIRES:
-        problems.append(f"sidecar wire {side.get('wire')!r} is not one of {', '.join(WIRES)}")
+    if side.get("wire") not in ENTRIES:
+        problems.append(f"sidecar wire {side.get('wire')!r} is not one of {', '.join(ENTRIES)}")
     chunks = side.get("chunks") or {}
     ends, times = chunks.get("ends") or [], chunks.get("t_ms") or []
     if ends:

@@ -84,7 +84,7 @@ def _html_cell(value) -> str:
 
 
 # The printed sheets: each fits one landscape page, so the wires go three to a page.
-FIRST_PAGE = ("anthropic-messages", "openai-responses", "openai-chat")
+FIRST_PAGE = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE)
 
 
 def pages() -> list[tuple[str, ...]]:

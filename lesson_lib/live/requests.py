@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx
 
-from ..wires import ENTRIES, entry_for
+from ..wires import ENTRIES, PerWire, entry_for
 
 # The wires whose path is the same for every request (it names no field of the request),
 # by their path: lesson 6's own loop posts a request to ``url + PATHS[wire]``.
-PATHS = {name: entry.path for name, entry in ENTRIES.items() if not entry.path_fields}
+PATHS = PerWire(lambda entry: entry.path, lambda entry: not entry.path_fields)
 
 
 def live_wires() -> tuple[str, ...]:

@@ -1,10 +1,11 @@
-"""Lesson 1, framing: which decoder cuts a wire's body into events.
+"""Lesson 1, framing: what a decoder that cuts a wire's body into events offers.
 
 Most wires frame their events as server-sent events (`lesson_lib.sse.decoder`).
-A wire with a framing of its own (Bedrock's binary event stream) has its
-decoder named in `FRAMINGS`; every other wire gets the SSE decoder. A
-station downstream (`lesson_lib.turn.stream.TurnStream`) asks `decoder_for`
-and never names a framing itself.
+A wire with a framing of its own (Bedrock's binary event stream,
+`lesson_lib.sse.bedrock_frames`) has its own decoder. Which wire takes which
+is said by the wire's registry entry (`lesson_lib.wires.entry.Entry.decoder`);
+a station downstream (`lesson_lib.turn.stream.TurnStream`) asks the entry and
+never names a framing itself.
 
 A decoder is push-driven, like `sse.SSEDecoder`: `feed(chunk, t)` returns
 the events the chunk completed, `finish()` the ones the end of the body
@@ -15,12 +16,10 @@ text), `start` and `end` (the byte range) and `t` (arrival, ms).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..capture.diagnostics import Diagnostic
-from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder
-from .decoder import SSEDecoder
 
 
 class Decoder(Protocol):
@@ -31,14 +30,3 @@ class Decoder(Protocol):
     def feed(self, chunk: bytes, t: float | None = None) -> Sequence[Any]: ...
 
     def finish(self) -> Sequence[Any]: ...
-
-
-# The wires whose framing is not SSE, each with the class (or factory) of its decoder:
-# Bedrock's two APIs frame their events in binary (`lesson_lib.sse.eventstream`).
-FRAMINGS: dict[str, Callable[[], Decoder]] = {CONVERSE: FrameEventDecoder,
-                                              INVOKE: FrameEventDecoder}
-
-
-def decoder_for(wire: str | None) -> Decoder:
-    """A fresh decoder for one body on `wire`: its own framing's, else SSE's."""
-    return FRAMINGS.get(wire or "", SSEDecoder)()

@@ -42,40 +42,66 @@ import copy
 import json
 from typing import Any
 
-from ..wires import anthropic, bedrock_converse, bedrock_invoke, chat, gemini, responses
+from .. import wires
+from ..wires import anthropic, bedrock_converse, chat, gemini, responses
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
 
 def next_request(state: TurnState, request: dict, step: int | None = None) -> dict:
-    """The request after `step` (default: the last step), from `request`, the step's own."""
+    """The request after `step` (default: the last step), from `request`, the step's own:
+    built by the step's wire's `next_request` part (``ValueError`` for a wire without one)."""
     if step is None:
         step = state.steps[-1].step if state.steps else 1
     wire = next((s.wire for s in state.steps if s.step == step), "")
     blocks = [b for b in state.blocks if b.step == step and b.choice == 0]
-    out = copy.deepcopy(request)
-    if wire == anthropic.WIRE:
-        out["messages"] = list(out.get("messages") or []) + _anthropic(blocks)
-    elif wire == responses.WIRE:
-        given = out.get("input")
-        items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
-        out["input"] = items + _responses(blocks)
-    elif wire == chat.WIRE:
-        out["messages"] = list(out.get("messages") or []) + _chat(blocks)
-    elif wire == bedrock_invoke.WIRE:
-        body = out.get("body")
-        body = json.loads(body) if isinstance(body, str | bytes) else body or {}
-        body["messages"] = list(body.get("messages") or []) + _anthropic(blocks)
-        out["body"] = body
-    elif wire == bedrock_converse.WIRE:
-        out["messages"] = list(out.get("messages") or []) + _converse(blocks)
-    elif wire == gemini.WIRE:
-        given = out.get("contents")
-        contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
-                    else list(given or []))
-        out["contents"] = contents + _gemini(blocks)
-    else:
+    entry = wires.ENTRIES.get(wire)
+    if entry is None or entry.next_request is None:
         raise ValueError(f"no next request for wire {wire!r}")
+    return entry.build_next(copy.deepcopy(request), blocks)
+
+
+def for_messages(out: dict, blocks: list[BlockView]) -> dict:
+    """Anthropic Messages: the assistant's blocks, then the tool results, in ``messages``."""
+    out["messages"] = list(out.get("messages") or []) + _anthropic(blocks)
+    return out
+
+
+def for_responses(out: dict, blocks: list[BlockView]) -> dict:
+    """Responses: the output items, then each call's answer, in ``input``."""
+    given = out.get("input")
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+    out["input"] = items + _responses(blocks)
+    return out
+
+
+def for_chat(out: dict, blocks: list[BlockView]) -> dict:
+    """Chat: one assistant message, then the tool messages, in ``messages``."""
+    out["messages"] = list(out.get("messages") or []) + _chat(blocks)
+    return out
+
+
+def for_invoke(out: dict, blocks: list[BlockView]) -> dict:
+    """Bedrock InvokeModel: Anthropic's messages inside the request's ``body``."""
+    body = out.get("body")
+    body = json.loads(body) if isinstance(body, str | bytes) else body or {}
+    body["messages"] = list(body.get("messages") or []) + _anthropic(blocks)
+    out["body"] = body
+    return out
+
+
+def for_converse(out: dict, blocks: list[BlockView]) -> dict:
+    """Bedrock Converse: the assistant's content blocks, then the ``toolResult`` blocks."""
+    out["messages"] = list(out.get("messages") or []) + _converse(blocks)
+    return out
+
+
+def for_gemini(out: dict, blocks: list[BlockView]) -> dict:
+    """Gemini: the model's parts, then the ``functionResponse`` parts, in ``contents``."""
+    given = out.get("contents")
+    contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
+                else list(given or []))
+    out["contents"] = contents + _gemini(blocks)
     return out
 
 

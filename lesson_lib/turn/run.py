@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
+from .. import wires
 from ..capture.captures import Capture
 from ..wires import anthropic
 from ..wires.stream_end import how_it_ended
@@ -152,9 +153,9 @@ def _model(capture: Capture) -> str | None:
     return capture.request.get("model") if isinstance(capture.request, dict) else None
 
 
-_SDK_RAW = {"anthropic-messages": lambda e: e.type in _ANTHROPIC_RAW,
-            "openai-chat": lambda e: e.type == "chunk",
-            "openai-responses": lambda e: True}
+_SDK_RAW = {wires.anthropic.WIRE: lambda e: e.type in _ANTHROPIC_RAW,
+            wires.chat.WIRE: lambda e: e.type == "chunk",
+            wires.responses.WIRE: lambda e: True}
 _ANTHROPIC_RAW = frozenset({anthropic.MESSAGE_START, anthropic.CONTENT_BLOCK_START,
                             anthropic.CONTENT_BLOCK_DELTA, anthropic.CONTENT_BLOCK_STOP,
                             anthropic.MESSAGE_DELTA, anthropic.MESSAGE_STOP, "error"})
@@ -165,7 +166,7 @@ def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None
     wire: list[WireEvent] = [e for e in parse_all(capture.events)
                              if e.type != DONE and e.type != anthropic.PING]
     is_raw = _SDK_RAW.get(capture.wire or "", lambda e: True)
-    chat = capture.wire == "openai-chat"
+    chat = capture.wire == wires.chat.WIRE
     out: list[float | None] = []
     k, t = 0, None
     for ev in sdk_events:

@@ -1,6 +1,6 @@
 """Lesson 4 (live in lesson 6): one push pipeline from a response's bytes to turn events.
 
-    chunk -> framing (`lesson_lib.sse.framing`: SSE, or the wire's own)
+    chunk -> framing (the wire's registry entry's decoder: SSE, or the wire's own)
           -> wire events (`lesson_lib.wires.wire_events`)
           -> the wire's accumulator, whose `feed` and `finish` say what changed
           -> the wire's adapter -> turn events
@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..accumulate import accumulator_for
-from ..sse.framing import decoder_for
+from ..sse.decoder import SSEDecoder
+from ..wires import ENTRIES
 from ..wires.stream_end import http_error as http_error_diagnostic
 from ..wires.wire_events import WireEvent, parse_payload
 from .adapters import Counter, WireAdapter, adapter_for, dialect_for
@@ -61,7 +62,7 @@ class TurnStream:
         self.seq = seq if seq is not None else Counter()
         self.dialect = dialect
         self.adapter: WireAdapter | None = None
-        self._decoder = decoder_for(wire)
+        self._decoder = _new_decoder(wire)
         self._accumulator = accumulator_for(wire, self.request)
         self._read = 0              # wire events read so far: the next one's index
         self._ended = False
@@ -118,7 +119,7 @@ class TurnStream:
         accepts are fed on (it turns away those already received)."""
         if self._ended:
             raise ValueError("resume after the step's end")
-        self._decoder = decoder_for(self.wire)
+        self._decoder = _new_decoder(self.wire)
         self._keep = keep
 
     # -- the same, one batch per wire event ------------------------------------------
@@ -180,6 +181,13 @@ class TurnStream:
                                        model=self.request.get("model"), dialect=dialect)
             out.append((None, self.adapter.begin()))
         return self.adapter
+
+
+def _new_decoder(wire: str | None) -> Any:
+    """A fresh decoder for a body on `wire`: the one its registry entry names (SSE's for a
+    wire the registry lacks)."""
+    entry = ENTRIES.get(wire or "")
+    return entry.new_decoder() if entry is not None else SSEDecoder()
 
 
 def _joined(batches: list[Batch]) -> list[TurnEvent]:

@@ -33,9 +33,16 @@ data and small pure functions:
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet;
 - ``ENTRY``: what carries it over HTTP (`entry.Entry`): its title, framing,
   content type, capture suffix, paths, the request's fields the path takes,
-  and a failed request's error body and headers, and how a dropped stream
-  resumes where the wire can (`resume.Resume`). `ENTRIES` holds them all;
-  `lesson-lib serve` and the live loop read them.
+  and a failed request's error body and headers; how a dropped stream resumes
+  where the wire can (`resume.Resume`); and where its parts live downstream
+  (decoder, accumulator, adapter, next request, SDK route, record route,
+  reference folders: see `entry`).
+
+The registry is `WIRES` (each wire's module) and `ENTRIES` (its entry), and
+`register(module)` is the only way in: a new wire is its module and one call,
+refused with a message naming what it lacks. Every station, command and page
+reads these two (`PerWire` reads one field of every entry when asked), so none
+keeps a list of wires.
 
 Beside them, read from them: `wire_events` (events to wire events, and
 `detect_wire`), `stream_end` (how a stream ended: its terminal and its
@@ -52,8 +59,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini, responses
 from .common import (
@@ -66,19 +74,81 @@ from .common import (
     error_body,
     retryable_status,
 )
-from .entry import Entry
+from .entry import Entry, RecordRoute, SDKRoute
 
-WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini,
-                                                    bedrock_converse, bedrock_invoke)}
-# Each wire's entry: what carries it over HTTP (`entry.Entry`), read by serve and live.
-ENTRIES: dict[str, Entry] = {name: module.ENTRY for name, module in WIRES.items()}
-# Every event type that reports an in-band failure on some wire.
+# The registry: each wire's module (or any object with the same names), by its name, and
+# its entry (`entry.Entry`: how HTTP carries it and where its parts live). `register` is
+# the only way in; every station, command and page reads these two.
+WIRES: dict[str, ModuleType] = {}
+ENTRIES: dict[str, Entry] = {}
+# The names a wire's module must have: every capability reads them.
+REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read_error",
+            "finish_reason", "usage_counts", "retryable_error", "SHEET")
+
+__all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
+           "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
+           "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
+           "error_body", "for_wire", "gemini", "read_error", "register", "responses",
+           "retryable_status", "unregister"]
+
+
+def register(module: Any) -> Entry:
+    """Add a wire: its module (or an object with the same names, see `REQUIRED`) whose
+    ``ENTRY`` names its parts. ``ValueError`` naming every missing part; a wire already
+    registered is replaced."""
+    name = getattr(module, "WIRE", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError("a wire cannot be registered without its name (WIRE)")
+    missing = [part for part in REQUIRED if getattr(module, part, None) is None]
+    entry = getattr(module, "ENTRY", None)
+    if isinstance(entry, Entry):
+        if entry.wire != name:
+            raise ValueError(f"wire {name!r} cannot be registered: its ENTRY is {entry.wire!r}'s")
+        missing += entry.missing()
+    elif "ENTRY" not in missing:
+        missing.append("ENTRY (an entry.Entry)")
+    if missing:
+        raise ValueError(f"wire {name!r} cannot be registered: it lacks {', '.join(missing)}")
+    WIRES[name] = module
+    ENTRIES[name] = entry
+    return entry
+
+
+T = TypeVar("T")
+
+
+class PerWire(Mapping[str, T]):
+    """Each registered wire's `read(entry)`, for the wires `keep(entry)` allows, read when
+    asked: a wire registered later is in it (a table built once at import would miss it)."""
+
+    def __init__(self, read: Callable[[Entry], T],
+                 keep: Callable[[Entry], bool] = lambda entry: True) -> None:
+        self._read, self._keep = read, keep
+
+    def __getitem__(self, wire: str) -> T:
+        entry = ENTRIES.get(wire)
+        if entry is None or not self._keep(entry):
+            raise KeyError(wire)
+        return self._read(entry)
+
+    def __iter__(self) -> Iterator[str]:
+        return (wire for wire, entry in list(ENTRIES.items()) if self._keep(entry))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def unregister(name: str) -> None:
+    """Remove a wire `register` added (a test's own wire; no error when absent)."""
+    WIRES.pop(name, None)
+    ENTRIES.pop(name, None)
+
+
+# The course's wires: one line each.
+for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke):
+    register(_module)
+# Every event type that reports an in-band failure on one of the course's wires.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))
-
-__all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "USAGE_COUNTS", "WIRES", "Entry", "FinishReason",
-           "RetryRule", "Sheet", "WireError", "anthropic", "bedrock", "bedrock_converse",
-           "bedrock_invoke", "chat", "entry_for", "error_body", "for_wire", "gemini",
-           "read_error", "responses", "retryable_status"]
 
 
 def for_wire(name: str | None) -> ModuleType:

@@ -22,7 +22,7 @@ from .common import (
     unified,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 
 WIRE = "anthropic-messages"
 # Where the provider listens, under its base URL (the SDK's own path); the body's
@@ -251,4 +251,14 @@ def error_body(status: int, message: str) -> dict[str, Any]:
 ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("system", "messages"), error_body=error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate.anthropic:AnthropicAccumulator",
+              adapter="lesson_lib.turn.adapters.anthropic:AnthropicAdapter",
+              next_request="lesson_lib.turn.next_request:for_messages",
+              sdk=SDKRoute("anthropic", "lesson_lib.turn.adapters.sdk:AnthropicSDK",
+                             replay="lesson_lib.capture.replay:replay_messages",
+                             request="lesson_lib.capture.replay:messages_kwargs", model="claude-sonnet-4-6"),
+              record=RecordRoute(("ANTHROPIC_API_KEY",), "claude-sonnet-4-6",
+                                 "lesson_lib.capture.record:messages_request",
+                                 "lesson_lib.capture.record:anthropic_create"),
+              reference_folders=("anthropic-messages",))

@@ -26,7 +26,7 @@ from .bedrock import (
 )
 from .common import FinishReason, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import Entry
+from .entry import Entry, SDKRoute
 
 WIRE = CONVERSE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -138,4 +138,10 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstrea
               content_type=EVENTSTREAM_CONTENT_TYPE, suffix=".eventstream", route=PATH,
               path="/model/{modelId}/converse-stream", conversation=("system", "messages"),
               error_body=error_body, error_headers=error_headers,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate.bedrock:ConverseAccumulator",
+              adapter="lesson_lib.turn.adapters.bedrock:ConverseAdapter",
+              next_request="lesson_lib.turn.next_request:for_converse",
+              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
+                             replay="lesson_lib.capture.replay:replay_boto3"),
+              reference_folders=())

@@ -25,7 +25,7 @@ from .bedrock import (
 )
 from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import Entry
+from .entry import Entry, SDKRoute
 
 WIRE = INVOKE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -96,4 +96,10 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
               path="/model/{modelId}/invoke-with-response-stream",
               conversation=("system", "messages"), body_field="body",
               error_body=error_body, error_headers=error_headers,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate.bedrock:InvokeAccumulator",
+              adapter="lesson_lib.turn.adapters.bedrock:InvokeAdapter",
+              next_request="lesson_lib.turn.next_request:for_invoke",
+              sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
+                             replay="lesson_lib.capture.replay:replay_boto3"),
+              reference_folders=())

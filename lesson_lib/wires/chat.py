@@ -29,7 +29,7 @@ from .common import (
     unified,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .wire_events import DONE
 
 WIRE = "openai-chat"
@@ -262,4 +262,14 @@ SHEET = Sheet(
 ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("messages",), error_body=openai_error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate:chat_accumulator",
+              adapter="lesson_lib.turn.adapters.chat:ChatAdapter",
+              next_request="lesson_lib.turn.next_request:for_chat",
+              sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ChatSDK",
+                             replay="lesson_lib.capture.replay:replay_chat",
+                             request="lesson_lib.capture.replay:chat_kwargs", model="gpt-4.1"),
+              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
+                                 "lesson_lib.capture.record:chat_request",
+                                 "lesson_lib.capture.record:chat_create"),
+              reference_folders=("openai-chat", "openai-chat-compatible"))

@@ -16,20 +16,115 @@ says how in its `resume` (`Resume`); None where a dropped stream is lost.
 '/model/us.anthropic.claude/converse-stream'
 >>> entry.request_body({"modelId": "us.anthropic.claude", "messages": []})
 {'messages': []}
+
+**One wire, one entry.** The entry is also where every later station finds
+the wire's own parts, so that none keeps a list of wires:
+
+- `decoder`: the framing that cuts the body into events (SSE's and Bedrock's
+  binary frames are named by `framing`; a wire with a framing of its own
+  names its decoder's factory);
+- `accumulator`: what builds the provider's final object (lesson 2), given
+  the step's request when it takes one (a Chat request's structured output);
+- `adapter`: what turns the accumulator's changes into turn events (lesson 4);
+- `next_request`: how the request after a step that asked for tools is
+  built from the step's blocks (the agent loop, live and simulated);
+- `sdk`: the official SDK's route (`SDKRoute`: how its stream objects
+  become the course's), or None when the wire has no official SDK;
+- `record`: what `lesson-lib record` needs (`RecordRoute`: the key's
+  environment variable, a default model, how the SDK is pointed at a base
+  URL), or None;
+- `reference_folders`: the reference-capture folders whose bare bodies are
+  on this wire (compatible servers speak Chat), and `suffix`, the body
+  file's suffix: together they say a file is a capture of this wire.
+
+The river runs one way: `wires/` sits upstream of the accumulators, the
+adapters and the SDK translators, so it may not import them. A built-in
+wire names each part by where it lives, ``"lesson_lib.accumulate.anthropic:
+AnthropicAccumulator"``, and the name is resolved on first use (`resolve`);
+a new wire may pass the callable itself. `lesson_lib.wires.register` adds a
+wire (its module, or any object with the same names) and refuses one that
+lacks a part every capability needs, naming what is missing:
+
+>>> from types import SimpleNamespace
+>>> wires.register(SimpleNamespace(WIRE="toy", ENTRY=None))
+Traceback (most recent call last):
+...
+ValueError: wire 'toy' cannot be registered: it lacks ENTRY, EVENT_TYPES, TERMINALS, FAILURES, KEEPALIVES, read_error, finish_reason, usage_counts, retryable_error, SHEET
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from .resume import Resume
 
-Framing = Literal["sse", "eventstream"]
+# A framing's name: ``sse``, ``eventstream`` (Bedrock's binary frames), or a new wire's own.
+Framing = str
 SSE_CONTENT_TYPE = "text/event-stream"
+
+# A part of a wire that lives downstream of `wires/`: ``"package.module:attribute"``,
+# resolved on first use, or the object itself.
+Part = str | Callable[..., Any]
+
+# The decoder of each framing the course has, by name (`Entry.decoder` overrides).
+FRAMING_DECODERS: dict[str, Part] = {
+    "sse": "lesson_lib.sse.decoder:SSEDecoder",
+    "eventstream": "lesson_lib.sse.bedrock_frames:FrameEventDecoder",
+}
+
+_RESOLVED: dict[str, Any] = {}
+
+
+def resolve(part: Part) -> Any:
+    """The object a part names: a ``"module:attribute"`` name imported on first use, anything
+    else as it is."""
+    if not isinstance(part, str):
+        return part
+    found = _RESOLVED.get(part)
+    if found is None:
+        module, _, attribute = part.partition(":")
+        found = _RESOLVED[part] = getattr(importlib.import_module(module), attribute)
+    return found
+
+
+@dataclass(frozen=True)
+class SDKRoute:
+    """How the wire's official SDK reads a capture (lesson 4's SDK route). `package`: the
+    SDK's distribution name; `translator`: a class (or factory, given the wire's name when
+    it takes one) turning the SDK's stream objects into the course's; `replay`:
+    ``replay(capture, chunk_size, kwargs, client, take) -> final object or None``, the SDK
+    put in front of a capture offline (`take(event, new_text)` for each of its events);
+    `request`: ``request(recorded_request, model) -> the SDK call's arguments``, `model`
+    the model named when the capture names none."""
+
+    package: str
+    translator: Part
+    replay: Part | None = None
+    request: Part | None = None
+    model: str = "model"
+
+
+@dataclass(frozen=True)
+class RecordRoute:
+    """What `lesson-lib record` needs for the wire: `keys`, the environment variables a key
+    may come from (the first one set wins); `model`, used when none is given; `request`,
+    ``request(prompt, model, max_tokens) -> the SDK's create arguments``; `create`,
+    ``create(key, base_url, on_request) -> (raw streaming create, the SDK module)``: the
+    official SDK pointed at `base_url` when given, `on_request` its HTTP request hook;
+    `via`: how the body was read, for the capture's provenance."""
+
+    keys: tuple[str, ...]
+    model: str
+    request: Part
+    create: Part
+    via: str = "with_streaming_response.create(stream=True) + iter_bytes()"
+
 
 # A path's fields: ``{name}`` in a template.
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -54,7 +149,9 @@ class Entry:
     to a capture by them); `error_body(status, message)` and
     `error_headers(status)`: the provider's error for a failed request;
     `resume`: how a dropped stream is asked for again from where it broke
-    (`Resume`), None on a wire whose streams cannot be.
+    (`Resume`), None on a wire whose streams cannot be. The wire's parts
+    (`decoder`, `accumulator`, `adapter`, `next_request`, `sdk`, `record`,
+    `reference_folders`): see the module.
     """
 
     wire: str
@@ -71,6 +168,53 @@ class Entry:
     body_field: str | None = None
     streams_by_path: bool = False
     resume: Resume | None = None
+    accumulator: Part | None = None
+    adapter: Part | None = None
+    next_request: Part | None = None
+    decoder: Part | None = None
+    sdk: SDKRoute | None = None
+    record: RecordRoute | None = None
+    reference_folders: tuple[str, ...] = ()
+
+    def missing(self) -> list[str]:
+        """The parts every capability needs that this entry lacks (empty: none)."""
+        parts = {"accumulator": self.accumulator, "adapter": self.adapter,
+                 "next_request": self.next_request,
+                 "decoder": self.decoder or FRAMING_DECODERS.get(self.framing)}
+        return [f"ENTRY.{name}" for name, part in parts.items() if part is None]
+
+    def new_decoder(self) -> Any:
+        """A fresh decoder for one body: the framing's (lesson 1)."""
+        return resolve(self.decoder or FRAMING_DECODERS[self.framing])()
+
+    def new_accumulator(self, request: Mapping[str, Any] | None = None) -> Any:
+        """A fresh accumulator (lesson 2), given the step's `request` when it takes one."""
+        factory = resolve(self.accumulator)
+        if _takes(factory, "request"):
+            return factory(request=dict(request or {}))
+        return factory()
+
+    def new_adapter(self, step: int = 1, seq: Any = None, **kw: Any) -> Any:
+        """A fresh adapter for one step (lesson 4)."""
+        return self.adapter_class(step, seq, **kw)
+
+    @property
+    def adapter_class(self) -> Any:
+        """The adapter's class (or factory)."""
+        return resolve(self.adapter)
+
+    def new_translator(self) -> Any:
+        """A fresh reader of the official SDK's stream objects (`SDKRoute.translator`), given
+        the wire's name when it takes one (``ValueError`` on a wire without an SDK route)."""
+        if self.sdk is None:
+            raise ValueError(f"the {self.wire} wire has no official SDK route")
+        factory = resolve(self.sdk.translator)
+        return factory(wire=self.wire) if _takes(factory, "wire") else factory()
+
+    def build_next(self, request: dict[str, Any], blocks: list[Any]) -> dict[str, Any]:
+        """`request` (a copy the caller owns) with the step's `blocks` and their tools'
+        results appended as the wire spells them: the next step's request."""
+        return resolve(self.next_request)(request, blocks)
 
     @property
     def path_fields(self) -> tuple[str, ...]:
@@ -104,3 +248,11 @@ class Entry:
         request's `body_field` opened, anything else as it is."""
         inner = body.get(self.body_field) if self.body_field is not None else None
         return inner if isinstance(inner, dict) else body
+
+
+def _takes(factory: Any, name: str) -> bool:
+    """Whether `factory` takes a parameter called `name`."""
+    try:
+        return name in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False

@@ -33,7 +33,7 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .wire_events import GEMINI_RECORD, WireEvent
 
 WIRE = "google-gemini"
@@ -264,4 +264,16 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH,
               path=f"/{API_VERSION}/models/{{model}}:streamGenerateContent",
               query=(("alt", "sse"),), conversation=("contents",), error_body=error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS,
+              accumulator="lesson_lib.accumulate.gemini:GeminiAccumulator",
+              adapter="lesson_lib.turn.adapters.gemini:GeminiAdapter",
+              next_request="lesson_lib.turn.next_request:for_gemini",
+              sdk=SDKRoute("google-genai", "lesson_lib.turn.adapters.gemini_sdk:GeminiSDKTranslator",
+                             replay="lesson_lib.capture.replay:replay_gemini",
+                             request="lesson_lib.capture.replay:gemini_kwargs", model="gemini-2.5-flash"),
+              record=RecordRoute(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash",
+                                 "lesson_lib.capture.record:gemini_request",
+                                 "lesson_lib.capture.record:gemini_create",
+                                 via="models.generate_content_stream, the body read by its "
+                                     "HTTP transport"),
+              reference_folders=("google-gemini",))

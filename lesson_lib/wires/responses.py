@@ -28,7 +28,7 @@ from .common import (
     read_error_object,
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .resume import Resume
 from .wire_events import DONE
 
@@ -333,4 +333,14 @@ RESUME = Resume(point_field="sequence_number", numbered=True,
 ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("instructions", "input"), error_body=openai_error_body,
-              streams_by_path=PATH_STREAMS, resume=RESUME)
+              streams_by_path=PATH_STREAMS, resume=RESUME,
+              accumulator="lesson_lib.accumulate.responses:ResponsesAccumulator",
+              adapter="lesson_lib.turn.adapters.responses:ResponsesAdapter",
+              next_request="lesson_lib.turn.next_request:for_responses",
+              sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ResponsesSDK",
+                             replay="lesson_lib.capture.replay:replay_responses",
+                             request="lesson_lib.capture.replay:responses_kwargs", model="gpt-4.1"),
+              record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
+                                 "lesson_lib.capture.record:responses_request",
+                                 "lesson_lib.capture.record:responses_create"),
+              reference_folders=("openai-responses",))

@@ -102,7 +102,7 @@ class ResponsesAccumulator(Accumulator):
     [('slot_opened', (0,)), ('slot_removed', (0,)), ('slot_opened', (0, 0)), ('text_appended', (0, 0))]
     """
 
-    wire = "openai-responses"
+    wire = responses.WIRE
 
     def __init__(self) -> None:
         super().__init__()

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...capture.captures import Capture
-from ...wires import ENTRIES
+from ...wires import ENTRIES, PerWire, responses
 
 # The provider path each wire is served at, and the wires whose path itself asks for
 # a stream (no ``stream`` field in the body): each wire's registry entry says.
-PATHS = {name: entry.route for name, entry in ENTRIES.items()}
-STREAMING_PATHS = frozenset(name for name, entry in ENTRIES.items() if entry.streams_by_path)
+PATHS = PerWire(lambda entry: entry.route)
+STREAMING_PATHS = PerWire(lambda entry: entry.route, lambda entry: entry.streams_by_path)
 
 _TEXT_BLOCKS = {"text", "input_text", "output_text"}
 
@@ -87,7 +87,7 @@ def conversation(wire: str, request: dict[str, Any]) -> tuple:
     entry = ENTRIES.get(wire)
     for key in entry.conversation if entry is not None else ():
         value = request.get(key)
-        if wire == "openai-responses" and key == "input" and isinstance(value, str):
+        if wire == responses.WIRE and key == "input" and isinstance(value, str):
             value = [{"role": "user", "content": value}]
         parts.append(_normal(value))
     return tuple(parts)

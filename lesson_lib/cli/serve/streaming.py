@@ -10,6 +10,8 @@ import math
 from typing import Any
 
 from ...capture.captures import Capture
+from ...wires import ENTRIES
+from ...wires.entry import SSE_CONTENT_TYPE
 
 INSTANT = math.inf
 MIN_SPEED, MAX_SPEED = 0.01, 1000.0     # 100 times slower to 1,000 times faster
@@ -66,8 +68,11 @@ def response_headers(capture: Capture) -> dict[str, str]:
     headers = {str(k).lower(): str(v) for k, v in recorded.items()
                if str(k).lower() not in _NOT_REPLAYED}
     if "content-type" not in headers:
-        headers["content-type"] = ("text/event-stream; charset=utf-8" if capture.status < 300
-                                   else "application/json")
+        entry = ENTRIES.get(capture.wire or "")
+        framed = entry.content_type if entry is not None else SSE_CONTENT_TYPE
+        text = framed.startswith("text/")
+        headers["content-type"] = ((f"{framed}; charset=utf-8" if text else framed)
+                                   if capture.status < 300 else "application/json")
     headers["x-capture"] = capture.key
     headers.setdefault("cache-control", "no-cache")
     return headers

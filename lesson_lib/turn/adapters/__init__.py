@@ -1,18 +1,22 @@
 """Adapters: one per wire, from the accumulators' changes to turn events, and one
 from the official SDKs' own stream events (`sdk`).
 
-Which adapter speaks for a step is data: `ADAPTERS` maps a wire to its
-adapter, and `DIALECTS` maps a server that speaks a wire with its own traits
+Which adapter speaks for a step is data: each wire's registry entry names
+its adapter (`lesson_lib.wires.entry.Entry.adapter`; `ADAPTERS` reads them
+all), and `DIALECTS` maps a server that speaks a wire with its own traits
 (an OpenAI-compatible Chat server) to the adapter that knows them. A new
-provider is one more entry here and one more module: the reducer and the
-views never change for it, since they read only the turn's events.
+provider is one more module and one line in the registry: the reducer and
+the views never change for it, since they read only the turn's events.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...wires import PerWire
+from ...wires import chat as chat_wire
 from .anthropic import AnthropicAdapter
 from .base import Counter, WireAdapter
 from .bedrock import ConverseAdapter, InvokeAdapter
@@ -37,16 +41,10 @@ class Dialect:
     models: tuple[str, ...] = ()
 
 
-ADAPTERS: dict[str, type[WireAdapter]] = {
-    "anthropic-messages": AnthropicAdapter,
-    "openai-responses": ResponsesAdapter,
-    "openai-chat": ChatAdapter,
-    "google-gemini": GeminiAdapter,
-    "aws-bedrock-converse": ConverseAdapter,
-    "aws-bedrock-invoke": InvokeAdapter,
-}
+ADAPTERS: Mapping[str, type[WireAdapter]] = PerWire(lambda entry: entry.adapter_class,
+                                                   lambda entry: entry.adapter is not None)
 DIALECTS: dict[str, Dialect] = {
-    "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),
+    "deepseek": Dialect(chat_wire.WIRE, DeepSeekChatAdapter, ("deepseek-",)),
 }
 
 
@@ -59,9 +57,9 @@ def adapter_for(wire: str | None, step: int = 1, seq: Counter | None = None, *,
         if found is None or found.wire != wire:
             raise ValueError(f"no turn adapter for dialect {dialect!r} of wire {wire!r}")
         return found.adapter(step, seq, **kw)
-    if wire not in ADAPTERS:
+    if (wire or "") not in ADAPTERS:
         raise ValueError(f"no turn adapter for wire {wire!r}")
-    return ADAPTERS[wire](step, seq, **kw)
+    return ADAPTERS[wire or ""](step, seq, **kw)
 
 
 def dialect_of(capture: Any) -> str | None:

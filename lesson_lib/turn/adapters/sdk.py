@@ -82,7 +82,6 @@ from ...wires.wire_events import parse_payload
 from ..events import TurnEvent
 from . import adapter_for
 from .base import Counter, WireAdapter
-from .gemini_sdk import GeminiSDKTranslator
 
 
 def _data(obj: Any) -> Any:
@@ -408,7 +407,7 @@ class _ChatSDK:
 
     def __init__(self) -> None:
         from ...accumulate import accumulator_for
-        self.acc = accumulator_for("openai-chat")
+        self.acc = accumulator_for(wires.chat.WIRE)
         self.count = 0
         self._end: list | None = None
 
@@ -446,15 +445,8 @@ class _ChatSDK:
         return self._finished()
 
 
-def _boto_events(wire: str) -> Any:
-    from .bedrock import BotoEvents
-    return lambda: BotoEvents(wire)
-
-
-_TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
-                "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator,
-                "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
-                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
+# The translators each wire's registry entry names (`Entry.sdk`), by the names it uses.
+AnthropicSDK, ResponsesSDK, ChatSDK = _AnthropicSDK, _ResponsesSDK, _ChatSDK
 
 
 class SDKAdapter:
@@ -463,10 +455,11 @@ class SDKAdapter:
     def __init__(self, wire: str, step: int = 1, seq: Counter | None = None, *,
                  model: str | None = None, block_start: int = 0,
                  dialect: str | None = None) -> None:
-        if wire not in _TRANSLATORS:
+        entry = wires.ENTRIES.get(wire)
+        if entry is None or entry.sdk is None:
             raise ValueError(f"no SDK adapter for wire {wire!r}")
         self.wire = wire
-        self.translator = _TRANSLATORS[wire]()
+        self.translator = entry.new_translator()
         self.adapter: WireAdapter = adapter_for(wire, step, seq, model=model,
                                                 block_start=block_start, dialect=dialect)
         self.seen = 0

@@ -1,0 +1,430 @@
+"""A new wire is one registry call: a toy wire defined here runs every capability.
+
+The toy wire is NDJSON, one JSON object a line, each naming its ``type``:
+``start`` (the response's id and model), ``text`` (a fragment of the answer),
+``call`` (a tool call begins: its id and name), ``args`` (a fragment of its
+arguments), ``ping`` (a keep-alive), ``end`` (the stop reason and usage: the
+terminal) and ``error`` (an in-band failure). Its framing, accumulator and
+adapter are a few dozen lines each, below; `wires.register` adds it, and from
+outside the package the matrix runs on it: a live weather turn over TCP
+against `serve`, Stop, a dropped connection retried, a budget, the watchdog,
+the server's 404 in the wire's own error shape, the cheat sheet. No file of
+`lesson_lib` names it. What it cannot have (no official SDK, so no SDK route
+and no `record`) its entry says with None, and the matrix skips that, saying why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+
+from lesson_lib import wires
+from lesson_lib.accumulate import Accumulator, Slot, accumulator_for
+from lesson_lib.accumulate import changes as ch
+from lesson_lib.breaks.watchdog import kinds
+from lesson_lib.capture.captures import from_bytes, load
+from lesson_lib.capture.diagnostics import Diagnostic
+from lesson_lib.cli import commands as cli
+from lesson_lib.cli.serve.background import serving
+from lesson_lib.course import cheat_sheet
+from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
+from lesson_lib.sse.decoder import ServerSentEvent
+from lesson_lib.turn.adapters.base import WireAdapter
+from lesson_lib.turn.events import Finish
+from lesson_lib.turn.order import check
+from lesson_lib.turn.weather import RESULTS, TOOL_NAME, result_text
+from lesson_lib.wires.common import RetryRule, Sheet, WireError
+from lesson_lib.wires.entry import Entry
+from lesson_lib.wires.wire_events import parse_all
+
+TOY = "toy-ndjson"
+PATH = "/toy/v1/stream"
+FAST = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.05)
+
+
+# -- the framing: one JSON object a line ------------------------------------------------
+
+
+class Lines:
+    """NDJSON cut into events: each non-empty line is one event's data."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self._pending, self._offset = b"", 0
+
+    def feed(self, chunk: bytes, t: float | None = None) -> list[ServerSentEvent]:
+        *lines, self._pending = (self._pending + chunk).split(b"\n")
+        out = []
+        for line in lines:
+            end = self._offset + len(line) + 1
+            if line.strip():
+                out.append(ServerSentEvent(None, line.decode("utf-8", "replace"),
+                                           start=self._offset, end=end, t=t))
+            self._offset = end
+        return out
+
+    def finish(self) -> list[ServerSentEvent]:
+        if self._pending.strip():
+            self.diagnostics.append(Diagnostic(
+                code="undispatched_bytes", severity="error", offset=self._offset,
+                message=f"{len(self._pending)} bytes after the last line never ended a line"))
+        self._pending = b""
+        return []
+
+
+# -- the accumulator: the answer's text and calls, as changes --------------------------
+
+
+class ToyAccumulator(Accumulator):
+    """Slots in arrival order: a text slot, or one per call (its arguments as JSON text)."""
+
+    wire = TOY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slots_: list[dict[str, Any]] = []
+        self.response: dict[str, Any] = {}
+
+    def _close(self, index: int | None, *, cut: bool = False) -> None:
+        if self.slots_ and self.slots_[-1]["open"]:
+            self.slots_[-1]["open"] = False
+            self.changes.append(ch.SlotClosed(index, len(self.slots_) - 1,
+                                              "end_of_stream" if cut else "stop", synthesised=cut))
+
+    def _open(self, index: int, kind: str, **kw: Any) -> None:
+        self._close(index)
+        self.slots_.append({"kind": kind, "text": [], "open": True, **kw})
+        self.changes.append(ch.SlotOpened(index, len(self.slots_) - 1, kind, kind,
+                                          takes_input=kind == "call", **kw))
+
+    def feed(self, event):
+        self.changes = []
+        p, i = event.payload if isinstance(event.payload, dict) else {}, event.index
+        if event.type == "start":
+            self.response.update(id=p.get("id"), model=p.get("model"))
+            self.changes.append(ch.ResponseChanged(i, {"id": p.get("id"), "model": p.get("model")}))
+        elif event.type == "text":
+            if not (self.slots_ and self.slots_[-1]["open"] and self.slots_[-1]["kind"] == "text"):
+                self._open(i, "text")
+            self.slots_[-1]["text"].append(p.get("delta", ""))
+            self.changes.append(ch.TextAppended(i, len(self.slots_) - 1, "text", p.get("delta", "")))
+        elif event.type == "call":
+            self._open(i, "call", name=p.get("name"), call_id=p.get("id"))
+        elif event.type == "args" and self.slots_ and self.slots_[-1]["kind"] == "call":
+            self.slots_[-1]["text"].append(p.get("delta", ""))
+            self.changes.append(ch.ToolInputGrew(i, len(self.slots_) - 1, p.get("delta", "")))
+        elif event.type == "end":
+            self._close(i)
+            self.response.update(stop=p.get("stop"), usage=p.get("usage"))
+            self.changes.append(ch.ResponseChanged(i, {"stop": p.get("stop"),
+                                                       "usage": p.get("usage")}))
+            self.complete = True
+            self.changes.append(ch.TerminalReached(i, "end"))
+        elif event.type == "error":
+            self.changes.append(ch.InBandError(i, str(p.get("message")), p, p.get("code")))
+        elif event.type != "ping":
+            self.changes.append(ch.UnknownEvent(i, event.type, p))
+        return self.changes
+
+    def finish(self, sse_diagnostics=()):
+        if not self.begin_finish(sse_diagnostics):
+            return []
+        self._close(None, cut=True)
+        return self.end_changes("cut")
+
+    def final(self) -> dict:
+        return {**self.response, "output": [
+            {"kind": s["kind"], "text": "".join(s["text"])} for s in self.slots_]}
+
+    def slots(self) -> list[Slot]:
+        return [Slot(n, s["kind"], s["kind"], "".join(s["text"]),
+                     "open" if s["open"] else "closed") for n, s in enumerate(self.slots_)]
+
+
+# -- the adapter and the rest of the wire module ---------------------------------------
+
+
+class ToyAdapter(WireAdapter):
+    """The base adapter does the work; the toy says its stop reason its own way."""
+
+    wire = TOY
+
+    def finish(self) -> Finish:
+        raw = self.response.get("stop")
+        return Finish(finish_reason(raw) or "other", raw)
+
+
+def finish_reason(raw: Any):
+    return {"done": "stop", "tools": "tool_calls", "long": "length"}.get(raw)
+
+
+def next_request(out: dict, blocks: list) -> dict:
+    calls = [b for b in blocks if b.kind == "tool_call"]
+    text = "".join(b.text for b in blocks if b.kind == "text")
+    out["messages"] = [*out.get("messages", []),
+                       {"role": "assistant", "text": text,
+                        "calls": [{"id": b.call_id, "name": b.name, "args": b.raw_input}
+                                  for b in calls]},
+                       *({"role": "tool", "id": b.call_id, "content": result_text(b.result)}
+                         for b in calls)]
+    return out
+
+
+def error_body(status: int, message: str) -> dict:
+    return {"toy_error": {"status": status, "message": message}}
+
+
+def read_error(event_type, payload):
+    if event_type != "error" or not isinstance(payload, dict):
+        return None
+    return WireError(payload.get("code"), payload.get("code"), payload.get("message"))
+
+
+ENTRY = Entry(wire=TOY, title="A toy NDJSON wire", framing="ndjson",
+              content_type="application/x-ndjson", suffix=".ndjson", route=PATH, path=PATH,
+              conversation=("messages",), error_body=error_body, streams_by_path=True,
+              decoder=Lines, accumulator=ToyAccumulator, adapter=ToyAdapter,
+              next_request=next_request)
+RETRY = RetryRule(frozenset({"busy"}), frozenset({"bad"}), "code")
+MODULE = SimpleNamespace(
+    WIRE=TOY, ENTRY=ENTRY, EVENT_TYPES=frozenset({"start", "text", "call", "args", "ping",
+                                                  "end", "error"}),
+    TERMINALS=frozenset({"end"}), FAILURES=frozenset({"error"}), KEEPALIVES=frozenset({"ping"}),
+    read_error=read_error, finish_reason=finish_reason, RETRY=RETRY,
+    retryable_error=RETRY.error,
+    usage_counts=lambda usage: {"input": usage.get("in", 0), "output": usage.get("out", 0),
+                                "cache_read": 0, "cache_write": 0, "reasoning": 0},
+    SHEET=Sheet(wire=TOY, events=(("start", "id and model"), ("text", "a fragment"),
+                                  ("call", "a call begins"), ("args", "its arguments"),
+                                  ("end", "stop reason and usage")),
+                addressing=(("(order)", "slots in arrival order"),),
+                tool_arguments="`args` lines after their `call`", terminal="`end`",
+                in_band_error="`error` line", finish="done → stop; tools → tool_calls",
+                error_body='{"toy_error": {"status", "message"}}'))
+
+
+# -- the weather turn, written as captures ---------------------------------------------
+
+QUESTION = [{"role": "user", "content": "What's the weather like in Paris and Tokyo right now?"}]
+CALLS = [("call_paris", RESULTS[0]), ("call_tokyo", RESULTS[1])]
+
+
+def _lines(*objects: dict) -> bytes:
+    return b"".join(json.dumps(o).encode() + b"\n" for o in objects)
+
+
+def step1_body() -> bytes:
+    lines = [{"type": "start", "id": "r1", "model": "toy-1"},
+             {"type": "text", "delta": "Let me check both cities."}]
+    for call_id, result in CALLS:
+        args = json.dumps({"location": result["location"], "unit": "celsius"})
+        lines += [{"type": "call", "id": call_id, "name": TOOL_NAME},
+                  {"type": "args", "delta": args[:10]}, {"type": "ping"},
+                  {"type": "args", "delta": args[10:]}]
+    return _lines(*lines, {"type": "end", "stop": "tools", "usage": {"in": 40, "out": 30}})
+
+
+def step2_body() -> bytes:
+    return _lines({"type": "start", "id": "r2", "model": "toy-1"},
+                  {"type": "text", "delta": "Paris: 18°C and light rain. "},
+                  {"type": "text", "delta": "Tokyo: 24°C and clear."},
+                  {"type": "end", "stop": "done", "usage": {"in": 90, "out": 12}})
+
+
+def step2_request() -> dict:
+    calls = [{"id": call_id, "name": TOOL_NAME,
+              "args": json.dumps({"location": r["location"], "unit": "celsius"})}
+             for call_id, r in CALLS]
+    return {"model": "toy-1", "messages": [
+        *QUESTION, {"role": "assistant", "text": "Let me check both cities.", "calls": calls},
+        *({"role": "tool", "id": call_id, "content": result_text(r)} for call_id, r in CALLS)]}
+
+
+def write(folder, name: str, body: bytes, request: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.ndjson").write_bytes(body)
+    lines = body.count(b"\n")
+    ends = [i + 1 for i, byte in enumerate(body) if byte == ord("\n")]
+    (folder / f"{name}.json").write_text(json.dumps({
+        "wire": TOY, "demonstrates": f"the toy wire's weather turn, {name}",
+        "request": request, "response": {"status": 200, "headers": {}},
+        "provenance": {"kind": "constructed", "based_on": "the weather turn",
+                       "timing": "synthetic"},
+        "chunks": {"ends": ends, "t_ms": [float(n) for n in range(lines)]}}))
+
+
+@pytest.fixture(scope="module")
+def registered():
+    wires.register(MODULE)
+    try:
+        yield ENTRY
+    finally:
+        wires.unregister(TOY)
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(registered, tmp_path_factory):
+    root = tmp_path_factory.mktemp("toy-corpus")
+    write(root / TOY, "weather-turn-step1", step1_body(),
+          {"model": "toy-1", "messages": QUESTION})
+    write(root / TOY, "weather-turn-step2", step2_body(), step2_request())
+    return root
+
+
+@pytest.fixture(scope="module")
+def url(corpus_dir):
+    with serving(speed="instant", root=corpus_dir) as base:
+        yield base
+
+
+def request1() -> dict:
+    return {"model": "toy-1", "messages": QUESTION}
+
+
+def run(turn: LiveTurn):
+    return asyncio.run(asyncio.wait_for(turn.run(), 60))
+
+
+# -- the matrix -------------------------------------------------------------------------
+
+
+def test_the_weather_turn_completes_live_over_tcp_against_serve(url):
+    result = run(LiveTurn(url, TOY, request1(), [weather_tool(0.01)]))
+    assert result.outcome == "completed"
+    assert check(result.events) == []
+    assert [s.finish.reason for s in result.state.steps] == ["tool_calls", "stop"]
+    assert [b.execution_status for b in result.state.calls] == ["ok", "ok"]
+    assert [b.input["location"] for b in result.state.calls] == ["Paris, France", "Tokyo, Japan"]
+    answer = "".join(b.text for b in result.state.blocks if b.step == 2 and b.kind == "text")
+    assert answer == "Paris: 18°C and light rain. Tokyo: 24°C and clear."
+    assert [s.usage.output for s in result.state.steps] == [30, 12]
+
+
+def test_stop_cancels_the_live_turn_and_its_running_tool(url):
+    seen = []
+
+    async def slow(arguments):
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            seen.append(arguments)
+            raise
+
+    async def go():
+        turn = LiveTurn(url, TOY, request1(), [LiveTool(TOOL_NAME, slow)])
+
+        async def stop_when_a_tool_runs():
+            while not any(b.execution == "running" for b in turn.state.calls):
+                await asyncio.sleep(0.005)
+            turn.cancel()
+
+        stopper = asyncio.ensure_future(stop_when_a_tool_runs())
+        result = await asyncio.wait_for(turn.run(), 30)
+        stopper.cancel()
+        return result
+
+    result = asyncio.run(go())
+    assert result.outcome == "cancelled"
+    assert seen
+    assert "interrupted" in {b.execution_status for b in result.state.calls}
+    assert check(result.events) == []
+
+
+def test_a_dropped_connection_is_retried(url):
+    drop = len(step1_body()) // 2
+    result = run(LiveTurn(url, TOY, request1(), [weather_tool(0.01)],
+                          params={"fault": f"drop:{drop}"}, retry=FAST))
+    assert result.outcome == "failed"
+    assert [(a.step, a.number) for a in result.attempts] == [(1, 1), (1, 2)]
+    assert all(a.errors and a.errors[0].code == "transport" for a in result.attempts)
+    assert check(result.events) == []
+
+
+def test_a_budget_of_three_tokens_ends_it_cancelled(url):
+    result = run(LiveTurn(url, TOY, request1(), [weather_tool(0.01)], budget_tokens=3))
+    assert result.outcome == "cancelled"
+    assert [e.ended for e in result.events if e.kind == "step_finished"] == ["cancelled"]
+    assert check(result.events) == []
+
+
+def test_the_watchdog_tells_deltas_from_keepalives(registered):
+    events = parse_all(from_bytes(step1_body(), sidecar={"wire": TOY}).events)
+    found = dict(zip((e.type for e in events), kinds(events, TOY), strict=False))
+    assert kinds(events, TOY)[:2] == ["start", "text"]
+    assert found["ping"] == "ping"
+    assert found["args"] == "tool_arguments"
+    assert found["end"] == "end"
+
+
+def test_an_unknown_capture_gets_a_404_in_the_wires_own_shape(url):
+    response = httpx.post(f"{url}{PATH}?capture={TOY}/no-such-capture", json=request1())
+    assert response.status_code == 404
+    assert set(response.json()) == {"toy_error"}
+    assert response.json()["toy_error"]["status"] == 404
+    assert "no-such-capture" in response.json()["toy_error"]["message"]
+
+
+def test_serve_lists_and_loads_the_toy_captures(url, corpus_dir):
+    listing = httpx.get(f"{url}/captures").json()
+    assert {c["name"] for c in listing if c["wire"] == TOY} == {
+        f"{TOY}/weather-turn-step1", f"{TOY}/weather-turn-step2"}
+    cap = load(corpus_dir / TOY / "weather-turn-step1.ndjson")
+    assert cap.wire == TOY and cap.framing == "ndjson"
+    assert cap.sse_diagnostics == [] and len(cap.events) == step1_body().count(b"\n")
+
+
+def test_check_reads_the_toy_captures_by_their_suffix_and_says_there_is_no_sdk(
+        corpus_dir, capsys):
+    assert cli.main(["check", str(corpus_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"{TOY}/weather-turn-step") == 2 and "SDK: none on this wire" in out
+
+
+def test_the_cheat_sheet_has_its_facts(registered):
+    page = cheat_sheet.markdown()
+    assert f"**{TOY}**" in page
+    row = next(line for line in page.splitlines() if line.startswith("| **Ends properly with**"))
+    assert "`end`" in row
+    assert any(TOY in names for names in cheat_sheet.pages())
+
+
+def test_the_accumulator_and_the_adapter_come_from_the_registry(registered):
+    assert type(accumulator_for(TOY, request1())) is ToyAccumulator
+    assert wires.ENTRIES[TOY] is ENTRY and wires.for_wire(TOY) is MODULE
+
+
+@pytest.mark.parametrize("capability", ["sdk", "record"])
+def test_what_the_toy_wire_cannot_have_the_registry_says_none(registered, capability):
+    if getattr(wires.entry_for(TOY), capability) is None:
+        pytest.skip(f"the toy wire has no official SDK: no {capability} route (its entry says None)")
+    raise AssertionError(f"the toy wire's entry names a {capability} route it cannot have")
+
+
+# -- registering -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("part", ["accumulator", "adapter", "next_request"])
+def test_registering_a_wire_without_a_part_names_what_is_missing(part):
+    lacking = SimpleNamespace(**{**vars(MODULE), "ENTRY": replace(ENTRY, **{part: None})})
+    with pytest.raises(ValueError, match=rf"lacks ENTRY\.{part}$"):
+        wires.register(lacking)
+    assert TOY not in wires.WIRES or wires.WIRES[TOY] is MODULE
+
+
+def test_registering_a_new_framing_without_its_decoder_names_it():
+    lacking = SimpleNamespace(**{**vars(MODULE), "ENTRY": replace(ENTRY, decoder=None)})
+    with pytest.raises(ValueError, match=r"ENTRY\.decoder"):
+        wires.register(lacking)
+
+
+def test_registering_a_module_without_its_vocabulary_names_each_missing_name():
+    lacking = SimpleNamespace(**{k: v for k, v in vars(MODULE).items()
+                                 if k not in ("KEEPALIVES", "SHEET")})
+    with pytest.raises(ValueError, match="lacks KEEPALIVES, SHEET$"):
+        wires.register(lacking)
