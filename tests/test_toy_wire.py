@@ -346,9 +346,10 @@ def test_a_dropped_connection_is_retried(url):
     assert check(result.events) == []
 
 
-def test_a_budget_of_three_tokens_ends_it_cancelled(url):
+def test_a_budget_of_three_tokens_ends_it_as_a_budget_end(url):
     result = run(LiveTurn(url, TOY, request1(), [weather_tool(0.01)], budget_tokens=3))
-    assert result.outcome == "cancelled"
+    assert result.outcome == "budget_reached"
+    assert result.events[-1].reason == "application_budget"
     assert [e.ended for e in result.events if e.kind == "step_finished"] == ["cancelled"]
     assert check(result.events) == []
 
