@@ -1,13 +1,15 @@
 """The station order: no import in `lesson_lib` runs upstream against the river.
 
-    capture < sse < wires < accumulate = partial_json = tool_calls < turn < breaks
-            < draw = live < views
+    diagnostics < capture < sse < wires < accumulate = partial_json = tool_calls
+            < turn < breaks < draw = live < views
 
 A module may import its own station and any station upstream of it, never
 one downstream. The accumulators, the partial-JSON parser and the tool-call
 layer are one level (lessons 2 and 3 feed each other: an accumulator hands
 tool input to the parser); drawing and the live loop of lesson 6 are one
-level too. The side rooms (exercises, solutions, course, cli) may import
+level too. `diagnostics` (the one `Diagnostic` type) heads the river and imports
+nothing else, so every station can report with it without importing a station
+upstream of itself. The side rooms (exercises, solutions, course, cli) may import
 anything, and no station imports them. Every import counts, at the top of a
 module, inside a function or for types only (`import_graph`).
 
@@ -28,6 +30,7 @@ import_graph = cache(_import_graph)     # read once for the three rules
 
 # Upstream first. Stations on one level may import each other.
 LEVELS: tuple[tuple[str, ...], ...] = (
+    ("diagnostics",),
     ("capture",),
     ("sse",),
     ("wires",),
@@ -112,6 +115,24 @@ def test_no_import_runs_upstream():
     assert unexplained == {}
     # A known one that is gone goes from the list too.
     assert sorted(set(KNOWN_UPSTREAM) - set(found)) == []
+
+
+def test_the_diagnostic_s_home_imports_nothing_of_lesson_lib():
+    graph = import_graph()
+    home = {m: sorted(t for t in targets if t.startswith("lesson_lib.")
+                      and station(t) != "diagnostics")
+            for m, targets in graph.items() if station(m) == "diagnostics"}
+    assert home and all(found == [] for found in home.values()), home
+
+
+def test_the_decoders_start_from_bytes_not_from_the_capture_station():
+    # The framing station is sans-IO: it reads chunks, never a `Capture`, the corpus or the
+    # SDK replays, and reports with the head's `Diagnostic`.
+    graph = import_graph()
+    found = sorted((module, target) for module, targets in graph.items()
+                   if station(module) == "sse"
+                   for target in targets if station(target) == "capture")
+    assert found == []
 
 
 # -- the checker itself ------------------------------------------------------------------

@@ -47,7 +47,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wires import anthropic

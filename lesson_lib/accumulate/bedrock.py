@@ -52,7 +52,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, NamedTuple
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 # What kind of text a fragment is: the turn's vocabulary, whatever the wire calls it.
 Channel = Literal["text", "reasoning", "refusal", "other"]

@@ -57,7 +57,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wires import chat

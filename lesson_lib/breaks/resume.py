@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..wires.wire_events import WireEvent
 
 

@@ -45,11 +45,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import Diagnostic
 from ..sse import eventstream
 from ..sse.bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
 from ..wires.wire_events import GEMINI_RECORD, payload_type
-from .diagnostics import Diagnostic
 
 WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
 # The wires whose body is binary frames (`lesson_lib.sse.eventstream`), not SSE.

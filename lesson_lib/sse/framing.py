@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder
 from .decoder import SSEDecoder
 

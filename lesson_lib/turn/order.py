@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .events import TurnEvent
 
 # -- the turn ----------------------------------------------------------------------

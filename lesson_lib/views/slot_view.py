@@ -38,8 +38,8 @@ from ..accumulate.base import Slot
 from ..accumulate.history import History
 from ..accumulate.labels import address_text
 from ..capture.captures import Capture
-from ..capture.diagnostics import Diagnostic
 from ..capture.json_text import one_line
+from ..diagnostics import Diagnostic
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import NEUTRAL, OKABE_ITO
 from .replays import event_counter, history_for, labels_of

@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from ...capture.diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 from ...wires import responses
 from ...wires.responses import AFTER_TERMINAL, TERMINAL_STATUS
 from ...wires.wire_events import WireEvent
