@@ -21,9 +21,10 @@ the stations, the side rooms, the package's map (`__init__`) and
 
 from __future__ import annotations
 
+import ast
 from functools import cache
 
-from import_graph import PACKAGE
+from import_graph import PACKAGE, module_names
 from import_graph import import_graph as _import_graph
 
 import_graph = cache(_import_graph)     # read once for the three rules
@@ -60,6 +61,9 @@ KNOWN_UPSTREAM = {
     ("capture.record", "wires.stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
     ("capture.record", "wires.wire_events"): "the same: it reads the recorded stream's end",
+    ("wires.event_table", "views.event_table"): "lesson 1's table moved to the views; lessons 1 "
+                              "and 2 import it by its old name, which only re-exports it (goes "
+                              "when the notebooks import `lesson_lib.views.event_table`)",
     ("breaks.save", "course.learner"): "a faulted capture is kept in the learner's folder, whose rule "
                                "(`course.learner.learner_folder`) lives with the course",
 }
@@ -133,6 +137,35 @@ def test_the_decoders_start_from_bytes_not_from_the_capture_station():
                    if station(module) == "sse"
                    for target in targets if station(target) == "capture")
     assert found == []
+
+
+def test_the_wire_station_needs_neither_pandas_nor_a_capture():
+    # One home per wire fact is data and small functions: lesson 1's pandas table is a view,
+    # and the coverage table reads the corpus in the course's room. `wires.event_table`
+    # only re-exports the view under its old name (KNOWN_UPSTREAM).
+    graph = import_graph()
+    old_name = "lesson_lib.wires.event_table"
+    found = sorted((module, target) for module, targets in graph.items()
+                   if station(module) == "wires" and module != old_name
+                   for target in targets if station(target) in ("capture", "views"))
+    assert found == []
+    assert graph[old_name] == {"lesson_lib.views.event_table"}
+    pandas = sorted(module for module, path in module_names(PACKAGE).items()
+                    if station(module) == "wires" and module != old_name
+                    and "pandas" in top_level_imports(path))
+    assert pandas == []
+
+
+def top_level_imports(path) -> set[str]:
+    """The top-level names of every package a module imports (``pandas`` for
+    ``import pandas.api``), relative imports left out."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add((node.module or "").split(".")[0])
+    return found
 
 
 # -- the checker itself ------------------------------------------------------------------

@@ -38,7 +38,7 @@ COVERED = sorted(name for name in MODULES
 WIRE_PACKAGES = ("lesson_lib.wires", "lesson_lib.accumulate", "lesson_lib.turn.adapters")
 # Lesson 1's readings of any wire alike: its parsed events and the raw event table (one
 # set of columns for every wire). Views of the raw stream read them; they name no wire.
-ANY_WIRE = frozenset({"lesson_lib.wires.wire_events", "lesson_lib.wires.event_table"})
+ANY_WIRE = frozenset({"lesson_lib.wires.wire_events", "lesson_lib.wires.event_rows"})
 # Providers, wires, their SDKs and their models, as they appear in names and literals.
 WIRE_NAME = re.compile(r"anthropic|openai|gemini|google|bedrock|\baws|converse|vertex|"
                        r"chat[-_ ]?completion|deepseek|mistral|claude|\bgpt", re.I)
