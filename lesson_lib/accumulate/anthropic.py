@@ -136,6 +136,7 @@ class _Block(IndexedBlock):
                                  call_id if isinstance(call_id, str) else None,
                                  kind=self.kind, address=self.index,
                                  given=start if start is not None else NOTHING,
+                                 ended_by=anthropic.CALL_ENDED_BY,
                                  t=event.t if event is not None else None,
                                  event=event.index if event is not None else None)
         return self.call
@@ -239,7 +240,8 @@ class AnthropicAccumulator(IndexedAccumulator):
             item_id=call_id if isinstance(call_id, str) else None,
             content=text if isinstance(text, str) else "", whole=whole,
             takes_input=takes_input, data=data, input=data.get("input"),
-            shown=None if takes_input else _slot_text(block)))
+            shown=None if takes_input else _slot_text(block),
+            ended_by=anthropic.CALL_ENDED_BY if takes_input else None))
 
     def _message_start(self, payload: dict, event: WireEvent) -> None:
         message = payload.get("message")

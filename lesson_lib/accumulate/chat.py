@@ -147,6 +147,7 @@ class _Call:
         self.ended = False
         self.extra: dict[str, Any] = {}
         self.call = ToolCall(None, call_id, kind="function", address=address,
+                             ended_by=chat.CALL_ENDED_BY,
                              t=event.t if event is not None else None,
                              event=event.index if event is not None else None)
 
@@ -523,7 +524,8 @@ class ChatAccumulator(Accumulator):
             event.index, (choice.index, kind), kind, f"[{choice.index}] {kind}",
             name=self._structured if structured else None,
             call_id=self.head.get("id") if structured else None, choice=choice.index,
-            takes_input=structured, structured=structured))
+            takes_input=structured, structured=structured,
+            ended_by=chat.CALL_ENDED_BY if structured else None))
 
     def _extend_function(self, choice: _Choice, call: _Call, function: dict,
                          event: WireEvent, opening: bool = False) -> None:
@@ -555,7 +557,8 @@ class ChatAccumulator(Accumulator):
     def _open_call(self, choice: _Choice, call: _Call, event: WireEvent) -> None:
         self.changes.append(SlotOpened(
             event.index, _address(choice, call), _kind(choice, call), _label(choice, call),
-            name=call.name, call_id=call.id, choice=choice.index, takes_input=True))
+            name=call.name, call_id=call.id, choice=choice.index, takes_input=True,
+            ended_by=chat.CALL_ENDED_BY))
 
     def _feed_structured(self, choice: _Choice, fragment: str, event: WireEvent) -> None:
         """Structured output: the choice's content (from its first string, even "")
@@ -565,7 +568,8 @@ class ChatAccumulator(Accumulator):
             call = choice.structured = ToolCall(self._structured, self.head.get("id"),
                                                 kind="structured output",
                                                 address=(choice.index, "content"),
-                                                structured=True, t=event.t, event=event.index)
+                                                structured=True, t=event.t, event=event.index,
+                                                ended_by=chat.CALL_ENDED_BY)
         if fragment:
             call.feed(fragment, t=event.t, event=event.index)
 

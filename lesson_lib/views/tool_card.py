@@ -75,15 +75,6 @@ STATE_STYLES = {
 UNSETTLED_WORDS = {"forming": "… forming", "cut": "✂ cut off", "invalid": "✗ never settled",
                    "complete": "… forming"}
 SETTLED_WORD = "✓ settled"
-# The event that ends a call, by the call's kind (what a "forming" call whose text is
-# already whole is waiting for).
-END_EVENTS = {"tool_use": "content_block_stop", "server_tool_use": "content_block_stop",
-              "mcp_tool_use": "content_block_stop",
-              "function_call": "function_call_arguments.done",
-              "custom_tool_call": "custom_tool_call_input.done",
-              "mcp_call": "mcp_call_arguments.done", "structured output": "output_text.done",
-              "function": "finish_reason", "toolUse": "contentBlockStop",
-              "functionCall": "a functionCall part that does not continue"}
 
 
 # -- the arguments as lines ------------------------------------------------------------
@@ -197,12 +188,8 @@ def settled_phrase(view: ToolCallView) -> str:
 
 
 def end_event(view: ToolCallView) -> str:
-    """The wire's event that ends this call."""
-    # Chat's legacy function_call and its structured-output content end at the
-    # choice's finish_reason, like its tool calls.
-    if isinstance(view.address, tuple) and view.address[1:] in (("function_call",), ("content",)):
-        return "finish_reason"
-    return END_EVENTS.get(view.kind, "the end of the call")
+    """The wire's event that ends this call, as its accumulator said it (`ended_by`)."""
+    return view.ended_by or "the end of the call"
 
 
 def text_is_whole(view: ToolCallView) -> bool:

@@ -136,6 +136,7 @@ class ToolCallEvents(Handlers):
             call = item.call = ToolCall(item.name, item.call_id, kind=item.type,
                                         address=(item.index,),
                                         json_arguments=item.type != r.CUSTOM_TOOL_CALL_ITEM,
+                                        ended_by=r.CALL_ENDED_BY.get(item.type),
                                         t=ev.t if ev is not None else None,
                                         event=ev.index if ev is not None else None)
             frags = item.texts.get(TOOL_ITEMS[item.type])
@@ -154,7 +155,8 @@ class ToolCallEvents(Handlers):
         if self.structured is None or part.type != r.OUTPUT_TEXT_PART or item.type != r.MESSAGE_ITEM:
             return None
         part.call = ToolCall(self.structured, item.id, kind="structured output",
-                             address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
+                             address=(item.index, ci), structured=True, t=ev.t, event=ev.index,
+                             ended_by=r.STRUCTURED_OUTPUT_ENDED_BY)
         _seed(part.call, part.text, skip, ev.t, ev.index)
         return part.call
 
