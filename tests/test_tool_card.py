@@ -395,3 +395,18 @@ def test_every_call_s_accumulator_says_what_ends_it(capture):
     live = history.accumulator_at(len(capture.events))
     for view in [*ends.tool_calls, *live.tool_calls()]:
         assert view.ended_by, (capture.key, view.kind, view.address)
+
+
+# -- a view takes a state: the accumulator's history ------------------------------------------
+
+
+def test_the_cards_read_a_history_given_to_them_and_say_what_the_capture_path_says():
+    from lesson_lib.accumulate.history import History
+    from lesson_lib.views.tool_card import tool_calls_in
+    capture = cap("anthropic-messages/text-then-tool")
+    mine = History(capture, every=4)
+    for at in (0, 20, 34, None):
+        assert show_tool_calls(mine, at=at).state.text() == \
+            show_tool_calls(capture, at=at).state.text()
+    assert mine.feeds > 0                   # the history handed in is the one read
+    assert tool_calls_in(mine, 20).text() == tool_calls_at(capture, 20).text()

@@ -313,9 +313,12 @@ class SlotsView:
     __str__ = __repr__
 
 
-def show_slots(capture: Capture, at: int | None = None, *, tail: int = TAIL) -> SlotsView:
-    """The slots of `capture` after event `at` (None: after the whole stream)."""
-    return SlotsView(state_at(History(capture), at), tail)
+def show_slots(source: Capture | History, at: int | None = None, *,
+               tail: int = TAIL) -> SlotsView:
+    """The slots after event `at` (None: after the whole stream) of an accumulator
+    `History`, or of a capture (a history of its own, made here)."""
+    timeline = source if isinstance(source, History) else History(source)
+    return SlotsView(state_at(timeline, at), tail)
 
 
 # -- the pane for the player ---------------------------------------------------------------
