@@ -406,7 +406,8 @@ OLD = {
                        "RESPONSES_TYPES", "CHAT_TYPES"},
     "stream_end.py": {"TERMINALS", "FAILURES", "ERRORS"},
     "accumulate/responses/vocabulary.py": {"TERMINALS"},
-    "accumulate/anthropic.py": {"KNOWN_BLOCKS"},
+    "accumulate/anthropic/core.py": {"KNOWN_BLOCKS"},
+    "accumulate/anthropic/block.py": {"KNOWN_BLOCKS"},
 }
 
 
