@@ -4,9 +4,11 @@ The folders follow the data, upstream first; a station imports only itself and
 what is upstream of it (tests/test_layers.py). Notebook sections in brackets.
 
     lesson  station        what it holds                                  notebook sections
+    0-6     diagnostics/   the typed `Diagnostic` every station reports   01 §2; 02 §2; all
+                           with (imports nothing else)
     0-6     capture/       a recorded response: bytes, chunk timing, the  00 §3,5; 01 §1; all
                            corpus, writer, record, replay (the official
-                           SDKs offline), diagnostics
+                           SDKs offline)
     1       sse/           bytes to events: the SSE decoder, framing,     01 §2
                            Bedrock's binary frames
     1-2     wires/         one home per wire fact; wire events, how a     01 §2-5; 02 §1-2; 04 §1

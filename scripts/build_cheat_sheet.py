@@ -1,6 +1,6 @@
 """Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`), and README.md's table of wires from the registry (`lesson_lib.course.wire_table`).
 
-CHEATSHEET.md ends with the coverage table (`lesson_lib.wires.coverage`): which of the
+CHEATSHEET.md ends with the coverage table (`lesson_lib.course.coverage`): which of the
 installed SDKs' stream types the corpus shows. It reads the shared reference captures
 too; where they are absent the committed table is kept, with a note.
 
@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from lesson_lib.capture import captures
-from lesson_lib.course import cheat_sheet, wire_table
-from lesson_lib.wires import coverage
+from lesson_lib.course import cheat_sheet, coverage, wire_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

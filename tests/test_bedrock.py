@@ -382,7 +382,7 @@ def test_an_event_after_an_exception_is_noted():
 
 @pytest.mark.parametrize("cap", ALL, ids=key)
 def test_the_event_table_knows_every_bedrock_event_and_addresses_its_blocks(cap):
-    from lesson_lib.wires.event_table import event_table
+    from lesson_lib.views.event_table import event_table
     table = event_table(cap)
     assert not table["unknown"].any()
     deltas = table[table["type"].isin(["contentBlockDelta", "content_block_delta"])]

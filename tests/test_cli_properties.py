@@ -25,7 +25,7 @@ from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.history import History
 from lesson_lib.capture.captures import corpus, from_bytes, reference_corpus
 from lesson_lib.cli.commands import main
-from lesson_lib.wires.event_table import event_table
+from lesson_lib.views.event_table import event_table
 
 CAPTURES = corpus() + readable(reference_corpus())   # tests/pending.py
 SPECIAL = [b"\r", b"\n", b"\r\n", b"\x00", b"\xef\xbb\xbf", b"\xff", b"\xc3", b"\xed\xa0\xbd",

@@ -10,7 +10,7 @@ import pytest
 
 from lesson_lib.capture.captures import corpus
 from lesson_lib.course import plan
-from lesson_lib.wires.event_table import TOOL_ARGUMENT_DELTAS, event_table
+from lesson_lib.views.event_table import TOOL_ARGUMENT_DELTAS, event_table
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"

@@ -12,7 +12,8 @@ import pytest
 from lesson_lib import wires
 from lesson_lib.capture import captures
 from lesson_lib.capture.captures import from_bytes
-from lesson_lib.wires import bedrock, coverage
+from lesson_lib.course import coverage
+from lesson_lib.wires import bedrock
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPES = coverage.sdk_types()

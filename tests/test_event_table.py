@@ -10,7 +10,7 @@ import pytest
 from pending import reason
 
 from lesson_lib.capture.captures import corpus, from_bytes, load, reference_corpus
-from lesson_lib.wires.event_table import (
+from lesson_lib.views.event_table import (
     COLUMNS,
     INT_COLUMNS,
     TEXT_DELTAS,

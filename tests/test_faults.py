@@ -27,8 +27,8 @@ from lesson_lib.accumulate.history import History
 from lesson_lib.breaks import faults
 from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.cli import commands as cli
+from lesson_lib.views.event_table import event_table
 from lesson_lib.wires import WIRES
-from lesson_lib.wires.event_table import event_table
 from lesson_lib.wires.stream_end import how_it_ended
 from lesson_lib.wires.wire_events import parse_all
 

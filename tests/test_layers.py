@@ -1,13 +1,15 @@
 """The station order: no import in `lesson_lib` runs upstream against the river.
 
-    capture < sse < wires < accumulate = partial_json = tool_calls < turn < breaks
-            < draw = live < views
+    diagnostics < capture < sse < wires < accumulate = partial_json = tool_calls
+            < turn < breaks < draw = live < views
 
 A module may import its own station and any station upstream of it, never
 one downstream. The accumulators, the partial-JSON parser and the tool-call
 layer are one level (lessons 2 and 3 feed each other: an accumulator hands
 tool input to the parser); drawing and the live loop of lesson 6 are one
-level too. The side rooms (exercises, solutions, course, cli) may import
+level too. `diagnostics` (the one `Diagnostic` type) heads the river and imports
+nothing else, so every station can report with it without importing a station
+upstream of itself. The side rooms (exercises, solutions, course, cli) may import
 anything, and no station imports them. Every import counts, at the top of a
 module, inside a function or for types only (`import_graph`).
 
@@ -19,15 +21,17 @@ the stations, the side rooms, the package's map (`__init__`) and
 
 from __future__ import annotations
 
+import ast
 from functools import cache
 
-from import_graph import PACKAGE
+from import_graph import PACKAGE, module_names
 from import_graph import import_graph as _import_graph
 
 import_graph = cache(_import_graph)     # read once for the three rules
 
 # Upstream first. Stations on one level may import each other.
 LEVELS: tuple[tuple[str, ...], ...] = (
+    ("diagnostics",),
     ("capture",),
     ("sse",),
     ("wires",),
@@ -66,6 +70,9 @@ KNOWN_UPSTREAM = {
                        "route, and goes through it",
     ("capture.record", "wires.entry"): "the same: a route's parts are named and resolved there",
     ("capture.record", "wires.wire_events"): "the same: it reads the recorded stream's end",
+    ("wires.event_table", "views.event_table"): "lesson 1's table moved to the views; lessons 1 "
+                              "and 2 import it by its old name, which only re-exports it (goes "
+                              "when the notebooks import `lesson_lib.views.event_table`)",
     ("breaks.save", "course.learner"): "a faulted capture is kept in the learner's folder, whose rule "
                                "(`course.learner.learner_folder`) lives with the course",
 }
@@ -121,6 +128,53 @@ def test_no_import_runs_upstream():
     assert unexplained == {}
     # A known one that is gone goes from the list too.
     assert sorted(set(KNOWN_UPSTREAM) - set(found)) == []
+
+
+def test_the_diagnostic_s_home_imports_nothing_of_lesson_lib():
+    graph = import_graph()
+    home = {m: sorted(t for t in targets if t.startswith("lesson_lib.")
+                      and station(t) != "diagnostics")
+            for m, targets in graph.items() if station(m) == "diagnostics"}
+    assert home and all(found == [] for found in home.values()), home
+
+
+def test_the_decoders_start_from_bytes_not_from_the_capture_station():
+    # The framing station is sans-IO: it reads chunks, never a `Capture`, the corpus or the
+    # SDK replays, and reports with the head's `Diagnostic`.
+    graph = import_graph()
+    found = sorted((module, target) for module, targets in graph.items()
+                   if station(module) == "sse"
+                   for target in targets if station(target) == "capture")
+    assert found == []
+
+
+def test_the_wire_station_needs_neither_pandas_nor_a_capture():
+    # One home per wire fact is data and small functions: lesson 1's pandas table is a view,
+    # and the coverage table reads the corpus in the course's room. `wires.event_table`
+    # only re-exports the view under its old name (KNOWN_UPSTREAM).
+    graph = import_graph()
+    old_name = "lesson_lib.wires.event_table"
+    found = sorted((module, target) for module, targets in graph.items()
+                   if station(module) == "wires" and module != old_name
+                   for target in targets if station(target) in ("capture", "views"))
+    assert found == []
+    assert graph[old_name] == {"lesson_lib.views.event_table"}
+    pandas = sorted(module for module, path in module_names(PACKAGE).items()
+                    if station(module) == "wires" and module != old_name
+                    and "pandas" in top_level_imports(path))
+    assert pandas == []
+
+
+def top_level_imports(path) -> set[str]:
+    """The top-level names of every package a module imports (``pandas`` for
+    ``import pandas.api``), relative imports left out."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add((node.module or "").split(".")[0])
+    return found
 
 
 # -- the checker itself ------------------------------------------------------------------

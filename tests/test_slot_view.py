@@ -369,3 +369,13 @@ def test_responses_labels_come_from_the_changes():
     # A resumed stream never announces its item: the item its first delta assumed is named.
     resumed = labels_for(load("openai-responses/background-resumed"))
     assert resumed[0] == "item [0] message · part [0] · output_text.delta"
+
+
+def test_the_slots_read_a_history_given_to_them_and_say_what_the_capture_path_says():
+    from lesson_lib.accumulate.history import History
+    from lesson_lib.views.slot_view import show_slots
+    capture = load("anthropic-messages/text-then-tool", search_reference=False)
+    mine = History(capture, every=4)
+    for at in (0, 20, None):
+        assert str(show_slots(mine, at=at)) == str(show_slots(capture, at=at))
+    assert mine.feeds > 0                   # the history handed in is the one read

@@ -359,3 +359,54 @@ def test_server_output_text_is_escaped_and_bounded():
     assert "<script>" not in html and "<img" not in html and "&lt;img" in html
     line = next(line for line in state.text().splitlines() if "web_fetch_tool_result" in line)
     assert len(line) < 260 and line.endswith("…")
+
+
+# -- what ends a call: the accumulator says it, in its wire's words ------------------------
+
+
+def interactions_call(arguments: str):
+    """A Gemini Interactions stream whose function call's arguments arrive whole in one
+    delta, then its step's stop."""
+    from lesson_lib.wires import gemini_interactions as gi
+    payloads = [
+        {"event_type": gi.INTERACTION_CREATED, "interaction": {"id": "v1", "status": "in_progress"}},
+        {"event_type": gi.STEP_START, "index": 0,
+         "step": {"id": "c1", "type": gi.FUNCTION_CALL_STEP, "name": "get_weather",
+                  "arguments": {}}},
+        {"event_type": gi.STEP_DELTA, "index": 0,
+         "delta": {"type": "arguments_delta", "arguments": arguments}},
+        {"event_type": gi.STEP_STOP, "index": 0}]
+    body = "".join(f"event: {p['event_type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return from_bytes(body.encode(), name="interactions-call", sidecar={"wire": gi.WIRE})
+
+
+def test_a_whole_call_on_the_interactions_wire_waits_for_its_step_s_stop():
+    # Its step type is ``function_call``, as a Responses item's is: the card names the
+    # Interactions wire's end (step.stop), not function_call_arguments.done.
+    state = show_tool_calls(interactions_call('{"city": "Paris"}'), at=2).state
+    assert [v.state for v in state.calls] == ["forming"]
+    assert "the text parses now, but only step.stop makes the call final" in state.text()
+
+
+@pytest.mark.parametrize("capture", [c for c in CORPUS if c.status < 300], ids=lambda c: c.key)
+def test_every_call_s_accumulator_says_what_ends_it(capture):
+    history = timeline_for(capture)
+    ends = history.end()
+    live = history.accumulator_at(len(capture.events))
+    for view in [*ends.tool_calls, *live.tool_calls()]:
+        assert view.ended_by, (capture.key, view.kind, view.address)
+
+
+# -- a view takes a state: the accumulator's history ------------------------------------------
+
+
+def test_the_cards_read_a_history_given_to_them_and_say_what_the_capture_path_says():
+    from lesson_lib.accumulate.history import History
+    from lesson_lib.views.tool_card import tool_calls_in
+    capture = cap("anthropic-messages/text-then-tool")
+    mine = History(capture, every=4)
+    for at in (0, 20, 34, None):
+        assert show_tool_calls(mine, at=at).state.text() == \
+            show_tool_calls(capture, at=at).state.text()
+    assert mine.feeds > 0                   # the history handed in is the one read
+    assert tool_calls_in(mine, 20).text() == tool_calls_at(capture, 20).text()

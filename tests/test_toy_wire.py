@@ -29,10 +29,10 @@ from lesson_lib.accumulate import Accumulator, Slot, accumulator_for
 from lesson_lib.accumulate import changes as ch
 from lesson_lib.breaks.watchdog import kinds
 from lesson_lib.capture.captures import from_bytes, load
-from lesson_lib.capture.diagnostics import Diagnostic
 from lesson_lib.cli import commands as cli
 from lesson_lib.cli.serve.background import serving
 from lesson_lib.course import cheat_sheet
+from lesson_lib.diagnostics import Diagnostic
 from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
 from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.turn.adapters.base import WireAdapter

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lesson_lib.accumulate import changes as ch
-from lesson_lib.capture.diagnostics import Diagnostic
+from lesson_lib.diagnostics import Diagnostic
 from lesson_lib.partial_json import PartialJSON
 from lesson_lib.turn.adapters import adapter_for
 from lesson_lib.turn.order import check

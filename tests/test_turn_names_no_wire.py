@@ -9,7 +9,7 @@ wires as examples; code may not.
 
 Two views are about the wire itself, not the turn: lesson 2's slot view and
 lesson 3's tool-call card draw the accumulator's slots in the wire's own words
-(a slot kind ``tool_use`` or ``functionCall``, the event that ends a call).
+(a slot kind ``tool_use`` or ``functionCall``).
 `WIRE_LEVEL` lists them (and the replay that feeds them) with the accumulator
 modules each may read, exactly: a new entry, or one that is no longer needed,
 fails here. They may spell a wire's event names and block types; they may not
@@ -38,7 +38,7 @@ COVERED = sorted(name for name in MODULES
 WIRE_PACKAGES = ("lesson_lib.wires", "lesson_lib.accumulate", "lesson_lib.turn.adapters")
 # Lesson 1's readings of any wire alike: its parsed events and the raw event table (one
 # set of columns for every wire). Views of the raw stream read them; they name no wire.
-ANY_WIRE = frozenset({"lesson_lib.wires.wire_events", "lesson_lib.wires.event_table"})
+ANY_WIRE = frozenset({"lesson_lib.wires.wire_events", "lesson_lib.wires.event_rows"})
 # Providers, wires, their SDKs and their models, as they appear in names and literals.
 WIRE_NAME = re.compile(r"anthropic|openai|gemini|google|bedrock|\baws|converse|vertex|"
                        r"chat[-_ ]?completion|deepseek|mistral|claude|\bgpt", re.I)
@@ -64,8 +64,9 @@ WIRE_LEVEL = {
     "lesson_lib.views.tool_card": (
         {"lesson_lib.accumulate.base", "lesson_lib.accumulate.history",
          "lesson_lib.accumulate.labels"},
-        "lesson 3's tool-call card draws a call as the accumulator forms it, names the "
-        "wire's event that will end it, and shows the slots a server tool wrote under it"),
+        "lesson 3's tool-call card draws a call as the accumulator forms it (with the "
+        "event the accumulator says will end it), and shows the slots a server tool wrote "
+        "under it"),
     "lesson_lib.views.replays": (
         {"lesson_lib.accumulate.history", "lesson_lib.accumulate.labels"},
         "the replay feeds one accumulator History per capture for the two views above"),

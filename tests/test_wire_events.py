@@ -13,7 +13,7 @@ from lesson_lib.accumulate import accumulate
 from lesson_lib.capture.captures import from_bytes
 from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.sse.strict_json import _STRICT, MAX_DEPTH, nested_deeper_than, strict_loads
-from lesson_lib.wires.event_table import event_table
+from lesson_lib.views.event_table import event_table
 from lesson_lib.wires.wire_events import parse_payload
 
 WIRE = {"wire": "anthropic-messages"}

@@ -63,11 +63,6 @@ SPELLED: dict[str, tuple[frozenset[str], str]] = {
     "lesson_lib.views.html": (
         frozenset({"ping"}),
         "``ping`` is also one of the event table's kinds of event, which it gives a marker"),
-    "lesson_lib.views.tool_card": (
-        frozenset({"content_block_stop", "contentBlockStop"}),
-        "lesson 3's card names the wire's event that will end a call, in the wire's words: "
-        "a view of the wire's own slots, which may not import a wire module "
-        "(test_turn_names_no_wire.WIRE_LEVEL)"),
     "lesson_lib.breaks.watchdog": (
         frozenset({"ping"}),
         "``ping`` is also the name of one of its own kinds of arrival (a keep-alive)"),

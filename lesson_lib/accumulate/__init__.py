@@ -17,7 +17,7 @@ pending-tools loop many first attempts arrive at, its flaws kept on purpose.
 from __future__ import annotations
 
 from ..capture.captures import Capture
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..wires import ENTRIES
 from ..wires.stream_end import http_error as stream_http_error
 from ..wires.wire_events import parse_all

@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..capture.diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Severity
 from ..tool_calls import ToolCall, ToolCallView, partial_value
 from ..wires.wire_events import WireEvent
 from .changes import DiagnosticNoted, SlotClosed, StreamEnded

@@ -52,7 +52,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..sse.eventstream import FRAMING_ERRORS
 from ..tool_calls import ToolCall
@@ -233,14 +233,15 @@ class ConverseAccumulator(IndexedAccumulator):
             block.call = ToolCall(name if isinstance(name, str) else None,
                                   call_id if isinstance(call_id, str) else None,
                                   kind=TOOL_USE, address=block.index, t=event.t,
-                                  event=event.index)
+                                  event=event.index, ended_by=bedrock_converse.CALL_ENDED_BY)
         self.changes.append(SlotOpened(
             event.index, block.index, block.kind, block.label(),
             name=name if isinstance(name, str) else None,
             call_id=call_id if isinstance(call_id, str) else None,
             item_id=call_id if isinstance(call_id, str) else None,
             takes_input=block.takes_input, data=start or whole,
-            whole=whole is not None))
+            whole=whole is not None,
+            ended_by=bedrock_converse.CALL_ENDED_BY if block.takes_input else None))
         return block
 
     def _block_delta(self, payload: dict, event: WireEvent) -> None:

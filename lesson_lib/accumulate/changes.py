@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, NamedTuple
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 # What kind of text a fragment is: the turn's vocabulary, whatever the wire calls it.
 Channel = Literal["text", "reasoning", "refusal", "other"]
@@ -65,7 +65,9 @@ class SlotOpened:
     ``custom_tool_call``); `structured` marks a Chat choice's content read as structured output (a
     call in `tool_calls()`, a text slot in `slots()`). `shown` is the slot
     view's text of the slot at its start, where it is not `content` (a block
-    that arrives whole shows its data: ``redacted_thinking``, a result).
+    that arrives whole shows its data: ``redacted_thinking``, a result). `ended_by`,
+    on a call, names in the wire's words what will make it final (``content_block_stop``,
+    ``function_call_arguments.done``, ``finish_reason``), read from the wire's module.
     """
 
     kind: ClassVar[str] = "slot_opened"
@@ -85,6 +87,7 @@ class SlotOpened:
     structured: bool = False
     shown: str | None = None
     json_arguments: bool = True
+    ended_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

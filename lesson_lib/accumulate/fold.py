@@ -167,7 +167,8 @@ class Fold:
             o = folded.opened
             folded.call = ToolCall(o.name, o.call_id, kind=o.slot_kind, address=o.address,
                                    given=o.input if o.input is not None else NOTHING,
-                                   structured=o.structured, json_arguments=o.json_arguments)
+                                   structured=o.structured, json_arguments=o.json_arguments,
+                                   ended_by=o.ended_by)
         return folded.call
 
     def _rename(self, change: SlotRenamed) -> None:

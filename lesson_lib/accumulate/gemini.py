@@ -42,7 +42,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wires import gemini as wire
@@ -370,7 +370,8 @@ class GeminiAccumulator(Accumulator):
             fc.pop(key, None)
         target = self._open(cand, wire.FUNCTION_CALL, data, event, takes_input=True)
         target.call = ToolCall(name, target.call_id, kind=wire.FUNCTION_CALL,
-                               address=target.address, t=event.t, event=event.index)
+                               address=target.address, t=event.t, event=event.index,
+                               ended_by=wire.CALL_ENDED_BY)
         if isinstance(part.get(wire.THOUGHT_SIGNATURE), str):
             self.changes.append(SlotSigned(event.index, target.address,
                                                part[wire.THOUGHT_SIGNATURE]))
@@ -460,7 +461,8 @@ class GeminiAccumulator(Accumulator):
             event.index, part.address, kind, part.label(), name=part.name,
             call_id=part.call_id, choice=cand.index,
             content=part.shown() if shown else content, takes_input=takes_input,
-            data=part.data if shown else None))
+            data=part.data if shown else None,
+            ended_by=wire.CALL_ENDED_BY if takes_input else None))
         return part
 
     def _close_last(self, cand: _Candidate, event: WireEvent, *, how: str,

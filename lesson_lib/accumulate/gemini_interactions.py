@@ -50,7 +50,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..partial_json import NOTHING
 from ..tool_calls import ToolCall
 from ..wires import gemini_interactions as gi
@@ -168,6 +168,7 @@ class _Step(IndexedBlock):
                                  call_id if isinstance(call_id, str) else None,
                                  kind=self.kind, address=self.index,
                                  given=start if start is not None else NOTHING,
+                                 ended_by=gi.CALL_ENDED_BY,
                                  t=event.t if event is not None else None,
                                  event=event.index if event is not None else None)
         return self.call
@@ -283,7 +284,8 @@ class GeminiInteractionsAccumulator(IndexedAccumulator):
             item_id=call_id if isinstance(call_id, str) else None, whole=whole,
             takes_input=block.takes_input, data=block.as_dict(),
             input=block.data.get(gi.ARGUMENTS_KEY) if block.takes_input else None,
-            shown=None if block.takes_input else block.shown()))
+            shown=None if block.takes_input else block.shown(),
+            ended_by=gi.CALL_ENDED_BY if block.takes_input else None))
         if block.state != "open" and not block.takes_input:
             self.changes.append(SlotClosed(event.index, block.index, "done"))
 

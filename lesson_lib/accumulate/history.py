@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..capture.captures import Capture
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..tool_calls import ToolCallView
 from ..tool_calls.checkpoints import checkpoint
 from ..wires.wire_events import WireEvent, parse_all

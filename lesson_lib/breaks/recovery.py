@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import wires
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..turn.next_request import next_request
 from ..turn.reduce import BlockView, StepView, TurnState
 from .budget import CHARS_PER_TOKEN

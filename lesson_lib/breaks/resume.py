@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from ..wires import responses
 from ..wires.resume import Resume, ResumePoint
 from ..wires.wire_events import WireEvent

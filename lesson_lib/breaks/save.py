@@ -37,8 +37,8 @@ from typing import Any
 from .. import wires
 from ..capture.capture_writer import write_capture
 from ..capture.captures import Capture
-from ..capture.diagnostics import Diagnostic
 from ..course import learner
+from ..diagnostics import Diagnostic
 
 CAPTURES = "captures"           # the folder inside my-work/
 MAX_NAME = 100

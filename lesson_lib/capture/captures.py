@@ -45,12 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import wires
+from ..diagnostics import Diagnostic
 from ..sse import eventstream
 from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
 from ..wires import ENTRIES
 from ..wires.wire_events import GEMINI_RECORD, payload_type
-from .diagnostics import Diagnostic
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 

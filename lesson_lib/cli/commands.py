@@ -34,8 +34,8 @@ from typing import Any
 
 from ..capture import captures as captures_mod
 from ..capture.captures import Capture, CaptureError
-from ..capture.diagnostics import Diagnostic
 from ..capture.json_text import dumps, printable
+from ..diagnostics import Diagnostic
 from ..wires.stream_end import Ending, how_it_ended
 from ..wires.wire_events import parse_all
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import wires
 from ..capture.captures import Capture, from_bytes
-from ..wires.event_table import TEXT_DELTAS, event_table, time_to_first_token
+from ..views.event_table import TEXT_DELTAS, event_table, time_to_first_token
 from . import Case, Verdict, corpus_capture, exercise, grade
 
 SPLIT = exercise("01", 1, "Split a stream into events",

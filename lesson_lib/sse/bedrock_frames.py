@@ -25,7 +25,7 @@ import binascii
 import json
 from typing import Any, NamedTuple
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .eventstream import EventStreamDecoder, Frame
 from .strict_json import read_object
 

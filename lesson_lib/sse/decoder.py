@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 BOM = b"\xef\xbb\xbf"
 _CR, _LF = 0x0D, 0x0A

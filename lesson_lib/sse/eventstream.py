@@ -42,7 +42,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 

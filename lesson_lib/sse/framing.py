@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 
 class Decoder(Protocol):

@@ -26,6 +26,9 @@ class ToolCall:
     ``(choice, n)``). With ``json_arguments=False`` (a custom tool's free-form
     input) the text is not parsed: its value is the text. `given` is a value
     the call's start already carried (used when no fragment arrives).
+    `ended_by` names, in the wire's words, what will make the call final (its
+    block's stop, its arguments' ``.done``, the choice's ``finish_reason``):
+    the accumulator says it from its wire's module, so a view need not know wires.
     `t` and `event` (here and in `feed`, `end`) are the arrival time in ms
     and the event index, kept for views (pauses, counters); never read from
     a clock.
@@ -34,8 +37,9 @@ class ToolCall:
     def __init__(self, name: str | None = None, call_id: str | None = None, *,
                  kind: str = "tool_use", address: Any = None, json_arguments: bool = True,
                  given: Any = NOTHING, t: float | None = None, event: int | None = None,
-                 structured: bool = False) -> None:
+                 structured: bool = False, ended_by: str | None = None) -> None:
         self.name = name or ""
+        self.ended_by = ended_by
         self.call_id = call_id
         self.kind = kind
         self.address = address
@@ -233,7 +237,7 @@ class ToolCall:
             error=self._error, structured=self.structured, was_cut=self.was_cut,
             ended=self._ended,
             start_t=self.start_t, start_event=self.start_event, last_t=self.last_t,
-            last_event=self.last_event, end_event=self.end_event,
+            last_event=self.last_event, end_event=self.end_event, ended_by=self.ended_by,
             _parts=self._parts, _count=len(self._parts), _settled_count=count)
 
     def __deepcopy__(self, memo: dict) -> ToolCall:

@@ -19,7 +19,8 @@ class ToolCallView:
     change) and has its own copies of the containers that were still open;
     treat it as read-only. `open_path` is the deepest path still open (None:
     nothing open). `raw` is joined on demand from the fragments that had
-    arrived; `raw_length` and `raw_tail` cost nothing like that.
+    arrived; `raw_length` and `raw_tail` cost nothing like that. `ended_by` is
+what its wire says will make the call final (`ToolCall`), None where not said.
     """
 
     name: str
@@ -41,6 +42,7 @@ class ToolCallView:
     last_t: float | None = None
     last_event: int | None = None
     end_event: int | None = None
+    ended_by: str | None = None      # what makes it final, in its wire's words
     _parts: list[str] = field(default_factory=list, repr=False)
     _count: int = field(default=0, repr=False)
     _settled_count: int | None = field(default=None, repr=False)   # None: count on demand

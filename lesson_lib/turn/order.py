@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .ends import OUTCOMES, REASONS, is_reason
 from .events import TurnEvent
 

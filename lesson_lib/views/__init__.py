@@ -4,6 +4,8 @@
 - `palette`: the marker colours (Okabe-Ito hues at 3:1 on the light and dark
   themes) and the contrast ratio they are checked with;
 - `html`: escaping, the event kinds' looks, the shared CSS, the counter markup;
+- `event_table`: lesson 1's pandas table, one row per event (`wires.event_rows`'s
+  rows), and the questions the lesson asks of it;
 - `panes`: renderers ``(capture, index) -> HTML``: the event table window, the raw bytes;
 - `player`: the replay `Player` every lesson reuses;
 - `replays`: one `Replay` per capture, shared by every pane and counter
@@ -14,7 +16,7 @@
 - `turn_view`: lesson 4's pane, the turn state (steps, blocks, tool cards, outcome);
 - `turn_timeline`: the agent loop's tools drawn over the stream's arrival timeline.
 
-Views never parse: they render what `event_table` and the later stations
+Views never parse: they render what `wires.event_rows` and the later stations
 computed, and they escape every piece of model text.
 """
 

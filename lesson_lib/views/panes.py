@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..capture.captures import Capture
-from ..wires.event_table import block_address, event_kind
+from .event_table import block_address, event_kind
 from .html import esc, kind_badge, section
 from .replays import event_place, replay_for
 

@@ -23,7 +23,7 @@ import pandas as pd
 from ..accumulate.history import History
 from ..accumulate.labels import WIRES, EventLabels, labels_for
 from ..capture.captures import Capture
-from ..wires.event_table import event_table
+from .event_table import event_table
 
 KEPT = 16
 T = TypeVar("T")

@@ -38,8 +38,8 @@ from ..accumulate.base import Slot
 from ..accumulate.history import History
 from ..accumulate.labels import address_text
 from ..capture.captures import Capture
-from ..capture.diagnostics import Diagnostic
 from ..capture.json_text import one_line
+from ..diagnostics import Diagnostic
 from .html import BG_ALT, FG, FG_MUTED, MONO, esc, page, section
 from .palette import NEUTRAL, OKABE_ITO
 from .replays import event_counter, history_for, labels_of
@@ -313,9 +313,12 @@ class SlotsView:
     __str__ = __repr__
 
 
-def show_slots(capture: Capture, at: int | None = None, *, tail: int = TAIL) -> SlotsView:
-    """The slots of `capture` after event `at` (None: after the whole stream)."""
-    return SlotsView(state_at(History(capture), at), tail)
+def show_slots(source: Capture | History, at: int | None = None, *,
+               tail: int = TAIL) -> SlotsView:
+    """The slots after event `at` (None: after the whole stream) of an accumulator
+    `History`, or of a capture (a history of its own, made here)."""
+    timeline = source if isinstance(source, History) else History(source)
+    return SlotsView(state_at(timeline, at), tail)
 
 
 # -- the pane for the player ---------------------------------------------------------------

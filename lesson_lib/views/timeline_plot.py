@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ..capture.captures import Capture
-from ..wires.event_table import KINDS, event_table, gaps, kinds, time_to_first_token
+from .event_table import KINDS, event_table, gaps, kinds, time_to_first_token
 from .html import KIND_STYLES
 
 

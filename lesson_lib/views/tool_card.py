@@ -30,6 +30,8 @@ for the replay `Player` (one `History` per capture, so a step costs one
 ``feed``); `tool_call_labeller` is the player's counter (``event 12 / 48 ·
 block [1] tool_use get_weather · input_json_delta · 3 fields settled``);
 `show_tool_calls(capture, at)` is the same state for a notebook to print.
+Each reads an accumulator's `History` (`tool_calls_in`); given a capture, the
+capture's one shared history (`replays.history_for`) is the one read.
 """
 
 from __future__ import annotations
@@ -75,15 +77,6 @@ STATE_STYLES = {
 UNSETTLED_WORDS = {"forming": "… forming", "cut": "✂ cut off", "invalid": "✗ never settled",
                    "complete": "… forming"}
 SETTLED_WORD = "✓ settled"
-# The event that ends a call, by the call's kind (what a "forming" call whose text is
-# already whole is waiting for).
-END_EVENTS = {"tool_use": "content_block_stop", "server_tool_use": "content_block_stop",
-              "mcp_tool_use": "content_block_stop",
-              "function_call": "function_call_arguments.done",
-              "custom_tool_call": "custom_tool_call_input.done",
-              "mcp_call": "mcp_call_arguments.done", "structured output": "output_text.done",
-              "function": "finish_reason", "toolUse": "contentBlockStop",
-              "functionCall": "a functionCall part that does not continue"}
 
 
 # -- the arguments as lines ------------------------------------------------------------
@@ -197,12 +190,8 @@ def settled_phrase(view: ToolCallView) -> str:
 
 
 def end_event(view: ToolCallView) -> str:
-    """The wire's event that ends this call."""
-    # Chat's legacy function_call and its structured-output content end at the
-    # choice's finish_reason, like its tool calls.
-    if isinstance(view.address, tuple) and view.address[1:] in (("function_call",), ("content",)):
-        return "finish_reason"
-    return END_EVENTS.get(view.kind, "the end of the call")
+    """The wire's event that ends this call, as its accumulator said it (`ended_by`)."""
+    return view.ended_by or "the end of the call"
 
 
 def text_is_whole(view: ToolCallView) -> bool:
@@ -445,31 +434,39 @@ def timeline_for(capture: Capture, every: int = 64) -> History:
 
 def tool_calls_at(capture: Capture, index: int | None, *, every: int = 64,
                   pause_ms: float = PAUSE_MS) -> ToolCallsAt:
-    """The tool calls after event `index` (None or the last index: after the end too).
+    """The tool calls of `capture` after event `index`: `tool_calls_in` its shared history
+    (`timeline_for`)."""
+    return tool_calls_in(timeline_for(capture, every), index, pause_ms=pause_ms)
 
-    The last index shows the timeline's ended snapshot (what `accumulate`
+
+def tool_calls_in(timeline: History, index: int | None, *,
+                  pause_ms: float = PAUSE_MS) -> ToolCallsAt:
+    """The tool calls after event `index` of one stream's accumulator history (None or the
+    last index: after the end too).
+
+    The last index shows the history's ended snapshot (what `accumulate`
     ends with); any other index the live accumulator's views, so a step
     costs one ``feed`` and views of the calls, not the whole message. The
     calls marked as this event's are those whose slot its changes addressed.
     """
-    n = len(capture.events)
-    if n == 0 or capture.status >= 300:
-        return ToolCallsAt(capture.key, -1, 0, True, [], [], [])
+    n = len(timeline)
+    name = timeline.capture.key
+    if n == 0 or timeline.http_error is not None:
+        return ToolCallsAt(name, -1, 0, True, [], [], [])
     i = n - 1 if index is None else max(0, min(int(index), n - 1))
     ended = i == n - 1
-    timeline = timeline_for(capture, every)
     if ended:
         calls = list(timeline.end().tool_calls)
         outputs = [s for s in timeline.end().slots if s.from_server]
     else:
         live = timeline.accumulator_at(i + 1)
         calls, outputs = live.tool_calls(), live.server_outputs()
-    next_t = capture.events[i + 1].t if i + 1 < n else None
+    next_t = timeline.events[i + 1].t if i + 1 < n else None
     pauses = [pause_of(v, next_t, pause_ms) for v in calls]
     # The calls whose slot this event's changes addressed.
     touched = {getattr(change, "address", None) for change in timeline.changes_of(i)}
     current = [v.address in touched for v in calls]
-    return ToolCallsAt(capture.key, i, n, ended, calls, pauses, current, outputs)
+    return ToolCallsAt(name, i, n, ended, calls, pauses, current, outputs)
 
 
 class ToolCallsView:
@@ -487,9 +484,12 @@ class ToolCallsView:
     __str__ = __repr__
 
 
-def show_tool_calls(capture: Capture, at: int | None = None) -> ToolCallsView:
-    """The tool-call cards of `capture` after event `at` (None: after the whole stream)."""
-    return ToolCallsView(tool_calls_at(capture, at))
+def show_tool_calls(source: Capture | History, at: int | None = None) -> ToolCallsView:
+    """The tool-call cards after event `at` (None: after the whole stream) of an accumulator
+    `History`, or of a capture (its shared history)."""
+    if isinstance(source, History):
+        return ToolCallsView(tool_calls_in(source, at))
+    return ToolCallsView(tool_calls_at(source, at))
 
 
 class ToolCardPane:

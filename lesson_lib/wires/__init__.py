@@ -46,7 +46,10 @@ keeps a list of wires.
 
 Beside them, read from them: `wire_events` (events to wire events, and
 `detect_wire`), `stream_end` (how a stream ended: its terminal and its
-errors) and `event_table` (one row per event, the same columns on every wire).
+errors), `event_rows` (one row per event, the same fields on every wire: lesson 1's
+table, laid out by `lesson_lib.views.event_table`) and `sdk_unions` (which of the
+official SDKs' stream types an event shows). `event_table` is that table's old name,
+kept for the notebooks that import it.
 
 >>> from lesson_lib import wires
 >>> wires.for_wire("anthropic-messages").finish_reason("max_tokens")

@@ -86,6 +86,8 @@ KNOWN_BLOCKS = frozenset({
 # calls the server runs.
 SERVER_CALL_BLOCKS = frozenset({SERVER_TOOL_USE_BLOCK, MCP_TOOL_USE_BLOCK})
 CALL_BLOCKS = frozenset({TOOL_USE_BLOCK}) | SERVER_CALL_BLOCKS
+# What makes a call final (the tool-call card's words): its block's stop, on every call block.
+CALL_ENDED_BY = CONTENT_BLOCK_STOP
 # What the server did on its own, whole in a start event: a file it put in the code
 # container, the tools it listed from an MCP server, the seam where a fallback model took
 # over, the context it compacted. Neither text nor a call.

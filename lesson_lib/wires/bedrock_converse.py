@@ -54,6 +54,9 @@ BLOCK_EVENTS = ("contentBlockStart", "contentBlockDelta", "contentBlockStop")
 PADDING = "p"     # the padding field every payload carries
 # A ``toolUse`` start's ``type`` when the call is one the service runs (its result follows).
 SERVER_TOOL_USE = "server_tool_use"
+# What makes a call final (the tool-call card's words): its block's stop, whether the
+# client or the provider runs the tool.
+CALL_ENDED_BY = CONTENT_BLOCK_STOP
 # A ``reasoningContent`` field: reasoning the provider sends only encrypted (base64 bytes),
 # which goes back in the next request as it came.
 REDACTED_CONTENT = "redactedContent"

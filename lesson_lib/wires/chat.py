@@ -52,6 +52,9 @@ TEXT_FIELDS = (*DELTA_FIELDS, "reasoning")
 # The legacy functions API's one call per choice (no id): the delta field, the message's
 # field, and that call's slot kind.
 FUNCTION_CALL = "function_call"
+# What makes a call final (the tool-call card's words): Chat has no end event for a call;
+# its choice's finish_reason ends every call (and a structured-output content) at once.
+CALL_ENDED_BY = "finish_reason"
 ADDRESS_FIELDS = ("choices[].index", "tool_calls[].index")
 
 # Chunk fields that only pad the stream (their value means nothing): OpenAI's

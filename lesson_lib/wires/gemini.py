@@ -51,6 +51,9 @@ TEXT_PART = "text"
 THOUGHT = "thought"                  # a text part with ``thought: true`` is a thought
 THOUGHT_SIGNATURE = "thoughtSignature"
 FUNCTION_CALL, FUNCTION_RESPONSE = "functionCall", "functionResponse"
+# What makes a call final (the tool-call card's words): a streamed call's last part is the
+# one that does not say it continues (``willContinue``).
+CALL_ENDED_BY = f"a {FUNCTION_CALL} part that does not continue"
 PARTIAL_ARGS = "partialArgs"         # a function call streamed in path-addressed values
 EXECUTABLE_CODE, CODE_EXECUTION_RESULT = "executableCode", "codeExecutionResult"
 TOOL_CALL, TOOL_RESPONSE = "toolCall", "toolResponse"

@@ -56,6 +56,8 @@ INTERACTION_STATUS_UPDATE = "interaction.status_update"
 STEP_START = "step.start"
 STEP_DELTA = "step.delta"
 STEP_STOP = "step.stop"
+# What makes a call final (the tool-call card's words): its step's stop.
+CALL_ENDED_BY = STEP_STOP
 INTERACTION_COMPLETED = "interaction.completed"
 ERROR = "error"
 EVENT_TYPES = frozenset({INTERACTION_CREATED, INTERACTION_STATUS_UPDATE, STEP_START,

@@ -191,6 +191,15 @@ SHELL_CALL_COMMAND_DONE = "response.shell_call_command.done"
 SHELL_CALL_OUTPUT_CONTENT_DELTA = "response.shell_call_output_content.delta"
 SHELL_CALL_OUTPUT_CONTENT_DONE = "response.shell_call_output_content.done"
 
+# What makes a call final (the tool-call card's words, the event's name after ``response.``):
+# each call item's arguments' ``.done``; a structured-output text's ``output_text.done``.
+CALL_ENDED_BY: dict[str, str] = {
+    kind: done.removeprefix("response.") for kind, done in (
+        (FUNCTION_CALL_ITEM, FUNCTION_CALL_ARGUMENTS_DONE),
+        (CUSTOM_TOOL_CALL_ITEM, CUSTOM_TOOL_CALL_INPUT_DONE),
+        (MCP_CALL_ITEM, MCP_CALL_ARGUMENTS_DONE))}
+STRUCTURED_OUTPUT_ENDED_BY = OUTPUT_TEXT_DONE.removeprefix("response.")
+
 # -- finish ----------------------------------------------------------------------------
 # ``incomplete_details.reason`` in the unified vocabulary.
 INCOMPLETE_REASONS: dict[str, FinishReason] = {"max_output_tokens": "length",

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import wires
-from ..capture.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 from .wire_events import DONE, WireEvent
 
 

@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from ...capture.diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 from ...wires import responses
 from ...wires.responses import AFTER_TERMINAL, TERMINAL_STATUS
 from ...wires.wire_events import WireEvent
@@ -106,14 +106,14 @@ class ResponsesAccumulator(Accumulator):
 
     def __init__(self) -> None:
         super().__init__()
-        self.say = say = SlotChanges()
-        self.items = Items(self.note, say)
+        self.slot_changes = slot_changes = SlotChanges()
+        self.items = Items(self.note, slot_changes)
         self.compare = ServerComparison(self.items, self.note)
-        self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, say)
+        self.tools = ToolCallEvents(self.items, self.compare, self.end_tool_call, slot_changes)
         self.items.call_of = self.tools.call_of
-        self.parts = PartEvents(self.items, self.compare, self.tools, say)
-        self.item_events = ItemEvents(self.items, self.compare, self.tools, say)
-        self.server_tools = ServerToolEvents(self.items, self.compare, None, say)
+        self.parts = PartEvents(self.items, self.compare, self.tools, slot_changes)
+        self.item_events = ItemEvents(self.items, self.compare, self.tools, slot_changes)
+        self.server_tools = ServerToolEvents(self.items, self.compare, None, slot_changes)
         self._response: dict | None = None     # the latest lifecycle event's response
         self._terminal: dict | None = None     # the terminal event's response
         self.terminal: str | None = None       # "completed" | "incomplete" | "failed"
@@ -121,7 +121,7 @@ class ResponsesAccumulator(Accumulator):
         self._started = False
         self._created = False
         self._in_progress = False
-        self._seq = SequenceNumbers(self.note)
+        self.sequence_numbers = SequenceNumbers(self.note)
         self.passed_through: list[WireEvent] = []   # events of unknown type, kept as they came
         parts, tools, server = self.parts, self.tools, self.server_tools
         handlers: dict[str | None, Callable[[WireEvent, dict], None]] = {
@@ -158,7 +158,7 @@ class ResponsesAccumulator(Accumulator):
             self._not_an_object(event)
             return self.changes
         seq = payload.get("sequence_number")
-        if seq is not None and self._seq.skip(event, seq):
+        if seq is not None and self.sequence_numbers.skip(event, seq):
             return self.changes
         handler = self._handlers.get(event.type)
         if handler is None:
@@ -173,12 +173,12 @@ class ResponsesAccumulator(Accumulator):
         except Malformed as exc:
             self.note("malformed_event", f"{event.type}: {exc}; the event is ignored",
                       event=event, raw=event.sse.data)
-        say = self.say
-        if say.opening or say.closing:
-            say.flush(self.changes)
-        elif say.growing:                          # (a delta: its growth only)
-            self.changes += say.growing
-            say.growing.clear()
+        slot_changes = self.slot_changes
+        if slot_changes.opening or slot_changes.closing:
+            slot_changes.flush(self.changes)
+        elif slot_changes.growing:                          # (a delta: its growth only)
+            self.changes += slot_changes.growing
+            slot_changes.growing.clear()
         return self.changes
 
     def _not_an_object(self, event: WireEvent) -> None:
@@ -325,15 +325,15 @@ class ResponsesAccumulator(Accumulator):
                       "everything that arrived is kept")
         for item, (slots, call_before) in zip(self.items, cut, strict=True):
             if item.call is not call_before:         # a call made late says its slot again,
-                self.say.reopen_item(item, None)     # closed
+                self.slot_changes.reopen_item(item, None)     # closed
                 del slots[0]
             for address, holder, ended_before in slots:
                 call = holder.call
-                self.say.close(address, "never closed", call, None,
+                self.slot_changes.close(address, "never closed", call, None,
                                ended_now=call is not None and call.ended and not ended_before)
-            self.say.flush(self.changes)         # each item's closes together
+            self.slot_changes.flush(self.changes)         # each item's closes together
         self.server_tools.cut_audio(why)
-        self.say.flush(self.changes)
+        self.slot_changes.flush(self.changes)
         return self.end_changes("in_band_error" if self.error is not None
                                 or self.terminal == "failed" else "cut")
 

@@ -37,9 +37,9 @@ from .vocabulary import TOOL_ITEMS, Malformed, is_index
 class Items:
     """The items by output_index and by id, their lookups, and the once-only notes."""
 
-    def __init__(self, note: Callable[..., Any], say: SlotChanges) -> None:
+    def __init__(self, note: Callable[..., Any], slot_changes: SlotChanges) -> None:
         self.note = note
-        self.say = say
+        self.slot_changes = slot_changes
         self.by_index: dict[int, Item] = {}
         self.by_id: dict[str, Item] = {}
         self._once: set[tuple] = set()     # diagnostics said once per place
@@ -72,11 +72,11 @@ class Items:
         if old is not None:
             for address in [(old.index,), *(a for a, _, _ in old.part_slots())]:
                 if address != (old.index,) or not old.hidden:
-                    self.say.opening.append(SlotRemoved(event, address))
+                    self.slot_changes.opening.append(SlotRemoved(event, address))
         self.register(item)
         if call:
             self.call_of(item, ev)
-        self.say.open_item(item, event)
+        self.slot_changes.open_item(item, event)
 
     def elsewhere(self, ev: WireEvent, oi: int, item: Item, iid: str, said: str) -> Item:
         """An event names item `iid`, but `item` is at its output_index: the item named
@@ -156,15 +156,16 @@ class Items:
 class Handlers:
     """What every group of handlers works with: the stream's `items` (and their `note`),
     the `compare` checks against the server's objects, the `tools` (the
-    `tools.ToolCallEvents`, where the handlers need them) and the `say` changes."""
+    `tools.ToolCallEvents`, where the handlers need them) and the `slot_changes` an
+    event makes (`slots.SlotChanges`)."""
 
     def __init__(self, items: Items, compare: ServerComparison, tools: Any,
-                 say: SlotChanges) -> None:
+                 slot_changes: SlotChanges) -> None:
         self.items = items
         self.note = items.note
         self.compare = compare
         self.tools = tools
-        self.say = say
+        self.slot_changes = slot_changes
 
 
 # The fields that name an item's call: stated at its start, expected the same at its end.
@@ -209,10 +210,10 @@ class ItemEvents(Handlers):
         item.announce(data)
         self.items.register(item)
         if self.tools.call_of(item, ev) is not call:
-            self.say.reopen_item(item, ev.index)
+            self.slot_changes.reopen_item(item, ev.index)
             return
-        self.say.renamed(item, before, ev.index)
-        self.say.own_stated(item, shown, ev.index)
+        self.slot_changes.renamed(item, before, ev.index)
+        self.slot_changes.own_stated(item, shown, ev.index)
 
     def _identity_restated(self, ev: WireEvent, item: Item, done: dict) -> None:
         """A field that names the item or its call (``call_id``, ``name``) said one thing
@@ -261,10 +262,10 @@ class ItemEvents(Handlers):
         item = Item(oi, data)
         self.items.add(item, ev)
         if (oi,) in self._end_calls(ev, item, data):
-            self.say.call_ended((oi,), item.call, ev.index)
-        self.say.flush(out)          # the call's end before the item's
+            self.slot_changes.call_ended((oi,), item.call, ev.index)
+        self.slot_changes.flush(out)          # the call's end before the item's
         self._end_item(ev, item, data, True)
-        self.say.flush(out)
+        self.slot_changes.flush(out)
 
     def _end_item(self, ev: WireEvent, item: Item, data: dict, taken: bool) -> None:
         """`data`, the server's finished item, ends `item` (`taken`: never announced, so
@@ -287,20 +288,20 @@ class ItemEvents(Handlers):
         item.done = data
         item.state = "closed"
         ended = self._end_calls(ev, item, data)
-        say, own = self.say, (item.index,)
+        slot_changes, own = self.slot_changes, (item.index,)
         reopened = item.call is not call
         if reopened:                              # a call it turns out to be: said again,
-            say.reopen_item(item, ev.index)       # closed
+            slot_changes.reopen_item(item, ev.index)       # closed
         else:
-            say.renamed(item, before, ev.index)
-            say.own_stated(item, shown, ev.index)
+            slot_changes.renamed(item, before, ev.index)
+            slot_changes.own_stated(item, shown, ev.index)
         for address, part, _, text, summary in parts:
             part.state = "closed"
-            say.part_stated(item, address[-1], summary, text, ev.index)
+            slot_changes.part_stated(item, address[-1], summary, text, ev.index)
         if not reopened:
-            say.done(own, was_open, item.call, own in ended, ev.index, data=data)
+            slot_changes.done(own, was_open, item.call, own in ended, ev.index, data=data)
         for address, part, state, _, _ in parts:
-            say.done(address, state == "open", part.call, address in ended, ev.index)
+            slot_changes.done(address, state == "open", part.call, address in ended, ev.index)
 
     def _end_calls(self, ev: WireEvent, item: Item, data: dict) -> set:
         """End the item's call and its parts' calls (structured output) with the server's

@@ -51,9 +51,10 @@ class PartEvents(Handlers):
         parts[n] = part
         if not summary:
             self.tools.structured_call(ev, item, n, part)
-        self.say.open_part(item, item.part_address(n, summary), part, ev.index, summary=summary)
+        self.slot_changes.open_part(item, item.part_address(n, summary), part, ev.index,
+                                    summary=summary)
         for i in after:
-            self.say.part_stated(item, i, summary, before[i], ev.index)
+            self.slot_changes.part_stated(item, i, summary, before[i], ev.index)
         return part
 
     def part_for(self, ev: WireEvent, p: dict, item: Item, kind: str) -> Part:
@@ -109,8 +110,8 @@ class PartEvents(Handlers):
         elif part.assumed:
             kind, shown = part.type, item.part_text(n, summary)
             part.announce(data)
-            self.say.part_renamed(item, address, part, kind, ev.index)
-            self.say.part_stated(item, n, summary, shown, ev.index)
+            self.slot_changes.part_renamed(item, address, part, kind, ev.index)
+            self.slot_changes.part_stated(item, n, summary, shown, ev.index)
         else:
             self.note("duplicate_start", f"{key} {n} of {item.label()} announced "
                       "again; the first announcement is kept", severity="warning", event=ev,
@@ -141,10 +142,10 @@ class PartEvents(Handlers):
         if late or item.done is not None:
             pass
         elif shown is None:
-            self.say.growing.append(_new(TextAppended, (
+            self.slot_changes.growing.append(_new(TextAppended, (
                 ev.index, address, CHANNELS.get(part.type, "other"), delta, part.type)))
         else:
-            self.say.part_stated(item, n, summary, shown, ev.index)
+            self.slot_changes.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         if call is not None:
             call.feed(delta, t=ev.t, event=ev.index)
@@ -161,11 +162,11 @@ class PartEvents(Handlers):
         shown = item.part_text(n, summary)
         self._adopt(ev, part, (*item.part_path(n, summary), part.key or field), theirs)
         if not self._made_late(ev, item, n, part, address, summary):
-            self.say.part_stated(item, n, summary, shown, ev.index)
+            self.slot_changes.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         if call is not None and not call.ended:
             call.end(theirs, t=ev.t, event=ev.index)
-            self.say.call_ended(address, call, ev.index)
+            self.slot_changes.call_ended(address, call, ev.index)
         if not summary:
             part.adopt_logprobs(p.get("logprobs"))
 
@@ -177,7 +178,7 @@ class PartEvents(Handlers):
             return False
         if self.tools.structured_call(ev, item, n, part, skip) is None:
             return False
-        self.say.reopen_part(item, address, part, ev.index)
+        self.slot_changes.reopen_part(item, address, part, ev.index)
         return True
 
     def said_again(self, ev: WireEvent, item: Item, part: Part, what: str,
@@ -208,12 +209,12 @@ class PartEvents(Handlers):
                 self.said_again(ev, item, part, "part", (item.index, n))
             shown = item.part_text(n, summary)
             self.settle(ev, item, summary, n, part, data)
-            self.say.part_stated(item, n, summary, shown, ev.index)
+            self.slot_changes.part_stated(item, n, summary, shown, ev.index)
         call = part.call
         ended = call is not None and not call.ended
         if ended:
             call.end(part.text, t=ev.t, event=ev.index)
-        self.say.done(item.part_address(n, summary), part.state == "open", call, ended,
+        self.slot_changes.done(item.part_address(n, summary), part.state == "open", call, ended,
                       ev.index)
         part.state = "closed"
 
@@ -255,4 +256,4 @@ class PartEvents(Handlers):
             part.annotations[n] = annotation
         else:
             part.annotations.append(annotation)
-            self.say.growing.append(CitationAdded(ev.index, address, annotation))
+            self.slot_changes.growing.append(CitationAdded(ev.index, address, annotation))

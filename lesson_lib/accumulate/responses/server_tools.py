@@ -44,7 +44,7 @@ class ServerToolEvents(Handlers):
         b64 = string_field(p, "partial_image_b64")
         shown = own_shown(item)
         item.partial_images.append((p.get("partial_image_index"), b64))
-        self.say.own_stated(item, shown, ev.index)
+        self.slot_changes.own_stated(item, shown, ev.index)
 
     def on_shell_command(self, ev: WireEvent, p: dict) -> None:
         """A shell command added, streamed into or stated whole; the slot shows them all."""
@@ -57,7 +57,7 @@ class ServerToolEvents(Handlers):
         else:
             command = string_field(p, "command")
             self.compare.field_stated(ev, item, path, command, check=ev.type.endswith(".done"))
-        self.say.own_stated(item, shown, ev.index)
+        self.slot_changes.own_stated(item, shown, ev.index)
 
     def on_shell_output(self, ev: WireEvent, p: dict) -> None:
         """A shell command's output streamed (stdout, stderr); its item shows no text."""
@@ -81,16 +81,16 @@ class ServerToolEvents(Handlers):
         audio = self.audio
         if audio is None:
             audio = self.audio = Audio()
-            self.say.opening.append(SlotOpened(ev.index, AUDIO, "audio", "audio"))
+            self.slot_changes.opening.append(SlotOpened(ev.index, AUDIO, "audio", "audio"))
         if delta is not None:
             audio.pieces[stream].append(delta)
             if stream == "transcript":
-                self.say.grew(AUDIO, "other", delta, "transcript", ev.index)
+                self.slot_changes.grew(AUDIO, "other", delta, "transcript", ev.index)
             return
         audio.done.add(stream)
         if audio.state == "open" and len(audio.done) == 2:
             audio.state = "closed"
-            self.say.close(AUDIO, "closed", None, ev.index, data=audio.as_dict())
+            self.slot_changes.close(AUDIO, "closed", None, ev.index, data=audio.as_dict())
 
     def cut_audio(self, why: str) -> None:
         """The end of the stream: spoken output not yet done is closed, never finished."""
@@ -102,7 +102,7 @@ class ServerToolEvents(Handlers):
                                if not delta and stream not in audio.done)
         self.note("block_never_stopped", f"the spoken output was never done (no "
                   f"{missing}) before {why}", severity="warning", slot=AUDIO)
-        self.say.close(AUDIO, "never closed", None, None, data=audio.as_dict())
+        self.slot_changes.close(AUDIO, "never closed", None, None, data=audio.as_dict())
 
     def audio_slots(self) -> list[Slot]:
         """The spoken output's slot, when there is one: its text is the transcript."""

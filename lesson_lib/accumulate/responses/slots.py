@@ -98,7 +98,8 @@ class SlotChanges:
         self.opening.append(SlotOpened(
             event, own, kind, label, name=name, call_id=item.call_id, item_id=item.id,
             takes_input=call is not None, data=item.data,
-            json_arguments=call is None or call.json_arguments))
+            json_arguments=call is None or call.json_arguments,
+            ended_by=call.ended_by if call is not None else None))
         raw = call.raw if call is not None else ""
         if raw:
             self.opening.append(ToolInputGrew(event, own, raw, ()))
@@ -125,7 +126,8 @@ class SlotChanges:
             event, address, part.type, item.part_label(address), name=(call.name or None) if structured else None,
             call_id=call.call_id if structured else None, item_id=item.id,
             takes_input=call is not None, data=part.data, structured=structured,
-            json_arguments=call is None or call.json_arguments))
+            json_arguments=call is None or call.json_arguments,
+            ended_by=call.ended_by if call is not None else None))
         text = item.part_text(address[-1], summary)
         if text:
             self.growing.append(TextAppended(event, address, CHANNELS.get(part.type, "other"),

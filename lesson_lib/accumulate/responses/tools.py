@@ -57,8 +57,8 @@ class ToolCallEvents(Handlers):
     """
 
     def __init__(self, items: Items, compare: ServerComparison,
-                 end_tool_call: Callable[..., Any], say: SlotChanges) -> None:
-        super().__init__(items, compare, self, say)
+                 end_tool_call: Callable[..., Any], slot_changes: SlotChanges) -> None:
+        super().__init__(items, compare, self, slot_changes)
         self.end_tool_call = end_tool_call
         self.structured: str | None = None
 
@@ -81,20 +81,20 @@ class ToolCallEvents(Handlers):
         own = (item.index,)
         if TOOL_ITEMS.get(item.type) != path:
             if MAIN_FIELD.get(item.type) == path and item.done is None and not item.hidden:
-                self.say.grew(own, "other", delta, path[-1], ev.index)
+                self.slot_changes.grew(own, "other", delta, path[-1], ev.index)
             return
         # The call is fed what its own field gets, whichever delta type brought it (a
         # mismatch was said by `item_for`): the call's text and the item's stay one text.
         call = item.call
         if call is None:                  # a call made late says its slot again, whole
             self.call_of(item, ev, skip=delta).feed(delta, t=ev.t, event=ev.index)
-            self.say.reopen_item(item, ev.index)
+            self.slot_changes.reopen_item(item, ev.index)
             return
         fed = not call.ended
         grew = tuple(call.feed(delta, t=ev.t, event=ev.index))
         # The slot shows the field while the item forms; given way to parts, the call.
         if fed if item.hidden else item.done is None:
-            self.say.call_grew(own, delta, grew, ev.index)
+            self.slot_changes.call_grew(own, delta, grew, ev.index)
 
     def _stated(self, ev: WireEvent, p: dict, item: Item, kind: str, path: tuple,
                 field: str) -> None:
@@ -108,13 +108,13 @@ class ToolCallEvents(Handlers):
         elif call is not None:
             call.end(theirs, t=ev.t, event=ev.index)
         if call is not item_call:                 # a call made late says its slot again
-            self.say.reopen_item(item, ev.index)
+            self.slot_changes.reopen_item(item, ev.index)
             if item.state != "open":
                 return                            # (closed, its call with it)
         else:
-            self.say.own_stated(item, shown, ev.index)
+            self.slot_changes.own_stated(item, shown, ev.index)
         if ended:
-            self.say.call_ended((item.index,), call, ev.index)
+            self.slot_changes.call_ended((item.index,), call, ev.index)
 
     def parse_input(self, ev: WireEvent, item: Item, raw: str) -> None:
         """A function call's arguments ended: check them strictly, once."""
@@ -136,6 +136,7 @@ class ToolCallEvents(Handlers):
             call = item.call = ToolCall(item.name, item.call_id, kind=item.type,
                                         address=(item.index,),
                                         json_arguments=item.type != r.CUSTOM_TOOL_CALL_ITEM,
+                                        ended_by=r.CALL_ENDED_BY.get(item.type),
                                         t=ev.t if ev is not None else None,
                                         event=ev.index if ev is not None else None)
             frags = item.texts.get(TOOL_ITEMS[item.type])
@@ -154,7 +155,8 @@ class ToolCallEvents(Handlers):
         if self.structured is None or part.type != r.OUTPUT_TEXT_PART or item.type != r.MESSAGE_ITEM:
             return None
         part.call = ToolCall(self.structured, item.id, kind="structured output",
-                             address=(item.index, ci), structured=True, t=ev.t, event=ev.index)
+                             address=(item.index, ci), structured=True, t=ev.t, event=ev.index,
+                             ended_by=r.STRUCTURED_OUTPUT_ENDED_BY)
         _seed(part.call, part.text, skip, ev.t, ev.index)
         return part.call
 

@@ -75,7 +75,7 @@ from ...accumulate.responses.vocabulary import (
     PART_TEXT_KEY,
     TOOL_ITEMS,
 )
-from ...capture.diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 from ...sse.decoder import ServerSentEvent
 from ...tool_calls import ToolCall
 from ...wires.wire_events import parse_payload

@@ -21,9 +21,14 @@ A part of another type is kept as it arrived, in its place.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .fragments import Fragments
+from ...wires.chat import content_part_text
+from ...wires.wire_events import WireEvent
+from ..fragments import Fragments
+
+if TYPE_CHECKING:
+    from .choice import Choice
 
 _MERGED = ("text", "thinking")
 
@@ -100,3 +105,24 @@ class IndexedEntries:
         """The merged entries, each string field joined."""
         return [{k: v.text if isinstance(v, Fragments) else copy.deepcopy(v)
                  for k, v in entry.items()} for entry in self.entries.values()]
+
+
+class TypedParts:
+    """The Chat accumulator's ``content`` as typed parts (mixed into `ChatAccumulator`)."""
+
+    def _content_parts(self, choice: Choice, parts: list, event: WireEvent) -> None:
+        """``content`` as an array of typed parts (Mistral): a ``text`` part's text goes
+        to the content slot, a ``thinking`` part's text to the reasoning slot, in order;
+        the message keeps the parts (`ContentParts`). A part of another type is kept
+        on the message as it arrived, with one warning."""
+        if choice.parts is None:
+            choice.parts = ContentParts(choice.texts.get("content"))
+        for part in parts:
+            kind, text = content_part_text(part)
+            choice.parts.add(kind, part, text)
+            if kind == "text":
+                self._text(choice, "content", text, event)
+            elif kind == "thinking":
+                self._text(choice, "thinking", text, event)
+            else:
+                self._unknown_key(f"content[].type={kind}", event)

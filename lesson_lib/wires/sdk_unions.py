@@ -1,4 +1,4 @@
-"""Which of the official SDKs' stream types the corpus shows, read from the SDKs themselves.
+"""Which of the official SDKs' stream types a wire event shows, read from the SDKs themselves.
 
 The installed SDKs list, in their type unions, every event, block, delta,
 item, stop reason and chunk field a stream can carry: ``anthropic`` and
@@ -11,14 +11,11 @@ at least one union here. Each `Union` says where its members are (a module,
 a name in it, a field of that model; or a botocore service and shape) and
 how to read them (`READS`: the union members' ``type`` literals, a
 ``Literal``'s values, a model's field names or their wire aliases, an
-enum's values, a shape's members or enum); `sdk_types` reads them all; `sightings` reads a corpus (the project's captures,
-and the shared reference captures when present) and says where each one
-was seen at least once. `NOT_IN_CORPUS` names each type no capture shows,
-with why; `rows` puts the three together and `markdown` renders the table
-``scripts/build_cheat_sheet.py`` writes under the cheat sheet.
-
-A new SDK version that adds a type makes the table's test fail until the
-type has a capture or a reason: the table keeps itself true.
+enum's values, a shape's members or enum); `sdk_types` reads them all.
+`READERS` say, per wire, which union members an event shows (`shown_by`), and
+`NOT_IN_CORPUS` names each type no capture shows, with why.
+`lesson_lib.course.coverage` puts them together with the corpus into the
+cheat sheet's coverage table.
 """
 
 from __future__ import annotations
@@ -29,13 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..capture.captures import Capture
 from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
 from . import bedrock, bedrock_converse, bedrock_invoke, gemini
-from .wire_events import parse_all
-
-OURS, REFERENCE = "ours", "reference"
-HEADING = "## What the corpus shows of each SDK type union"
+from .wire_events import WireEvent
 
 
 @dataclass(frozen=True)
@@ -277,84 +270,15 @@ READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
     gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke}
 
 
-def seen_in(capture: Capture) -> set[tuple[str, str]]:
-    """The (union, type) pairs one capture shows at least once."""
-    reader = READERS.get(capture.wire or "")
-    if reader is None or capture.status >= 300:
+def shown_by(events: Iterable[WireEvent], wire: str | None) -> set[tuple[str, str]]:
+    """The (union, type) pairs some event of `events` (parsed on `wire`) shows."""
+    reader = READERS.get(wire or "")
+    if reader is None:
         return set()
     out = set()
-    for event in parse_all(capture.events):
+    for event in events:
         payload = _dict(event.payload)
         for union, value in reader(payload, event.type):
             if isinstance(value, str):
                 out.add((union, value))
     return out
-
-
-def sightings(ours: Iterable[Capture], reference: Iterable[Capture] = ()
-              ) -> dict[tuple[str, str], set[str]]:
-    """Every (union, type) the corpus shows, with where: ``ours`` and/or ``reference``."""
-    found: dict[tuple[str, str], set[str]] = {}
-    for where, caps in ((OURS, ours), (REFERENCE, reference)):
-        for capture in caps:
-            for pair in seen_in(capture):
-                found.setdefault(pair, set()).add(where)
-    return found
-
-
-@dataclass(frozen=True)
-class Row:
-    """One union in the table: its members by where the corpus shows them."""
-
-    union: Union
-    ours: tuple[str, ...]            # shown by the project's own captures
-    reference_only: tuple[str, ...]  # shown only by the shared reference captures
-    missing: tuple[tuple[str, str], ...]   # (type, why no capture shows it)
-    beyond_sdk: tuple[str, ...]      # shown by the corpus, unknown to the SDK's union
-
-    @property
-    def total(self) -> int:
-        return len(self.ours) + len(self.reference_only) + len(self.missing)
-
-    @property
-    def covered(self) -> int:
-        return len(self.ours) + len(self.reference_only)
-
-
-def rows(types: dict[str, frozenset[str]], seen: dict[tuple[str, str], set[str]]) -> list[Row]:
-    """The table: for each union, its members split by where they are seen (a member no
-    capture shows carries its `NOT_IN_CORPUS` reason, ``"?"`` when there is none)."""
-    out = []
-    for union in UNIONS:
-        members = sorted(types.get(union.name, ()))
-        where = {m: seen.get((union.name, m), set()) for m in members}
-        beyond = sorted(t for (u, t) in seen if u == union.name and t not in where)
-        out.append(Row(
-            union,
-            tuple(m for m in members if OURS in where[m]),
-            tuple(m for m in members if where[m] == {REFERENCE}),
-            tuple((m, NOT_IN_CORPUS.get((union.name, m), "?")) for m in members
-                  if not where[m]),
-            tuple(beyond)))
-    return out
-
-
-def markdown(table: list[Row]) -> str:
-    """The coverage table as Markdown, one line per union."""
-    def code(names: Iterable[str]) -> str:
-        return ", ".join(f"`{n}`" for n in names) or "none"
-
-    lines = [HEADING, "",
-             "Read from the installed SDKs' type unions and the captures (the project's "
-             "own, and the shared reference captures); `tests/test_coverage.py` keeps it "
-             "true. Shown by a reference capture only: the project has no capture of its "
-             "own yet.", "",
-             "| union | shown | by our captures | by reference captures only | "
-             "not in the corpus, and why | seen, not in the SDK's union |",
-             "|---|---|---|---|---|---|"]
-    for row in table:
-        missing = "<br>".join(f"`{m}`: {why}" for m, why in row.missing) or "none"
-        lines.append(f"| {row.union.wire} {row.union.what} (`{row.union.source}`) | "
-                     f"{row.covered}/{row.total} | {code(row.ours)} | "
-                     f"{code(row.reference_only)} | {missing} | {code(row.beyond_sdk)} |")
-    return "\n".join(lines) + "\n"

@@ -38,23 +38,26 @@ while another block is open (``blocks_overlap``), a block event after
 (``event_after_terminal``), a second stop (``duplicate_stop``). A delta that cannot be applied keeps its text in the
 diagnostic's ``orphan_text`` (and its raw event), so nothing that arrived is
 lost; a block event that is merely late is still applied.
+
+That is the rule. Beside this module, each in the file named for it: `block` (what
+a block holds, and its text), `resumed` (a ``message_start`` that states blocks
+whole) and `fallback` (a ``fallback`` block hands the message to another model).
+The first branch of `feed` is the speed path for the common delta: a text delta
+for a slot whose first such delta was fully checked goes straight to its text.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..capture.diagnostics import Diagnostic
-from ..partial_json import NOTHING
-from ..tool_calls import ToolCall
-from ..wires import anthropic
-from ..wires.anthropic import KNOWN_BLOCKS, finish_reason
-from ..wires.wire_events import WireEvent
-from .base import Fragments, SlotState
-from .changes import (
+from ...diagnostics import Diagnostic
+from ...wires import anthropic
+from ...wires.anthropic import KNOWN_BLOCKS, finish_reason
+from ...wires.wire_events import WireEvent
+from ..base import Fragments
+from ..changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
@@ -66,97 +69,28 @@ from .changes import (
     ToolInputGrew,
     UnknownEvent,
 )
-from .indexed import IndexedAccumulator, IndexedBlock
+from ..indexed import IndexedAccumulator
+from .block import (
+    CHANNEL,
+    KNOWN_DELTAS,
+    STREAMED,
+    TEXT_DELTA_KIND,
+    TEXT_DELTAS,
+    Block,
+    delta_text,
+    slot_text,
+)
+from .fallback import ModelFallback
+from .resumed import StatedWhole
 
-# The delta type, and the block field its text goes to.
-_TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
-                "compaction_delta": ("content", "content")}
-_TEXT_DELTA_KIND = {"text_delta": "text", "thinking_delta": "thinking",
-                    "compaction_delta": "compaction"}
-# What kind of text each delta carries, in the turn's words (`changes.Channel`).
-_CHANNEL = {"text_delta": "text", "thinking_delta": "reasoning", "compaction_delta": "other"}
-# Known blocks that stream: every other known block arrives whole in its start.
-_STREAMED = frozenset({"text", "thinking", "compaction"})
 _new = tuple.__new__
 
 
-class _Block(IndexedBlock):
-    """One slot: the start event's block, plus what the deltas added."""
-
-    __slots__ = ("data", "streams", "input", "input_ended", "citations")
-
-    def __init__(self, index: int, data: dict, state: SlotState = "open") -> None:
-        kind = data.get("type")
-        super().__init__(index, kind if isinstance(kind, str) else "unknown", state)
-        self.data = data                       # the block as its start event gave it
-        self.streams: dict[str, Fragments] = {}  # field name -> text appended by deltas
-        self.input: Any = None                 # parsed (or partial) at the end
-        self.input_ended = False
-        self.citations: list | None = None      # citations appended by deltas
-
-    @property
-    def takes_input(self) -> bool:
-        return "input" in self.data or self.kind in anthropic.CALL_BLOCKS
-
-    def identity(self) -> tuple[Any, Any]:
-        return self.data.get("name"), self.data.get("id")
-
-    def from_server(self) -> bool:
-        return self.kind in anthropic.SERVER_OUTPUT_BLOCKS
-
-    def answers(self) -> str | None:
-        call_id = self.data.get("tool_use_id")
-        return call_id if isinstance(call_id, str) else None
-
-    def shown(self) -> str:
-        return _slot_text(self)
-
-    def text_of(self, name: str) -> str:
-        start = self.data.get(name)
-        start = start if isinstance(start, str) else ""
-        stream = self.streams.get(name)
-        return start + stream.text if stream else start
-
-    def current_input(self) -> Any:
-        if self.input_ended:
-            return self.input
-        call = self.call
-        if call is not None and call.raw_length:
-            # The parser's live value, its open containers copied (settled parts shared).
-            value = call.view().value
-            return value if value is not NOTHING else {}
-        start = self.data.get("input")
-        return start if start is not None else {}
-
-    def open_call(self, event: WireEvent | None) -> ToolCall:
-        """The block's tool call, made from its start: name and id first."""
-        if self.call is None:
-            name, call_id, start = (self.data.get(k) for k in ("name", "id", "input"))
-            self.call = ToolCall(name if isinstance(name, str) else None,
-                                 call_id if isinstance(call_id, str) else None,
-                                 kind=self.kind, address=self.index,
-                                 given=start if start is not None else NOTHING,
-                                 t=event.t if event is not None else None,
-                                 event=event.index if event is not None else None)
-        return self.call
-
-    def as_dict(self) -> dict:
-        out = copy.deepcopy(self.data)
-        for name in self.streams:
-            out[name] = self.text_of(name)
-        if self.citations is not None:
-            before = out.get("citations")
-            out["citations"] = (list(before) if isinstance(before, list) else []) + self.citations
-        if self.takes_input:
-            out["input"] = self.current_input()
-        return out
-
-
-class AnthropicAccumulator(IndexedAccumulator):
+class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
     """Builds an Anthropic ``Message`` from Messages-API stream events."""
 
     wire = anthropic.WIRE
-    blocks: dict[int, _Block]
+    blocks: dict[int, Block]
 
     def __init__(self) -> None:
         super().__init__()
@@ -171,8 +105,6 @@ class AnthropicAccumulator(IndexedAccumulator):
         # delta, set up by its first, fully checked one.
         self._sinks: dict[int, dict[str, tuple[str, list[str], int, str, str]]] = {}
         self._open: list[int] = []   # the slot started last, while it may be open
-
-    # -- feeding -------------------------------------------------------------
 
     def feed(self, event: WireEvent) -> list:
         """Take one event of the stream (see the module docstring); return its changes."""
@@ -225,13 +157,13 @@ class AnthropicAccumulator(IndexedAccumulator):
                       "comes after the last block; applied anyway", event=event,
                       raw=event.sse.data)
 
-    def _opened(self, block: _Block, event: WireEvent) -> None:
+    def _opened(self, block: Block, event: WireEvent) -> None:
         """Record the `SlotOpened` of a block (and its close, for one already closed)."""
         data = block.data
         name, call_id, text = data.get("name"), data.get("id"), data.get("text")
         takes_input = block.takes_input
         whole = block.state != "open" or (not takes_input and block.kind in KNOWN_BLOCKS
-                                          and block.kind not in _STREAMED)
+                                          and block.kind not in STREAMED)
         self.changes.append(SlotOpened(
             event.index, block.index, block.kind, block.label(),
             name=name if isinstance(name, str) else None,
@@ -239,7 +171,8 @@ class AnthropicAccumulator(IndexedAccumulator):
             item_id=call_id if isinstance(call_id, str) else None,
             content=text if isinstance(text, str) else "", whole=whole,
             takes_input=takes_input, data=data, input=data.get("input"),
-            shown=None if takes_input else _slot_text(block)))
+            shown=None if takes_input else slot_text(block),
+            ended_by=anthropic.CALL_ENDED_BY if takes_input else None))
 
     def _message_start(self, payload: dict, event: WireEvent) -> None:
         message = payload.get("message")
@@ -261,15 +194,6 @@ class AnthropicAccumulator(IndexedAccumulator):
             if isinstance(block, dict) and i not in self.blocks:
                 self._stated_whole(i, block, event)
 
-    def _stated_whole(self, index: int, block: dict, event: WireEvent) -> None:
-        """A block the start states whole: its start, the deltas that build the rest and its
-        stop (`wires.anthropic.as_streamed`), fed as the stream would have sent them."""
-        start, deltas = anthropic.as_streamed(block)
-        self._block_start({"index": index, "content_block": start}, event)
-        for delta in deltas:
-            self._block_delta({"index": index, "delta": delta}, event)
-        self._block_stop({"index": index}, event)
-
     def _block_start(self, payload: dict, event: WireEvent) -> None:
         index, data = payload.get("index"), payload.get("content_block")
         if not isinstance(index, int) or not isinstance(data, dict):
@@ -285,7 +209,7 @@ class AnthropicAccumulator(IndexedAccumulator):
             self.note("blocks_overlap", f"slot {index} started while slot {still_open[0]} "
                       "is still open (no content_block_stop); both are kept", event=event,
                       slot=index, raw=event.sse.data)
-        block = _Block(index, copy.deepcopy(data))
+        block = Block(index, copy.deepcopy(data))
         self.blocks[index] = block
         self._open = [index]
         if block.takes_input:
@@ -298,42 +222,32 @@ class AnthropicAccumulator(IndexedAccumulator):
                       "the raw data of its start event", event=event, severity="warning",
                       slot=index, raw=event.sse.data)
 
-    def _fallback(self, block: _Block, event: WireEvent) -> None:
-        """A ``fallback`` block: the model it hands over to serves what follows, so the
-        message's ``model`` becomes its ``to.model`` (as the non-streaming message and
-        the SDK's beta helper say; the stable helper keeps the requested model)."""
-        to = block.data.get("to")
-        model = to.get("model") if isinstance(to, dict) else None
-        if isinstance(model, str) and model:
-            self.message["model"] = model
-            self.changes.append(ResponseChanged(event.index, {"model": model}))
-
     def _block_delta(self, payload: dict, event: WireEvent) -> None:
         index, delta = payload.get("index"), payload.get("delta")
         block = self.blocks.get(index) if isinstance(index, int) else None
         if block is None:
             self.note("unknown_slot", f"delta for slot {index!r}, which was never started; "
                       "not applied, its text is kept here", event=event, slot=index,
-                      raw=event.sse.data, orphan_text=_delta_text(delta))
+                      raw=event.sse.data, orphan_text=delta_text(delta))
             return
         if block.state != "open":
             self.note("delta_after_stop", f"delta for slot {index} after its stop; not "
                       "applied, its text is kept here", event=event, slot=index,
-                      raw=event.sse.data, orphan_text=_delta_text(delta))
+                      raw=event.sse.data, orphan_text=delta_text(delta))
             return
         dtype = delta.get("type") if isinstance(delta, dict) else None
-        if dtype in _TEXT_DELTAS:
-            field, value_key = _TEXT_DELTAS[dtype]
+        if dtype in TEXT_DELTAS:
+            field, value_key = TEXT_DELTAS[dtype]
             value = delta.get(value_key)
             # The block must have that field (or be of that kind): a text_delta
             # for a tool_use block would invent a field the API never returns.
-            fits = field in block.data or block.kind == _TEXT_DELTA_KIND[dtype]
+            fits = field in block.data or block.kind == TEXT_DELTA_KIND[dtype]
             if isinstance(value, str) and fits:
                 stream = block.streams.get(field)
                 if stream is None:
                     stream = block.streams[field] = Fragments()
                 stream.append(value)
-                channel = _CHANNEL[dtype]
+                channel = CHANNEL[dtype]
                 if not (self.message_delta_seen or self.errored):
                     self._sinks.setdefault(index, {})[dtype] = (value_key, stream.parts,
                                                                 index, channel, field)
@@ -355,7 +269,7 @@ class AnthropicAccumulator(IndexedAccumulator):
             block.citations.append(copy.deepcopy(delta["citation"]))
             self.changes.append(CitationAdded(event.index, index, block.citations[-1]))
             return
-        elif dtype not in _KNOWN_DELTAS:
+        elif dtype not in KNOWN_DELTAS:
             self.note("unknown_delta", f"delta type {dtype!r} is not known; kept as raw data",
                       event=event, severity="warning", slot=index, raw=event.sse.data)
             return
@@ -378,7 +292,7 @@ class AnthropicAccumulator(IndexedAccumulator):
         self._sinks.pop(index, None)
         self._end_input(block, cut=False, event=event)
 
-    def _end_input(self, block: _Block, *, cut: bool, event: WireEvent | None) -> None:
+    def _end_input(self, block: Block, *, cut: bool, event: WireEvent | None) -> None:
         """Close the block's slot (`SlotClosed`), checking its tool input if it takes one."""
         how = "end_of_stream" if cut else "stop"
         if not block.takes_input or block.input_ended:
@@ -438,8 +352,6 @@ class AnthropicAccumulator(IndexedAccumulator):
     def _ping(self, payload: dict, event: WireEvent) -> None:
         pass
 
-    # -- ending --------------------------------------------------------------
-
     def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
         """End of stream: close open blocks (tool input cut), note a missing terminal;
         return what that changed."""
@@ -460,8 +372,6 @@ class AnthropicAccumulator(IndexedAccumulator):
                       "is kept, but the message is incomplete")
         return self.end_changes("in_band_error" if self.errored else "cut")
 
-    # -- reading -------------------------------------------------------------
-
     def final(self) -> dict:
         """The ``Message`` so far: the start's fields, the blocks in index order,
         the stop reason and usage from ``message_delta``."""
@@ -471,32 +381,6 @@ class AnthropicAccumulator(IndexedAccumulator):
         message["content"] = [self.blocks[i].as_dict() for i in sorted(self.blocks)]
         return message
 
-
-def _slot_text(block: _Block) -> str:
-    for name in ("text", "thinking", "content"):
-        if name in block.streams or isinstance(block.data.get(name), str):
-            return block.text_of(name)
-    if block.kind == anthropic.REDACTED_THINKING_BLOCK:
-        return str(block.data.get("data", ""))
-    content = block.data.get("content")
-    if content is None and block.kind in anthropic.SERVER_OUTPUT_BLOCKS:
-        # A container upload or a tool listing says what it is in fields of its own.
-        content = {k: v for k, v in block.data.items() if k != "type"}
-    return json.dumps(content, ensure_ascii=False) if content is not None else ""
-
-
-def _delta_text(delta: Any) -> str | None:
-    """The text a delta carries (its text, thinking, content or argument fragment)."""
-    if not isinstance(delta, dict):
-        return None
-    key = {"input_json_delta": "partial_json", "signature_delta": "signature"}.get(
-        delta.get("type"), _TEXT_DELTAS.get(delta.get("type"), (None, None))[1])
-    value = delta.get(key) if key is not None else None
-    return value if isinstance(value, str) else None
-
-
-_KNOWN_DELTAS = frozenset(_TEXT_DELTAS) | {"input_json_delta", "signature_delta",
-                                           "citations_delta"}
 
 _HANDLERS = {
     anthropic.MESSAGE_START: AnthropicAccumulator._message_start,
