@@ -110,9 +110,14 @@ def test_the_final_object_is_the_interaction_the_sdk_reports_at_completed(path):
 @pytest.mark.parametrize("path", RECORDINGS, ids=IDS)
 def test_each_step_is_what_the_sdks_step_events_say(path):
     body = path.read_bytes()
-    steps = run(body)[0].final()["steps"]
+    check_steps(run(body)[0].final()["steps"], sdk_events(body))
+
+
+def check_steps(steps: list[dict], events: list) -> None:
+    """Each step is what google-genai's own step events (`events`) say of it: its start's
+    fields, its text, its signature, its arguments."""
     starts, deltas = {}, {}
-    for event in sdk_events(body):
+    for event in events:
         if event.event_type == gi.STEP_START:
             starts[event.index] = event.step
         elif event.event_type == gi.STEP_DELTA:

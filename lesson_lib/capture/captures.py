@@ -48,10 +48,12 @@ from typing import Any
 from ..sse import eventstream
 from ..sse.bedrock_frames import CONVERSE, INVOKE, FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
-from ..wires.wire_events import GEMINI_RECORD, payload_type
+from ..wires.wire_events import EVENT_TYPE_FIELD, GEMINI_RECORD, payload_type
 from .diagnostics import Diagnostic
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
+GEMINI_INTERACTIONS = "google-gemini-interactions"
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE,
+         GEMINI_INTERACTIONS)
 # The wires whose body is binary frames (`lesson_lib.sse.eventstream`), not SSE.
 EVENTSTREAM_WIRES = frozenset({CONVERSE, INVOKE})
 # A body's file: SSE text, or Bedrock's binary frames.
@@ -257,6 +259,8 @@ def _wire_of(event: ServerSentEvent) -> str | None:
             return "openai-chat"    # Azure's first chunk: filter results, no object yet
         if payload_type(payload) == GEMINI_RECORD:
             return "google-gemini"
+        if isinstance(payload.get(EVENT_TYPE_FIELD), str):
+            return GEMINI_INTERACTIONS      # the only wire that names events there
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):
@@ -420,7 +424,8 @@ REFERENCE_FOLDERS = {"anthropic-messages": "anthropic-messages",
                      "openai-responses": "openai-responses",
                      "openai-chat": "openai-chat",
                      "openai-chat-compatible": "openai-chat",
-                     "google-gemini": "google-gemini"}
+                     "google-gemini": "google-gemini",
+                     GEMINI_INTERACTIONS: GEMINI_INTERACTIONS}
 
 
 def reference_corpus() -> list[Capture]:

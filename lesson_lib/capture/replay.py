@@ -20,7 +20,8 @@ from .captures import Capture
 
 _DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
                   "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1",
-                  "google-gemini": "gemini-2.5-flash"}
+                  "google-gemini": "gemini-2.5-flash",
+                  "google-gemini-interactions": "gemini-2.5-flash"}
 
 
 CLOSED_MESSAGE = "the connection was closed (offline replay)"
@@ -102,6 +103,8 @@ def request_kwargs(capture: Capture) -> dict[str, Any]:
         return {"model": model, "input": req.get("input") or "Hi"}
     if wire == "google-gemini":
         return {"model": model, "contents": req.get("contents") or "Hi"}
+    if wire == "google-gemini-interactions":
+        return {"model": model, "input": req.get("input") or "Hi", "stream": True}
     return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
 
 
@@ -150,7 +153,10 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
 
     Anthropic: ``messages.stream`` then ``get_final_message()``. Responses:
     ``responses.stream`` then ``get_final_response()``. Chat:
-    ``chat.completions.stream`` then ``get_final_completion()``. Gemini:
+    ``chat.completions.stream`` then ``get_final_completion()``. Gemini
+    Interactions: ``interactions.create(..., stream=True)``, whose
+    ``interaction.completed`` event reports the interaction without its steps
+    (`final`). Gemini:
     ``models.generate_content_stream``, which yields one response object per
     record and assembles nothing (`final` stays None). `client`
     replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
@@ -177,7 +183,8 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
 _TEXT_EVENT = {"anthropic-messages": ("text", "text"),
                "openai-responses": ("response.output_text.delta", "delta"),
                "openai-chat": ("content.delta", "delta"),
-               "google-gemini": (None, None)}   # every response object: `gemini_text`
+               "google-gemini": (None, None),   # every response object: `gemini_text`
+               "google-gemini-interactions": (None, None)}   # `interactions_text`
 
 
 def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
@@ -202,6 +209,12 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
         elif capture.wire == "google-gemini":
             client = client or gemini_client(capture, chunk_size)
             stream = client.models.generate_content_stream(**kwargs)
+            _collect(stream, capture.wire, out, texts, keep_events, on_event)
+        elif capture.wire == "google-gemini-interactions":
+            # One typed object per event, assembled into nothing: the interaction that
+            # ``interaction.completed`` reports (without its steps) is the final object.
+            client = client or gemini_client(capture, chunk_size)
+            stream = client.interactions.create(**kwargs)
             _collect(stream, capture.wire, out, texts, keep_events, on_event)
         elif capture.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
             # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
@@ -234,7 +247,11 @@ def _collect(stream: Any, wire: str, out: SDKOutcome, texts: list[str],
     kind, key = _TEXT_EVENT[wire]
     for event in stream:
         _take(event, out, keep_events, on_event)
-        if kind is None:
+        if wire == "google-gemini-interactions":
+            texts.append(interactions_text(event))
+            if getattr(event, "event_type", None) == "interaction.completed":
+                out.final = event.interaction
+        elif kind is None:
             texts.append(gemini_text(event))
         elif event.type == kind:
             texts.append(text_of(getattr(event, key)))
@@ -249,6 +266,14 @@ def text_of(delta: Any) -> str:
         return "".join(part["text"] for part in delta if isinstance(part, dict)
                        and part.get("type") == "text" and isinstance(part.get("text"), str))
     return ""
+
+
+def interactions_text(event: Any) -> str:
+    """The answer text one Gemini Interactions event carries: a ``text`` delta's text (a
+    model output's; thought summaries are other deltas)."""
+    delta = getattr(event, "delta", None)
+    text = getattr(delta, "text", None)
+    return text if getattr(delta, "type", None) == "text" and isinstance(text, str) else ""
 
 
 def gemini_text(response: Any) -> str:

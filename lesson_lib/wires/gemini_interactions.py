@@ -41,6 +41,7 @@ from .entry import SSE_CONTENT_TYPE, Entry
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
 from .wire_events import DONE
+from .wire_events import EVENT_TYPE_FIELD as EVENT_TYPE_FIELD
 
 WIRE = "google-gemini-interactions"
 # Where the provider listens: the path names the API version (the course asks ``v1beta``;
@@ -59,8 +60,8 @@ INTERACTION_COMPLETED = "interaction.completed"
 ERROR = "error"
 EVENT_TYPES = frozenset({INTERACTION_CREATED, INTERACTION_STATUS_UPDATE, STEP_START,
                          STEP_DELTA, STEP_STOP, INTERACTION_COMPLETED, ERROR})
-# The field every payload names its event in (the ``event:`` line repeats it).
-EVENT_TYPE_FIELD = "event_type"
+# The field every payload names its event in (the ``event:`` line repeats it):
+# `EVENT_TYPE_FIELD`, named in `wire_events`, which reads it for every wire.
 # The three events that address a step by its ``index``.
 STEP_EVENTS = (STEP_START, STEP_DELTA, STEP_STOP)
 

@@ -19,10 +19,12 @@ from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
+from .gemini_interactions import GeminiInteractionsAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
-           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "InvokeAdapter",
+           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter",
+           "GeminiInteractionsAdapter", "InvokeAdapter",
            "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
            "named_dialect"]
 
@@ -44,6 +46,7 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "google-gemini": GeminiAdapter,
     "aws-bedrock-converse": ConverseAdapter,
     "aws-bedrock-invoke": InvokeAdapter,
+    "google-gemini-interactions": GeminiInteractionsAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),

@@ -31,6 +31,8 @@ translator here:
   ``logprobs`` to a stream that had none, and raises on an ``error``, on a
   stream that starts with anything but ``response.created`` and on a
   ``call_id`` restated at an item's done;
+- Gemini Interactions: each event object's dump is its payload
+  (`gemini_interactions_sdk`);
 - Gemini: the dump adds ``sdkHttpResponse``, drops ``createTime`` and
   ``serviceTier``, re-encodes ``thoughtSignature`` (URL-safe base64) and turns
   integers into floats.
@@ -82,6 +84,7 @@ from ...wires.wire_events import parse_payload
 from ..events import TurnEvent
 from . import adapter_for
 from .base import Counter, WireAdapter
+from .gemini_interactions_sdk import GeminiInteractionsSDKTranslator
 from .gemini_sdk import GeminiSDKTranslator
 
 
@@ -454,7 +457,8 @@ def _boto_events(wire: str) -> Any:
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
                 "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator,
                 "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
-                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
+                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke"),
+                "google-gemini-interactions": GeminiInteractionsSDKTranslator}
 
 
 class SDKAdapter:
