@@ -212,7 +212,7 @@ def test_a_body_cut_anywhere_never_raises_and_never_claims_complete(data):
     if not acc.complete:
         assert "no_terminal" in codes(acc)
         open_steps = [s for s in acc.slots() if s.state == "never closed"]
-        assert codes(acc).count("step_never_stopped") == len(open_steps)
+        assert codes(acc).count("block_never_stopped") == len(open_steps)
 
 
 @needs_recordings
@@ -226,7 +226,7 @@ def test_a_call_cut_inside_its_arguments_keeps_the_partial_value_and_says_so():
             "event_type": gi.STEP_DELTA}
     acc, _ = run(sse(*payloads[:at + 1], part))
     assert not acc.complete
-    assert {"cut_tool_input", "step_never_stopped", "no_terminal"} <= set(codes(acc))
+    assert {"cut_tool_input", "block_never_stopped", "no_terminal"} <= set(codes(acc))
     (call,) = acc.tool_calls()
     assert call.raw == '{"location":"San Fr' and call.value == {"location": "San Fr"}
     assert acc.final()["steps"][-1][gi.ARGUMENTS_KEY] == {"location": "San Fr"}
@@ -321,7 +321,7 @@ def test_a_failed_interaction_is_never_complete():
 def test_a_stream_cut_before_completed_says_so():
     acc, changes = run(sse(CREATED, start(0, type="model_output"),
                            delta(0, type="text", text="half")))
-    assert not acc.complete and codes(acc) == ["step_never_stopped", "no_terminal"]
+    assert not acc.complete and codes(acc) == ["block_never_stopped", "no_terminal"]
     assert changes[-1].cause == "cut"
 
 
