@@ -118,6 +118,8 @@ def check_steps(steps: list[dict], events: list) -> None:
     fields, its text, its signature, its arguments."""
     starts, deltas = {}, {}
     for event in events:
+        if isinstance(event, str):      # the data of an event cut short, handed over as text
+            continue
         if event.event_type == gi.STEP_START:
             starts[event.index] = event.step
         elif event.event_type == gi.STEP_DELTA:
