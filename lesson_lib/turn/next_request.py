@@ -30,7 +30,17 @@ spells it its own way:
   with its ``thoughtSignature`` where it came with one (text, ``thought``
   text, ``functionCall`` with its parsed ``args``; other parts as they came),
   then a ``user`` turn of ``functionResponse`` parts (the result object as
-  ``response``, the call's ``id`` when it had one).
+  ``response``, the call's ``id`` when it had one);
+- Gemini Interactions, stateful (the default when the step's interaction has an
+  id and the request does not say ``store: false``): ``previous_interaction_id``
+  names the step's interaction, which the server keeps, and ``input`` is only
+  the ``function_result`` steps (``call_id``, ``name``, the result as JSON text,
+  ``is_error`` for a failure); stateless (``stateful=False``): ``input`` is the
+  whole history as steps: the request's input (a string as a ``user_input``
+  step), the model's steps (``thought`` with its ``signature`` and summary,
+  ``model_output`` with its text, ``function_call`` with its ``id``, ``name``
+  and parsed ``arguments``; a server tool's steps as they came), then the
+  ``function_result`` steps.
 
 The results are the calls' execution results (the agent loop's), as JSON
 text (`fake_tools.result_as_text`), in the order of the calls.
@@ -42,13 +52,25 @@ import copy
 import json
 from typing import Any
 
-from ..wires import anthropic, bedrock_converse, bedrock_invoke, chat, gemini, responses
+from ..wires import (
+    anthropic,
+    bedrock_converse,
+    bedrock_invoke,
+    chat,
+    gemini,
+    gemini_interactions,
+    responses,
+)
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
 
-def next_request(state: TurnState, request: dict, step: int | None = None) -> dict:
-    """The request after `step` (default: the last step), from `request`, the step's own."""
+def next_request(state: TurnState, request: dict, step: int | None = None, *,
+                 stateful: bool | None = None) -> dict:
+    """The request after `step` (default: the last step), from `request`, the step's own.
+    `stateful` (Gemini Interactions only): name the step's interaction and send only the
+    results (None: when the interaction has an id and the request does not say
+    ``store: false``), or send the whole history."""
     if step is None:
         step = state.steps[-1].step if state.steps else 1
     wire = next((s.wire for s in state.steps if s.step == step), "")
@@ -74,6 +96,19 @@ def next_request(state: TurnState, request: dict, step: int | None = None) -> di
         contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
                     else list(given or []))
         out["contents"] = contents + _gemini(blocks)
+    elif wire == gemini_interactions.WIRE:
+        found = next((s for s in state.steps if s.step == step), None)
+        interaction = found.response_id if found is not None else None
+        if stateful is None:
+            stateful = bool(interaction) and out.get("store") is not False
+        results = _interactions_results(blocks)
+        if stateful:
+            out["previous_interaction_id"] = interaction
+            out["input"] = results
+        else:
+            out.pop("previous_interaction_id", None)
+            out["input"] = (_interactions_input(out.get("input"))
+                            + _interactions_steps(blocks) + results)
     else:
         raise ValueError(f"no next request for wire {wire!r}")
     return out
@@ -210,6 +245,51 @@ def _gemini_result(block: BlockView) -> dict[str, Any]:
         return {"error": _result(block)}
     result = block.result
     return copy.deepcopy(result) if isinstance(result, dict) else {"result": result}
+
+
+def _interactions_input(given: Any) -> list[dict[str, Any]]:
+    """A request's ``input`` as steps of the history (a string is the user's text)."""
+    if given is None:
+        return []
+    if isinstance(given, str):
+        return [{"type": gemini_interactions.USER_INPUT_STEP,
+                 "content": [{"type": "text", "text": given}]}]
+    if isinstance(given, dict):
+        return [copy.deepcopy(given)]
+    return copy.deepcopy(list(given))
+
+
+def _interactions_steps(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    gi = gemini_interactions
+    steps: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.kind == "reasoning":
+            step: dict[str, Any] = {"type": gi.THOUGHT_STEP}
+            if b.text:
+                step[gi.SUMMARY_FIELD] = [{"type": "text", "text": b.text}]
+        elif b.kind == "text":
+            step = {"type": gi.MODEL_OUTPUT_STEP,
+                    gi.CONTENT_FIELD: [{"type": "text", "text": b.text}
+                                       | ({gi.ANNOTATIONS_KEY: list(b.sources)}
+                                          if b.sources else {})]}
+        elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
+            step = {"type": gi.FUNCTION_CALL_STEP, "id": b.call_id, "name": b.name,
+                    gi.ARGUMENTS_KEY: b.input}
+        elif b.server_side and isinstance(b.data, dict):
+            step = copy.deepcopy(b.data)      # a server tool's step, as it came
+        else:
+            continue
+        if b.signature:
+            step[gi.SIGNATURE_KEY] = b.signature
+        steps.append(step)
+    return steps
+
+
+def _interactions_results(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    return [{"type": gemini_interactions.FUNCTION_RESULT_STEP, "call_id": b.call_id,
+             "name": b.name, "result": _result(b)}
+            | ({} if b.execution_status == "ok" else {"is_error": True})
+            for b in _runs(blocks)]
 
 
 def _converse(blocks: list[BlockView]) -> list[dict[str, Any]]:
