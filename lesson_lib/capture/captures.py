@@ -8,7 +8,8 @@ A capture is two files side by side:
 - ``NAME.json``: the sidecar, with these keys::
 
     wire          "anthropic-messages" | "openai-responses" | "openai-chat" |
-                  "google-gemini" | "aws-bedrock-converse" | "aws-bedrock-invoke"
+                  "google-gemini" | "aws-bedrock-converse" | "aws-bedrock-invoke" |
+                  "google-gemini-interactions"
     demonstrates  one line: what this capture shows
     request       what produced it: model, messages / input, tools, parameters
     response      {"status": 200, "headers": {...}}  (request id; never secrets)
@@ -228,7 +229,8 @@ def detect_wire(body: bytes) -> str | None:
     ``content_block_*``, ...), one starting ``response.``, a payload
     ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel, a payload
     shaped like Gemini's ``GenerateContentResponse`` (``candidates``,
-    ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``). What
+    ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``), a payload
+    that names its event in ``event_type`` (Gemini Interactions). What
     is inside strings (model output) is never looked at. An event-stream body's
     wire is its first event frame's: ``chunk`` frames are Invoke's, Converse's
     event names are Converse's.

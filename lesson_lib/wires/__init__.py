@@ -1,8 +1,9 @@
 """Lessons 1 and 2, station wires: one home per wire, what is true of Anthropic Messages,
-OpenAI Responses, OpenAI Chat and Google Gemini, and of AWS Bedrock's two streaming APIs.
+OpenAI Responses, OpenAI Chat, Google Gemini and Gemini Interactions, and of AWS Bedrock's
+two streaming APIs.
 
-Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_converse`,
-`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
+Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `gemini_interactions`,
+`bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
 data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
