@@ -1,5 +1,5 @@
-"""Benchmark: bytes to a finished turn on Gemini and Bedrock, ours against the SDKs' own
-stream handling, at three sizes.
+"""Benchmark: bytes to a finished turn on Gemini, Gemini Interactions and Bedrock, ours
+against the SDKs' own stream handling, at three sizes.
 
 The same measure as ``bench_turn`` (CPU time, best of interleaved rounds, the
 garbage collector off, the body in the same `timing.CHUNK`-byte network chunks on both
@@ -12,6 +12,9 @@ sides), on the two wires whose official clients are not Anthropic's or OpenAI's:
   replay transport (`lesson_lib.capture.replay.gemini_client`); it assembles nothing,
   so the SDK side keeps the least an application must: each response's answer
   text, joined (`lesson_lib.capture.replay.gemini_text`);
+- google-genai's Interactions: ``client.interactions.create(..., stream=True)`` over the
+  same transport; one object per event, assembled into nothing, so the SDK side joins
+  the text deltas (`lesson_lib.capture.replay.interactions_text`);
 - boto3: ``converse_stream`` and ``invoke_model_with_response_stream`` fed the
   recorded bytes (`lesson_lib.capture.bedrock_replay.client`, fake credentials); they
   yield decoded dicts and assemble nothing either, so the SDK side joins the
@@ -38,9 +41,15 @@ from bench_accumulate import WORDS
 from timing import DOUBLING_GOAL, capture_of, doubling_cells, goal_misses, turn_rows
 
 from lesson_lib.capture.bedrock_replay import boto3_events, text_of_event
-from lesson_lib.capture.replay import gemini_client, gemini_text, request_kwargs
+from lesson_lib.capture.replay import (
+    gemini_client,
+    gemini_text,
+    interactions_text,
+    request_kwargs,
+)
 from lesson_lib.sse.eventstream import encode_frame
 from lesson_lib.turn.run import route_for, turn_state
+from lesson_lib.wires import gemini_interactions
 
 SPEED_GOAL = 3.0
 _capture = capture_of
@@ -65,6 +74,28 @@ def gemini_text_bytes(records: int) -> bytes:
             "modelVersion": "gemini-2.5-flash", "responseId": "bench"}
         out.append(b"data: " + json.dumps(record, separators=(",", ":")).encode() + b"\r\n\r\n")
     return b"".join(out)
+
+
+def interactions_text_bytes(deltas: int) -> bytes:
+    """A Gemini Interactions stream of `deltas` text deltas in one model_output step, as the
+    API sends them (``event:`` lines, ``event_type`` last), between the interaction's
+    lifecycle events."""
+    gi = gemini_interactions
+    interaction = {"id": "v1_bench", "status": gi.IN_PROGRESS, "object": "interaction",
+                   "model": "gemini-2.5-flash"}
+    events: list[dict] = [{"interaction": interaction, "event_type": gi.INTERACTION_CREATED},
+                          {"interaction_id": "v1_bench", "status": gi.IN_PROGRESS,
+                           "event_type": gi.INTERACTION_STATUS_UPDATE},
+                          {"index": 0, "step": {"type": gi.MODEL_OUTPUT_STEP},
+                           "event_type": gi.STEP_START}]
+    events += [{"index": 0, "delta": {"text": word, "type": gi.TEXT_DELTA},
+                "event_type": gi.STEP_DELTA} for word in _words(deltas)]
+    events += [{"index": 0, "event_type": gi.STEP_STOP},
+               {"interaction": {**interaction, "status": gi.COMPLETED, "usage": {
+                   "total_tokens": deltas + 9, "total_input_tokens": 9,
+                   "total_output_tokens": deltas}}, "event_type": gi.INTERACTION_COMPLETED}]
+    return b"".join(f"event: {e['event_type']}\ndata: ".encode()
+                    + json.dumps(e, separators=(",", ":")).encode() + b"\n\n" for e in events)
 
 
 def _frame(event_type: str, payload: dict) -> bytes:
@@ -115,6 +146,8 @@ CASES = [
      (8_000, 16_000, 32_000), (1_000, 2_000)),
     ("bedrock invoke deltas", "aws-bedrock-invoke", invoke_text_bytes, "deltas",
      (8_000, 16_000, 32_000), (1_000, 2_000)),
+    ("interactions deltas", "google-gemini-interactions", interactions_text_bytes, "deltas",
+     (8_000, 16_000, 32_000), (1_000, 2_000)),
 ]
 
 
@@ -131,6 +164,13 @@ def _sdk(body: bytes, wire: str) -> Callable[[], str]:
     """The SDK's own stream over the bytes, keeping the answer text (all either SDK
     assembles for you is nothing, so this is the least an application does)."""
     capture = _capture(body, wire)
+    if wire == "google-gemini-interactions":
+        interactions = gemini_client(capture).interactions
+        kwargs = request_kwargs(capture)
+
+        def run_interactions() -> str:
+            return "".join(interactions_text(e) for e in interactions.create(**kwargs))
+        return run_interactions
     if wire == "google-gemini":
         models = gemini_client(capture).models
         kwargs = request_kwargs(capture)

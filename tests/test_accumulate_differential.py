@@ -467,6 +467,12 @@ def _check_gemini_assembly(capture: Capture, ours: Any, sdk: dict | None) -> Non
     return None
 
 
+def _check_interaction_steps(capture: Capture, ours: Any, sdk: dict | None) -> dict | None:
+    from test_gemini_interactions_accumulate import check_steps
+    check_steps(ours.final["steps"], run_sdk(capture).events)
+    return None if sdk is None else {**sdk, "steps": ours.final["steps"]}
+
+
 GAPS = [
     Gap("bedrock-no-sdk-object",
         "boto3's converse_stream / invoke_model_with_response_stream yield the events as "
@@ -611,6 +617,13 @@ GAPS = [
         "assembles none. Ours is compared with what those objects assemble to "
         "(tests/test_gemini_accumulate.py), but for the fields the SDK's types drop.",
         "google-gemini", lambda c, o: c.status < 300, _check_gemini_assembly),
+    Gap("interactions-steps-left-out",
+        "google-genai's interactions.create(stream=True) yields one object per event and "
+        "assembles none; its interaction.completed reports the interaction without the "
+        "steps the stream said. Ours is compared with that interaction, and each of its "
+        "steps with what the SDK's own step events say of it "
+        "(tests/test_gemini_interactions_accumulate.py).",
+        "google-gemini-interactions", lambda c, o: c.status < 300, _check_interaction_steps),
 ]
 
 

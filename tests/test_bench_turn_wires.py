@@ -35,9 +35,10 @@ def test_the_streams_are_the_size_asked_and_check_clean(case):
     assert capture.wire == wire
     events = parse_all(capture.events)
     kinds = [e.type for e in events]
-    wanted = {"google-gemini": 50, "aws-bedrock-converse": 50 + 4, "aws-bedrock-invoke": 50 + 5}
+    wanted = {"google-gemini": 50, "aws-bedrock-converse": 50 + 4, "aws-bedrock-invoke": 50 + 5,
+              "google-gemini-interactions": 50 + 5}
     assert len(kinds) == wanted[wire], kinds[:6]
-    if wire != "google-gemini":
+    if wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
         frames, problems = eventstream.decode(capture.body)
         assert len(frames) == len(kinds) and problems == []
 

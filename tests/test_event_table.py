@@ -84,7 +84,7 @@ def test_the_project_corpus_and_the_reference_are_both_covered():
         pytest.skip("reference captures not present")
     wires = {c.wire for c in REFERENCE if reason(c) is None}
     assert wires == {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini",
-                     "aws-bedrock-converse"}
+                     "aws-bedrock-converse", "google-gemini-interactions"}
 
 
 def test_a_failed_request_gives_an_empty_table_with_the_columns():

@@ -164,7 +164,7 @@ def finish_reason(raw: Any):
     return {"done": "stop", "tools": "tool_calls", "long": "length"}.get(raw)
 
 
-def next_request(out: dict, blocks: list) -> dict:
+def next_request(out: dict, blocks: list, **_: Any) -> dict:
     calls = [b for b in blocks if b.kind == "tool_call"]
     text = "".join(b.text for b in blocks if b.kind == "text")
     out["messages"] = [*out.get("messages", []),

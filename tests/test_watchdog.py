@@ -27,7 +27,8 @@ def _silences(cap):
 
 def test_thresholds_exist_for_every_wire():
     assert set(LIMITS) == {"anthropic-messages", "openai-responses", "openai-chat",
-                           "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke"}
+                           "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke",
+                           "google-gemini-interactions"}
     for limits in LIMITS.values():
         assert limits.lost_ms > max(limits.pause_ms.values())
 

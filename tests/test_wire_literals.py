@@ -38,8 +38,9 @@ SPELLED: dict[str, tuple[frozenset[str], str]] = {
                    "[DONE]"}),
         f"`detect_wire` tells a bare body's wire by its events' names, {UPSTREAM}"),
     "lesson_lib.capture.replay": (
-        frozenset({"response.output_text.delta"}),
-        f"the SDK's own text events, read from the SDK's objects, {UPSTREAM}"),
+        frozenset({"response.output_text.delta", "interaction.completed"}),
+        f"the SDK's own text events, and the event that reports Gemini Interactions' "
+        f"interaction, read from the SDK's objects, {UPSTREAM}"),
     "lesson_lib.capture.bedrock_replay": (
         frozenset({"contentBlockDelta"}),
         f"boto3's text events, read from the SDK's dicts, {UPSTREAM}"),

@@ -48,7 +48,8 @@ def test_every_wire_module_offers_the_same_facts():
         assert not missing, (name, missing)
         assert module.SHEET.wire == name == module.WIRE
     assert set(wires.WIRES) == {"anthropic-messages", "openai-responses", "openai-chat",
-                                "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke"}
+                                "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke",
+                                "google-gemini-interactions"}
 
 
 def test_for_wire_names_the_module_and_refuses_an_unknown_wire():

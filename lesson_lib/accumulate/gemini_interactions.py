@@ -500,7 +500,7 @@ class GeminiInteractionsAccumulator(IndexedAccumulator):
             if block.state != "open":
                 continue
             block.state = "never closed"
-            self.note("step_never_stopped", f"slot {index} ({block.kind}) never got its "
+            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
                       f"{gi.STEP_STOP}", slot=index,
                       severity="warning" if self.complete and self.length_stop() else "error")
             self._end_input(block, cut=True, event=None)

@@ -20,12 +20,14 @@ from typing import Any
 from .. import wires
 from ..capture.captures import Capture
 from ..wires import anthropic, chat
+from ..wires import gemini_interactions as gi
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, ToolInputGrew
 from .history import History
 from .responses.vocabulary import AUDIO, AUDIO_EVENTS
 
-WIRES = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE, wires.gemini.WIRE)
+WIRES = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE, wires.gemini.WIRE,
+         gi.WIRE)
 
 
 def address_text(address: Any) -> str:
@@ -257,5 +259,32 @@ def _gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
                      for i, texts in sorted(by_candidate.items()))
 
 
+def _interactions_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+    """``step [1] function_call getWeather · arguments_delta``: the step an event addressed
+    (by its index), its kind and name, and the delta's type; the interaction's status at
+    its lifecycle events; an error's name."""
+    p = ev.payload
+    if not isinstance(p, dict):
+        return _plain(ev)
+    if any(type(c) is InBandError for c in caused):
+        error = next(c for c in caused if type(c) is InBandError)
+        return f"error · {error.error_type or '?'}"
+    for change in caused:
+        if type(change) is SlotOpened:
+            kinds[change.address] = f"{change.slot_kind} {change.name or ''}".rstrip()
+    kind = p.get(gi.EVENT_TYPE_FIELD, ev.type)
+    if kind in gi.STEP_EVENTS:
+        index = p.get("index")
+        what = {gi.STEP_START: "start", gi.STEP_STOP: "stop"}.get(kind)
+        if what is None:
+            delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+            what = str(delta.get("type", "?"))
+        return f"step [{index}] {kinds.get(index, '?')} · {what}"
+    interaction = p.get("interaction") if isinstance(p.get("interaction"), dict) else p
+    status = interaction.get("status")
+    return f"{kind} · {status}" if isinstance(status, str) else str(kind or _plain(ev))
+
+
 _READERS = {wires.anthropic.WIRE: _anthropic_label, wires.responses.WIRE: _responses_label,
-            wires.chat.WIRE: _chat_label, wires.gemini.WIRE: _gemini_label}
+            wires.chat.WIRE: _chat_label, wires.gemini.WIRE: _gemini_label,
+            gi.WIRE: _interactions_label}

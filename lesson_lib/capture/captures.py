@@ -50,7 +50,7 @@ from ..sse import eventstream
 from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
 from ..sse.decoder import ServerSentEvent, SSEDecoder
 from ..wires import ENTRIES
-from ..wires.wire_events import GEMINI_RECORD, payload_type
+from ..wires.wire_events import EVENT_TYPE_FIELD, GEMINI_RECORD, payload_type
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
@@ -260,6 +260,8 @@ def _wire_of(event: ServerSentEvent) -> str | None:
             return wires.chat.WIRE    # Azure's first chunk: filter results, no object yet
         if payload_type(payload) == GEMINI_RECORD:
             return wires.gemini.WIRE
+        if isinstance(payload.get(EVENT_TYPE_FIELD), str):
+            return wires.gemini_interactions.WIRE    # the only wire that names events there
         names.append(payload.get("type"))
     for name in names:
         if not isinstance(name, str):

@@ -169,7 +169,9 @@ def run_sdk(capture: Capture, chunk_size: int | None = None, *, client: Any = No
     ``responses.stream`` then ``get_final_response()``. Chat:
     ``chat.completions.stream`` then ``get_final_completion()``. Gemini:
     ``models.generate_content_stream``, which yields one response object per
-    record and assembles nothing (`final` stays None). `client`
+    record and assembles nothing (`final` stays None). Gemini Interactions:
+    ``interactions.create(..., stream=True)``, whose ``interaction.completed``
+    event reports the interaction without its steps (`final`). `client`
     replaces the offline one (e.g. a client pointed at ``lesson-lib serve``).
     Without `keep_events`, only what `check` compares is kept (text, final,
     error, the count of events), so memory stays linear in the stream.
@@ -255,6 +257,33 @@ def replay_gemini(capture: Capture, chunk_size: int | None, kwargs: dict[str, An
     for event in client.models.generate_content_stream(**kwargs):
         take(event, gemini_text(event))
     return None
+
+
+def interactions_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """Gemini Interactions: ``interactions.create``'s arguments, the stream asked for."""
+    return {"model": model, "input": req.get("input") or "Hi", "stream": True}
+
+
+def replay_interactions(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                        client: Any, take: Take) -> Any:
+    """Gemini Interactions: ``interactions.create(..., stream=True)``, one typed object per
+    event, assembled into nothing: the interaction ``interaction.completed`` reports
+    (without its steps) is the final object."""
+    client = client or gemini_client(capture, chunk_size)
+    final = None
+    for event in client.interactions.create(**kwargs):
+        take(event, interactions_text(event))
+        if getattr(event, "event_type", None) == "interaction.completed":
+            final = event.interaction
+    return final
+
+
+def interactions_text(event: Any) -> str:
+    """The answer text one Gemini Interactions event carries: a ``text`` delta's text (a
+    model output's; thought summaries are other deltas)."""
+    delta = getattr(event, "delta", None)
+    text = getattr(delta, "text", None)
+    return text if getattr(delta, "type", None) == "text" and isinstance(text, str) else ""
 
 
 def replay_boto3(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],

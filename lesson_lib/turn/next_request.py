@@ -30,7 +30,17 @@ spells it its own way:
   with its ``thoughtSignature`` where it came with one (text, ``thought``
   text, ``functionCall`` with its parsed ``args``; other parts as they came),
   then a ``user`` turn of ``functionResponse`` parts (the result object as
-  ``response``, the call's ``id`` when it had one).
+  ``response``, the call's ``id`` when it had one);
+- Gemini Interactions, stateful (the default when the step's interaction has an
+  id and the request does not say ``store: false``): ``previous_interaction_id``
+  names the step's interaction, which the server keeps, and ``input`` is only
+  the ``function_result`` steps (``call_id``, ``name``, the result as JSON text,
+  ``is_error`` for a failure); stateless (``stateful=False``): ``input`` is the
+  whole history as steps: the request's input (a string as a ``user_input``
+  step), the model's steps (``thought`` with its ``signature`` and summary,
+  ``model_output`` with its text, ``function_call`` with its ``id``, ``name``
+  and parsed ``arguments``; a server tool's steps as they came), then the
+  ``function_result`` steps.
 
 The results are the calls' execution results (the agent loop's), as JSON
 text (`fake_tools.result_as_text`), in the order of the calls.
@@ -43,31 +53,34 @@ import json
 from typing import Any
 
 from .. import wires
-from ..wires import anthropic, bedrock_converse, chat, gemini, responses
+from ..wires import anthropic, bedrock_converse, chat, gemini, gemini_interactions, responses
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
 
-def next_request(state: TurnState, request: dict, step: int | None = None) -> dict:
+def next_request(state: TurnState, request: dict, step: int | None = None,
+                 **options: Any) -> dict:
     """The request after `step` (default: the last step), from `request`, the step's own:
-    built by the step's wire's `next_request` part (``ValueError`` for a wire without one)."""
+    built by the step's wire's `next_request` part (``ValueError`` for a wire without one).
+    `options` go to that part (Gemini Interactions takes ``stateful``)."""
     if step is None:
         step = state.steps[-1].step if state.steps else 1
-    wire = next((s.wire for s in state.steps if s.step == step), "")
+    found = next((s for s in state.steps if s.step == step), None)
+    wire = found.wire if found is not None else ""
     blocks = [b for b in state.blocks if b.step == step and b.choice == 0]
     entry = wires.ENTRIES.get(wire)
     if entry is None or entry.next_request is None:
         raise ValueError(f"no next request for wire {wire!r}")
-    return entry.build_next(copy.deepcopy(request), blocks)
+    return entry.build_next(copy.deepcopy(request), blocks, step=found, **options)
 
 
-def for_messages(out: dict, blocks: list[BlockView]) -> dict:
+def for_messages(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Anthropic Messages: the assistant's blocks, then the tool results, in ``messages``."""
     out["messages"] = list(out.get("messages") or []) + _anthropic(blocks)
     return out
 
 
-def for_responses(out: dict, blocks: list[BlockView]) -> dict:
+def for_responses(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Responses: the output items, then each call's answer, in ``input``."""
     given = out.get("input")
     items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
@@ -75,13 +88,13 @@ def for_responses(out: dict, blocks: list[BlockView]) -> dict:
     return out
 
 
-def for_chat(out: dict, blocks: list[BlockView]) -> dict:
+def for_chat(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Chat: one assistant message, then the tool messages, in ``messages``."""
     out["messages"] = list(out.get("messages") or []) + _chat(blocks)
     return out
 
 
-def for_invoke(out: dict, blocks: list[BlockView]) -> dict:
+def for_invoke(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Bedrock InvokeModel: Anthropic's messages inside the request's ``body``."""
     body = out.get("body")
     body = json.loads(body) if isinstance(body, str | bytes) else body or {}
@@ -90,18 +103,38 @@ def for_invoke(out: dict, blocks: list[BlockView]) -> dict:
     return out
 
 
-def for_converse(out: dict, blocks: list[BlockView]) -> dict:
+def for_converse(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Bedrock Converse: the assistant's content blocks, then the ``toolResult`` blocks."""
     out["messages"] = list(out.get("messages") or []) + _converse(blocks)
     return out
 
 
-def for_gemini(out: dict, blocks: list[BlockView]) -> dict:
+def for_gemini(out: dict, blocks: list[BlockView], **_: Any) -> dict:
     """Gemini: the model's parts, then the ``functionResponse`` parts, in ``contents``."""
     given = out.get("contents")
     contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
                 else list(given or []))
     out["contents"] = contents + _gemini(blocks)
+    return out
+
+
+def for_interactions(out: dict, blocks: list[BlockView], *, step: Any = None,
+                     stateful: bool | None = None, **_: Any) -> dict:
+    """Gemini Interactions: stateful, ``previous_interaction_id`` (the step's interaction,
+    which the server keeps) and the ``function_result`` steps in ``input``; stateless, the
+    whole history as steps. `stateful` None: stateful when the interaction has an id and
+    the request does not say ``store: false``."""
+    interaction = getattr(step, "response_id", None)
+    if stateful is None:
+        stateful = bool(interaction) and out.get("store") is not False
+    results = _interactions_results(blocks)
+    if stateful:
+        out["previous_interaction_id"] = interaction
+        out["input"] = results
+    else:
+        out.pop("previous_interaction_id", None)
+        out["input"] = (_interactions_input(out.get("input"))
+                        + _interactions_steps(blocks) + results)
     return out
 
 
@@ -236,6 +269,51 @@ def _gemini_result(block: BlockView) -> dict[str, Any]:
         return {"error": _result(block)}
     result = block.result
     return copy.deepcopy(result) if isinstance(result, dict) else {"result": result}
+
+
+def _interactions_input(given: Any) -> list[dict[str, Any]]:
+    """A request's ``input`` as steps of the history (a string is the user's text)."""
+    if given is None:
+        return []
+    if isinstance(given, str):
+        return [{"type": gemini_interactions.USER_INPUT_STEP,
+                 "content": [{"type": "text", "text": given}]}]
+    if isinstance(given, dict):
+        return [copy.deepcopy(given)]
+    return copy.deepcopy(list(given))
+
+
+def _interactions_steps(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    gi = gemini_interactions
+    steps: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.kind == "reasoning":
+            step: dict[str, Any] = {"type": gi.THOUGHT_STEP}
+            if b.text:
+                step[gi.SUMMARY_FIELD] = [{"type": "text", "text": b.text}]
+        elif b.kind == "text":
+            step = {"type": gi.MODEL_OUTPUT_STEP,
+                    gi.CONTENT_FIELD: [{"type": "text", "text": b.text}
+                                       | ({gi.ANNOTATIONS_KEY: list(b.sources)}
+                                          if b.sources else {})]}
+        elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
+            step = {"type": gi.FUNCTION_CALL_STEP, "id": b.call_id, "name": b.name,
+                    gi.ARGUMENTS_KEY: b.input}
+        elif b.server_side and isinstance(b.data, dict):
+            step = copy.deepcopy(b.data)      # a server tool's step, as it came
+        else:
+            continue
+        if b.signature:
+            step[gi.SIGNATURE_KEY] = b.signature
+        steps.append(step)
+    return steps
+
+
+def _interactions_results(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    return [{"type": gemini_interactions.FUNCTION_RESULT_STEP, "call_id": b.call_id,
+             "name": b.name, "result": _result(b)}
+            | ({} if b.execution_status == "ok" else {"is_error": True})
+            for b in _runs(blocks)]
 
 
 def _converse(blocks: list[BlockView]) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
 """Lessons 1 and 2, station wires: one home per wire, what is true of Anthropic Messages,
-OpenAI Responses, OpenAI Chat and Google Gemini, and of AWS Bedrock's two streaming APIs.
+OpenAI Responses, OpenAI Chat, Google Gemini and Gemini Interactions, and of AWS Bedrock's
+two streaming APIs.
 
-Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_converse`,
-`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
+Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `gemini_interactions`,
+`bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
 data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
@@ -66,7 +67,16 @@ from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
 from typing import Any, TypeVar
 
-from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini, responses
+from . import (
+    anthropic,
+    bedrock,
+    bedrock_converse,
+    bedrock_invoke,
+    chat,
+    gemini,
+    gemini_interactions,
+    responses,
+)
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -91,7 +101,7 @@ REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read
 __all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
            "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
            "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
-           "error_body", "for_wire", "gemini", "read_error", "register", "responses",
+           "error_body", "for_wire", "gemini", "gemini_interactions", "read_error", "register", "responses",
            "retryable_status", "unregister"]
 
 
@@ -148,7 +158,8 @@ def unregister(name: str) -> None:
 
 
 # The course's wires: one line each.
-for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke):
+for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke,
+                gemini_interactions):
     register(_module)
 # Every event type that reports an in-band failure on one of the course's wires.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))

@@ -211,10 +211,14 @@ class Entry:
         factory = resolve(self.sdk.translator)
         return factory(wire=self.wire) if _takes(factory, "wire") else factory()
 
-    def build_next(self, request: dict[str, Any], blocks: list[Any]) -> dict[str, Any]:
+    def build_next(self, request: dict[str, Any], blocks: list[Any],
+                   **context: Any) -> dict[str, Any]:
         """`request` (a copy the caller owns) with the step's `blocks` and their tools'
-        results appended as the wire spells them: the next step's request."""
-        return resolve(self.next_request)(request, blocks)
+        results appended as the wire spells them: the next step's request. `context`: what
+        a wire may also read (``step``, the step's view, whose ``response_id`` a stateful
+        wire names; options of the wire's own); a builder takes what it needs and lets the
+        rest pass (``**_``)."""
+        return resolve(self.next_request)(request, blocks, **context)
 
     @property
     def path_fields(self) -> tuple[str, ...]:

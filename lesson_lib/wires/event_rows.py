@@ -14,7 +14,8 @@ t_ms               arrival time in ms from the request (NaN when unknown)
 start, end         the event's byte range in the body
 sse_event          the SSE ``event:`` name, or None (Chat sends none)
 type               the payload's type (Chat: chat.completion.chunk, [DONE], error)
-index              Anthropic: the content block index (slot in ``content``)
+index              Anthropic: the content block index (slot in ``content``); Gemini
+                   Interactions: the step's index (slot in ``steps``)
 sequence_number    Responses: the event's sequence number
 output_index       Responses: the output item's position in ``output``
 content_index      Responses: the part inside a message item
@@ -68,10 +69,13 @@ TEXT_DELTAS = frozenset({"text_delta", "output_text", "content", "text"})
 TOOL_ARGUMENT_DELTAS = frozenset({
     "input_json_delta", "function_call_arguments", "tool_calls", "tool_call_name",
     "custom_tool_call_input", "mcp_call_arguments", "toolUse", "functionCall", "partialArgs",
+    wires.gemini_interactions.ARGUMENTS_DELTA,
 })
 REASONING_DELTAS = frozenset({
     "thinking_delta", "signature_delta", "reasoning_summary_text", "reasoning_text",
     "reasoning_content", "reasoningContent", "thought",
+    wires.gemini_interactions.THOUGHT_SIGNATURE_DELTA,
+    wires.gemini_interactions.THOUGHT_SUMMARY_DELTA,
 })
 # Chat's delta_type values that carry no output of their own
 BOOKKEEPING_DELTAS = frozenset({"role", "finish", "usage"})
@@ -130,6 +134,9 @@ def row_kind(kind: str | None, delta_type: str | None, error: bool) -> str:
 def _is_start_stop(kind: str) -> bool:
     if kind in ("message_start", "content_block_start", "content_block_stop", "message_delta",
                 "message_stop"):
+        return True
+    gi = wires.gemini_interactions
+    if kind in gi.EVENT_TYPES - gi.FAILURES - {gi.STEP_DELTA}:
         return True
     ends = (".added", ".done", ".created", ".in_progress", ".completed", ".incomplete",
             ".queued")
@@ -312,9 +319,37 @@ def _read_gemini(p: dict, row: dict, vocab: ModuleType) -> None:
     row["preview"] = preview_text(text) if dtype else None
 
 
+def _read_interactions(p: dict, row: dict, vocab: ModuleType) -> None:
+    kind = row["type"]
+    if kind in vocab.FAILURES:
+        row["preview"] = preview_text(_error_text(vocab, kind, p))
+        return
+    if kind in vocab.STEP_EVENTS:
+        row["index"] = _int(p.get("index"))
+    if kind == vocab.STEP_START:
+        step = _dict(p.get("step"))
+        row["preview"] = preview_text(" ".join(
+            str(x) for x in (step.get("type"), step.get("name")) if x))
+    elif kind == vocab.STEP_DELTA:
+        delta = _dict(p.get("delta"))
+        dtype = delta.get("type")
+        row["delta_type"] = dtype if isinstance(dtype, str) else None
+        said = next((delta[k] for k in ("text", vocab.ARGUMENTS_KEY, vocab.SIGNATURE_KEY)
+                     if isinstance(delta.get(k), str)), None)
+        if said is None and dtype == vocab.THOUGHT_SUMMARY_DELTA:
+            said = _dict(delta.get(vocab.CONTENT_FIELD)).get("text")
+        row["preview"] = preview_text(said if isinstance(said, str) else dtype or "")
+    else:
+        interaction = _dict(p.get("interaction"))
+        status = interaction.get("status", p.get("status"))
+        row["output_tokens"] = _int(_dict(interaction.get("usage")).get("total_output_tokens"))
+        row["preview"] = preview_text(f"status={status}" if status else "")
+
+
 _READERS = {"anthropic-messages": _read_anthropic, "openai-responses": _read_responses,
             "openai-chat": _read_chat, "google-gemini": _read_gemini,
-            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic}
+            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic,
+            "google-gemini-interactions": _read_interactions}
 
 
 def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:

@@ -37,11 +37,12 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry
+from .entry import SSE_CONTENT_TYPE, Entry, SDKRoute
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
 from .resume import Resume
 from .wire_events import DONE
+from .wire_events import EVENT_TYPE_FIELD as EVENT_TYPE_FIELD
 
 WIRE = "google-gemini-interactions"
 # Where the provider listens: the path names the API version (the course asks ``v1beta``;
@@ -62,8 +63,8 @@ INTERACTION_COMPLETED = "interaction.completed"
 ERROR = "error"
 EVENT_TYPES = frozenset({INTERACTION_CREATED, INTERACTION_STATUS_UPDATE, STEP_START,
                          STEP_DELTA, STEP_STOP, INTERACTION_COMPLETED, ERROR})
-# The field every payload names its event in (the ``event:`` line repeats it).
-EVENT_TYPE_FIELD = "event_type"
+# The field every payload names its event in (the ``event:`` line repeats it):
+# `EVENT_TYPE_FIELD`, named in `wire_events`, which reads it for every wire.
 # The three events that address a step by its ``index``.
 STEP_EVENTS = (STEP_START, STEP_DELTA, STEP_STOP)
 
@@ -255,4 +256,15 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH,
               path=f"/{API_VERSION}/interactions",
               conversation=("input", "previous_interaction_id"), error_body=error_body,
-              streams_by_path=PATH_STREAMS, resume=RESUME)
+              streams_by_path=PATH_STREAMS, resume=RESUME,
+              accumulator="lesson_lib.accumulate.gemini_interactions:"
+                          "GeminiInteractionsAccumulator",
+              adapter="lesson_lib.turn.adapters.gemini_interactions:GeminiInteractionsAdapter",
+              next_request="lesson_lib.turn.next_request:for_interactions",
+              sdk=SDKRoute("google-genai",
+                           "lesson_lib.turn.adapters.gemini_interactions_sdk:"
+                           "GeminiInteractionsSDKTranslator",
+                           replay="lesson_lib.capture.replay:replay_interactions",
+                           request="lesson_lib.capture.replay:interactions_kwargs",
+                           model="gemini-2.5-flash"),
+              reference_folders=(WIRE,))

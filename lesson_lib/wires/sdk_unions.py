@@ -28,6 +28,7 @@ from typing import Any
 
 from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
 from . import bedrock, bedrock_converse, bedrock_invoke, gemini
+from . import gemini_interactions as gi
 from .wire_events import WireEvent
 
 
@@ -51,6 +52,7 @@ class Union:
 _BETA, _RESPONSES = "anthropic.types.beta", "openai.types.responses"
 _CHUNK = "openai.types.chat.chat_completion_chunk"
 _GENAI, _BEDROCK = "google.genai.types", "bedrock-runtime"
+_GAOS = "google.genai._gaos.types.interactions"
 
 UNIONS = (
     Union("anthropic.events", "anthropic-messages", "stream event types",
@@ -92,6 +94,18 @@ UNIONS = (
     Union("converse.stop_reasons", "aws-bedrock-converse", "stop reasons",
           "botocore bedrock-runtime StopReason", _BEDROCK, "StopReason",
           read="shape_enum", botocore=True),
+    Union("interactions.events", gi.WIRE, "stream event types",
+          "google.genai._gaos.types.interactions.InteractionSSEEvent",
+          f"{_GAOS}.interactionsseevent", "InteractionSSEEvent", read="event_types"),
+    Union("interactions.steps", gi.WIRE, "step types",
+          "google.genai._gaos.types.interactions.Step", f"{_GAOS}.step", "Step",
+          read="known_type_literals"),
+    Union("interactions.deltas", gi.WIRE, "step delta types",
+          "google.genai._gaos.types.interactions.StepDeltaData", f"{_GAOS}.stepdeltadata",
+          "StepDeltaData", read="known_type_literals"),
+    Union("interactions.statuses", gi.WIRE, "interaction statuses",
+          "google.genai._gaos.types.interactions.InteractionStatus", f"{_GAOS}.interaction",
+          "InteractionStatus", read="literals"),
     Union("invoke.events", "aws-bedrock-invoke", "stream event types",
           "botocore bedrock-runtime ResponseStream", _BEDROCK, "ResponseStream",
           read="shape_members", botocore=True),
@@ -154,6 +168,27 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
        "recording" for name in ("guardrail_intervened", "content_filtered")},
     **{("converse.stop_reasons", name): "a generation that failed; no recording"
        for name in ("malformed_model_output", "malformed_tool_use")},
+    **{("interactions.steps", f"{tool}_{end}"): "a server tool's step like the "
+       "google_search_call / google_search_result shown (whole steps, read the same way); no "
+       "capture" for tool in gi.SERVER_TOOLS if tool != "google_search"
+       for end in ("call", "result")},
+    ("interactions.steps", "function_result"):
+        "an input step the client sends back (the next request), never streamed by the server",
+    ("interactions.steps", "user_input"):
+        "an input step: the request's own input, as a step of the history",
+    **{("interactions.deltas", f"{tool}_{end}"): "a server tool's delta, typed like its step, "
+       "as the google_search_call delta shown; no capture" for tool in gi.SERVER_TOOLS
+       for end in ("call", "result") if (tool, end) != ("google_search", "call")},
+    ("interactions.deltas", "function_result"):
+        "the delta of an input step the client sends back; never streamed by the server",
+    **{("interactions.deltas", name): "a whole media item of a model_output (image, audio, "
+       "video or document output models); no recording" for name in gi.MEDIA_DELTAS},
+    **{("interactions.statuses", name): "an interaction not yet running or between turns "
+       "(background and agent interactions); a stream shows in_progress"
+       for name in ("queued", "idle")},
+    **{("interactions.statuses", name): "an ending with no recording: the finish it maps to "
+       "is in wires.gemini_interactions.FINISH_REASONS" for name in (
+           "budget_exceeded", "cancelled", "failed", "incomplete", "requires_continuation")},
     **{("invoke.events", name): "an exception frame like the throttlingException shown, of "
        "another :exception-type; no capture" for name in (
            "internalServerException", "modelStreamErrorException", "modelTimeoutException",
@@ -161,12 +196,18 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
 }
 
 
-def _type_literals(union: Any) -> set[str]:
-    """The ``type`` literals of a union's members (an ``Annotated`` union read inside)."""
+# google-genai's Interactions unions end in a placeholder for a variant the SDK does not
+# know (it keeps the raw payload): no type of the wire.
+_SDK_UNKNOWN = "UNKNOWN"
+
+
+def _type_literals(union: Any, name: str = "type") -> set[str]:
+    """The ``type`` (or `name`) literals of a union's members (an ``Annotated`` union read
+    inside)."""
     found: set[str] = set()
     for member in typing.get_args(union):
         for cls in typing.get_args(member) or [member]:
-            field = getattr(cls, "model_fields", {}).get("type")
+            field = getattr(cls, "model_fields", {}).get(name)
             if field is not None:
                 found |= {v for v in typing.get_args(field.annotation) if isinstance(v, str)}
     return found
@@ -182,6 +223,8 @@ def _literals(annotation: Any) -> set[str]:
 
 READS: dict[str, Callable[[Any], set[str]]] = {
     "type_literals": _type_literals, "literals": _literals,
+    "known_type_literals": lambda union: _type_literals(union) - {_SDK_UNKNOWN},
+    "event_types": lambda union: _type_literals(union, gi.EVENT_TYPE_FIELD) - {_SDK_UNKNOWN},
     "fields": lambda model: set(model.model_fields),
     # google-genai names fields in snake_case and writes them in camelCase: the alias.
     "aliases": lambda model: {f.alias or n for n, f in model.model_fields.items()},
@@ -265,9 +308,20 @@ def _invoke(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
     yield "invoke.events", kind if kind in bedrock.EXCEPTIONS else INVOKE_CHUNK
 
 
+def _interactions(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    yield "interactions.events", kind
+    if kind == gi.STEP_START:
+        yield "interactions.steps", _dict(payload.get("step")).get("type")
+    elif kind == gi.STEP_DELTA:
+        yield "interactions.deltas", _dict(payload.get("delta")).get("type")
+    status = _dict(payload.get("interaction")).get("status", payload.get("status"))
+    yield "interactions.statuses", status
+
+
 READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
     "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
-    gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke}
+    gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke,
+    gi.WIRE: _interactions}
 
 
 def shown_by(events: Iterable[WireEvent], wire: str | None) -> set[tuple[str, str]]:

@@ -168,7 +168,8 @@ def _missing_terminal(wire: str | None) -> str:
               "openai-chat": "[DONE] after every choice's finish_reason",
               "google-gemini": "a last record with a finishReason",
               "aws-bedrock-converse": "messageStop",
-              "aws-bedrock-invoke": "message_stop"}.get(wire or "", "?")
+              "aws-bedrock-invoke": "message_stop",
+              "google-gemini-interactions": "interaction.completed"}.get(wire or "", "?")
     return f"no terminal event ({wanted}): the stream was cut"
 
 

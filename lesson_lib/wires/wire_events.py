@@ -12,6 +12,7 @@ typed ``chat.completion.chunk`` (from ``object``), the end sentinel is
 nothing either: each of its records is a whole ``GenerateContentResponse`` (a payload
 with ``candidates``, ``usageMetadata``, ``modelVersion``, ``promptFeedback`` or
 ``responseId``, and no ``type`` or ``object``), typed `GEMINI_RECORD` after it.
+Gemini Interactions names each event in its payload's ``event_type`` (`EVENT_TYPE_FIELD`).
 
 Payloads are read as strictly as the lesson-3 parser reads tool input
 (`lesson_lib.sse.strict_json`, where the rules are):
@@ -36,6 +37,8 @@ GEMINI_RECORD = "GenerateContentResponse"
 # The fields only a Gemini record has at its top (model text is never looked at).
 GEMINI_FIELDS = frozenset({"candidates", "usageMetadata", "modelVersion", "promptFeedback",
                            "responseId"})
+# The field a Gemini Interactions payload names its event in (no other wire has it).
+EVENT_TYPE_FIELD = "event_type"
 
 
 
@@ -77,6 +80,9 @@ def payload_type(payload: Any, sse_event: str | None = None) -> str | None:
         kind = payload.get("type")
         if isinstance(kind, str):
             return kind
+        named = payload.get(EVENT_TYPE_FIELD)
+        if isinstance(named, str):
+            return named
         if "error" in payload and ("choices" not in payload or payload["error"] is not None):
             return "error"      # (OpenRouter: an error object inside a chunk with choices)
         obj = payload.get("object")

@@ -23,10 +23,12 @@ from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
+from .gemini_interactions import GeminiInteractionsAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
-           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter", "InvokeAdapter",
+           "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter",
+           "GeminiInteractionsAdapter", "InvokeAdapter",
            "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
            "named_dialect"]
 
