@@ -63,6 +63,9 @@ def accumulator_for(wire: str | None, request: dict | None = None) -> Accumulato
     if wire == "google-gemini-interactions":
         from .gemini_interactions import GeminiInteractionsAccumulator
         return GeminiInteractionsAccumulator()
+    if wire == "anthropic-managed-agents":
+        from .managed_agents import ManagedAgentsAccumulator
+        return ManagedAgentsAccumulator()
     if wire == "aws-bedrock-converse":
         from .bedrock import ConverseAccumulator
         return ConverseAccumulator()

@@ -51,7 +51,8 @@ from ..sse.decoder import ServerSentEvent, SSEDecoder
 from ..wires.wire_events import GEMINI_RECORD, payload_type
 from .diagnostics import Diagnostic
 
-WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE)
+WIRES = ("anthropic-messages", "openai-responses", "openai-chat", "google-gemini", CONVERSE, INVOKE,
+         "anthropic-managed-agents")
 # The wires whose body is binary frames (`lesson_lib.sse.eventstream`), not SSE.
 EVENTSTREAM_WIRES = frozenset({CONVERSE, INVOKE})
 # A body's file: SSE text, or Bedrock's binary frames.

@@ -54,7 +54,16 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import anthropic, bedrock, bedrock_converse, bedrock_invoke, chat, gemini, responses
+from . import (
+    anthropic,
+    bedrock,
+    bedrock_converse,
+    bedrock_invoke,
+    chat,
+    gemini,
+    managed_agents,
+    responses,
+)
 from .common import (
     FINISHES,
     USAGE_COUNTS,
@@ -68,7 +77,8 @@ from .common import (
 from .entry import Entry
 
 WIRES: dict[str, ModuleType] = {m.WIRE: m for m in (anthropic, responses, chat, gemini,
-                                                    bedrock_converse, bedrock_invoke)}
+                                                    bedrock_converse, bedrock_invoke,
+                                                    managed_agents)}
 # Each wire's entry: what carries it over HTTP (`entry.Entry`), read by serve and live.
 ENTRIES: dict[str, Entry] = {name: module.ENTRY for name, module in WIRES.items()}
 # Every event type that reports an in-band failure on some wire.

@@ -19,6 +19,7 @@ from .bedrock import ConverseAdapter, InvokeAdapter
 from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
+from .managed_agents import ManagedAgentsAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
@@ -44,6 +45,7 @@ ADAPTERS: dict[str, type[WireAdapter]] = {
     "google-gemini": GeminiAdapter,
     "aws-bedrock-converse": ConverseAdapter,
     "aws-bedrock-invoke": InvokeAdapter,
+    "anthropic-managed-agents": ManagedAgentsAdapter,
 }
 DIALECTS: dict[str, Dialect] = {
     "deepseek": Dialect("openai-chat", DeepSeekChatAdapter, ("deepseek-",)),
