@@ -467,6 +467,12 @@ def _check_gemini_assembly(capture: Capture, ours: Any, sdk: dict | None) -> Non
     return None
 
 
+def _check_session_fold(capture: Capture, ours: Any, sdk: dict | None) -> None:
+    from test_managed_agents import check_against_the_sdks_fold
+    check_against_the_sdks_fold(capture, ours)
+    return None
+
+
 GAPS = [
     Gap("bedrock-no-sdk-object",
         "boto3's converse_stream / invoke_model_with_response_stream yield the events as "
@@ -510,8 +516,10 @@ GAPS = [
     Gap("in-band-error",
         "An error event (Anthropic) or error payload (Chat) makes the SDK raise (Anthropic: "
         "APIStatusError with status_code 200) and return no object. Ours keeps what arrived, "
-        "checked against the deltas in the bytes, with an in_band_error diagnostic.",
-        "*", lambda c, o: o.final is None and _has_error_event(c), _check_in_band_error),
+        "checked against the deltas in the bytes, with an in_band_error diagnostic. (A "
+        "session's session.error makes the SDK raise nothing: managed-agents-one-message.)",
+        "*", lambda c, o: o.final is None and o.error is not None and _has_error_event(c),
+        _check_in_band_error),
     Gap("http-error",
         "A non-2xx response: the SDK raises its status error (e.g. OverloadedError). Ours has "
         "no final object and an http_error diagnostic with the provider's message.",
@@ -611,6 +619,12 @@ GAPS = [
         "assembles none. Ours is compared with what those objects assemble to "
         "(tests/test_gemini_accumulate.py), but for the fields the SDK's types drop.",
         "google-gemini", lambda c, o: c.status < 300, _check_gemini_assembly),
+    Gap("managed-agents-one-message",
+        "anthropic's accumulate_managed_agents_event folds a session stream into one "
+        "snapshot: the agent.message being previewed or last sent. Ours keeps every event "
+        "of the session; after every event, the SDK's snapshot equals our message with its "
+        "id (tests/test_managed_agents.py).",
+        "anthropic-managed-agents", lambda c, o: c.status < 300, _check_session_fold),
 ]
 
 

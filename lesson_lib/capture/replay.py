@@ -18,6 +18,7 @@ import httpx2
 
 from .captures import Capture
 
+MANAGED_AGENTS = "anthropic-managed-agents"   # a session stream: no model in the request
 _DEFAULT_MODEL = {"anthropic-messages": "claude-sonnet-4-6",
                   "openai-responses": "gpt-4.1", "openai-chat": "gpt-4.1",
                   "google-gemini": "gemini-2.5-flash"}
@@ -102,6 +103,9 @@ def request_kwargs(capture: Capture) -> dict[str, Any]:
         return {"model": model, "input": req.get("input") or "Hi"}
     if wire == "google-gemini":
         return {"model": model, "contents": req.get("contents") or "Hi"}
+    if wire == MANAGED_AGENTS:
+        kwargs = {"session_id": req.get("session_id") or "sesn_offline"}
+        return kwargs | ({"event_deltas": req["event_deltas"]} if req.get("event_deltas") else {})
     return {"model": model, "messages": req.get("messages") or [{"role": "user", "content": "Hi"}]}
 
 
@@ -203,6 +207,9 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
             client = client or gemini_client(capture, chunk_size)
             stream = client.models.generate_content_stream(**kwargs)
             _collect(stream, capture.wire, out, texts, keep_events, on_event)
+        elif capture.wire == MANAGED_AGENTS:
+            _drive_session(client or anthropic_client(capture, chunk_size), kwargs, out,
+                           texts, keep_events, on_event)
         elif capture.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
             # boto3 yields plain dicts and assembles no final object (`bedrock_replay`).
             from .bedrock_replay import boto3_events, text_of_event
@@ -215,6 +222,19 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
         raise
     except Exception as exc:  # the outcome *is* the exception: recorded, not hidden
         out.error = exc
+
+
+def _drive_session(client: Any, kwargs: dict[str, Any], out: SDKOutcome, texts: list[str],
+                   keep_events: bool, on_event: OnEvent | None) -> None:
+    """A Managed Agents session stream through ``beta.sessions.events.stream``, each event
+    folded with the SDK's own ``accumulate_managed_agents_event``: its last snapshot (the
+    latest agent message) is the final object, and its text the text."""
+    from anthropic.lib.sessions import accumulate_managed_agents_event
+    for event in client.beta.sessions.events.stream(**kwargs):
+        _take(event, out, keep_events, on_event)
+        out.final = accumulate_managed_agents_event(out.final, event)
+    if out.final is not None:
+        texts.append("".join(getattr(c, "text", "") for c in out.final.content))
 
 
 def _take(event: Any, out: SDKOutcome, keep_events: bool, on_event: OnEvent | None) -> None:
