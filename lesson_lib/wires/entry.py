@@ -49,7 +49,9 @@ class Entry:
     for a stream (else the body's ``"stream": true`` does); `conversation`:
     the request's fields that say what was asked (a server matches a request
     to a capture by them); `error_body(status, message)` and
-    `error_headers(status)`: the provider's error for a failed request.
+    `error_headers(status)`: the provider's error for a failed request;
+    `method`: how a client asks (a session's event stream is a GET: its
+    request is the path's fields and the query).
     """
 
     wire: str
@@ -65,6 +67,7 @@ class Entry:
     query: tuple[tuple[str, str], ...] = ()
     body_field: str | None = None
     streams_by_path: bool = False
+    method: Literal["GET", "POST"] = "POST"
 
     @property
     def path_fields(self) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from ...breaks import faults
 from ...capture.captures import Capture
+from ...wires import ENTRIES
 from . import BODY_TIMEOUT_S, MAX_BODY, fault_spec, matching, streaming
 from .errors import error_body, error_headers, not_found
 from .page import index_html
@@ -57,7 +58,7 @@ class _Endpoints:
         self.settings = settings
 
     def provider_for(self, wire: str) -> Any:
-        """The POST endpoint at one provider's path."""
+        """The endpoint at one provider's path (POST; GET for a session's stream)."""
         async def endpoint(request: Request) -> Response:
             return await self.provider(request, wire)
         return endpoint
@@ -65,6 +66,8 @@ class _Endpoints:
     async def provider(self, request: Request, wire: str) -> Response:
         """A provider's request: read it, find the capture it asks for, serve it."""
         settings = self.settings
+        if request.method == "GET":      # a session's stream: its path says what is asked
+            return self._serve_asked(request, wire, dict(request.path_params))
         try:
             body = await _body(request, settings.max_body, settings.body_timeout)
         except TimeoutError:
@@ -90,6 +93,11 @@ class _Endpoints:
             return _error(wire, 400, "the request body must be a JSON object")
         if "tools" in payload and not isinstance(payload["tools"], list | type(None)):
             return _error(wire, 400, "tools must be an array of tool definitions")
+        return self._serve_asked(request, wire, payload)
+
+    def _serve_asked(self, request: Request, wire: str, payload: dict[str, Any]) -> Response:
+        """Find the capture a request (as data) asks for, and serve it."""
+        settings = self.settings
         name = (request.query_params.get("capture") or request.headers.get("capture")
                 or settings.capture)
         found = matching.find(settings.corpus, wire, payload, name)
@@ -157,7 +165,7 @@ class _Endpoints:
 def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
     endpoints = _Endpoints(settings)
-    routes = [Route(path, endpoints.provider_for(wire), methods=["POST"])
+    routes = [Route(path, endpoints.provider_for(wire), methods=[ENTRIES[wire].method])
               for wire, path in matching.PATHS.items()]
     routes += [Route("/stream/{wire}/{name}", endpoints.stream_get, methods=["GET"]),
                Route("/captures", endpoints.listing, methods=["GET"]),
