@@ -26,6 +26,7 @@ event's ``id`` says it is one already seen.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .anthropic import error_body as _messages_error_body
@@ -206,6 +207,22 @@ def read_error(event_type: str | None, payload: Any) -> WireError | None:
                                                                            "error")
 
 
+def terminal_reached(events: Iterable[Any]) -> bool:
+    """Whether the stream ended the turn: its last status (each event counted once, by id)
+    is an idle or an end, which no running status followed."""
+    seen: set[str] = set()
+    last = None
+    for event in events:
+        event_id = event.payload.get("id") if isinstance(event.payload, dict) else None
+        if isinstance(event_id, str):
+            if event_id in seen:
+                continue
+            seen.add(event_id)
+        if event.type in TERMINALS or event.type in RUNNING:
+            last = event.type
+    return last in TERMINALS
+
+
 def gives_up(payload: Any) -> bool:
     """Whether a ``session.error`` says the server gave up (``retry_status`` other than
     ``retrying``); an ``error`` event always ends the stream."""
@@ -237,7 +254,7 @@ SHEET = Sheet(
                 ("tool_use_id / custom_tool_use_id", "the call a result or confirmation "
                                                      "answers")),
     tool_arguments="whole: agent.tool_use / agent.custom_tool_use carry `input` as an object",
-    terminal=SESSION_IDLE,
+    terminal=f"{SESSION_IDLE} (or {SESSION_TERMINATED}) that no {SESSION_RUNNING} follows",
     in_band_error='session.error {"error": {"type", "message", "retry_status"}} (retrying: '
                   "the session goes on); an SSE `error` event ends the stream",
     also=((AGENT_THINKING, "reasoning as a progress signal: no text"),

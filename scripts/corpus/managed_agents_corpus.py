@@ -16,6 +16,8 @@ from lesson_lib.capture.capture_writer import write_capture
 
 from .managed_agents_stream import BASED_ON, HELPER, WIRE, SessionStream
 from .openai_sidecar import provenance
+from .weather_turn import ANSWER, CALLS, RESULTS, TOOL_NAME, TURN_NAME, result_text
+from .weather_turn import QUESTION as QUESTION_WEATHER
 
 _HEADERS = {"content-type": "text/event-stream; charset=utf-8",
             "anthropic-beta": "managed-agents-2026-04-01"}
@@ -23,7 +25,8 @@ QUESTION = "Which Python files in the repo import requests? Fix any that pin an 
 
 
 def _write(root: Path, name: str, stream: SessionStream, *, demonstrates: str,
-           deltas: bool, sdk_note: str, raises: str | None = None) -> Path:
+           deltas: bool, sdk_note: str, raises: str | None = None,
+           turn: dict[str, Any] | None = None) -> Path:
     body, ends, times = stream.builder.finish()
     request: dict[str, Any] = {"session_id": stream.session}
     if deltas:
@@ -37,6 +40,8 @@ def _write(root: Path, name: str, stream: SessionStream, *, demonstrates: str,
         "chunks": {"ends": ends, "t_ms": times},
         "sdk": {"helper": HELPER, "raises": raises, "note": sdk_note},
     }
+    if turn is not None:
+        sidecar["turn"] = turn
     return write_capture(root / WIRE, name, body, sidecar)
 
 
@@ -216,10 +221,46 @@ def duplicates(root: Path) -> Path:
                  "agent.message again")
 
 
+def weather_turn(root: Path) -> list[Path]:
+    """The weather turn on a session, in two connections: the agent calls the application's
+    ``get_weather`` twice and the session idles asking for both results (step 1); the
+    results are posted back and a new connection streams the rest (step 2)."""
+    s = SessionStream(7110, "sesn_011CbWeatherTurn00000")
+    s.user_message(QUESTION_WEATHER)
+    s.running()
+    start = s.request_start()
+    calls = [s.custom_tool_use(TOOL_NAME, call) for call in CALLS]
+    s.request_end(start, 48)
+    s.idle("requires_action", event_ids=[c["id"] for c in calls])
+    first = _write(root, "weather-turn-step1", s, deltas=True, demonstrates=(
+        "weather turn, step 1: two agent.custom_tool_use calls of get_weather (Paris, "
+        "Tokyo) and idle requires_action naming both: the application runs them"),
+        sdk_note="no agent.message: the fold returns None",
+        turn={"name": TURN_NAME, "step": 1})
+    s2 = SessionStream(7111, s.session)
+    s2._n = s._n
+    s2._clock = s._clock
+    for call, result in zip(calls, RESULTS, strict=True):
+        s2.custom_tool_result(call, result_text(result))
+    s2.running()
+    start = s2.request_start()
+    said = s2.preview()
+    words = ANSWER.split(" ")
+    s2.deltas(said, [w + " " for w in words[:-1]] + [words[-1]])
+    s2.message(ANSWER, said)
+    s2.request_end(start, 96)
+    s2.idle("end_turn")
+    second = _write(root, "weather-turn-step2", s2, deltas=True, demonstrates=(
+        "weather turn, step 2: the application's two user.custom_tool_result events echoed, "
+        "the session running again, the answer previewed word by word and then sent whole"),
+        sdk_note="the fold returns the answer", turn={"name": TURN_NAME, "step": 2})
+    return [first, second]
+
+
 BUILDERS = (plain_turn, custom_tool, previews, preview_only, requires_action, budget_reached,
             error, refusal, duplicates)
 
 
 def build(root: Path) -> list[Path]:
     """Write every Managed Agents capture under `root`; return the paths."""
-    return [make(root) for make in BUILDERS]
+    return [make(root) for make in BUILDERS] + weather_turn(root)

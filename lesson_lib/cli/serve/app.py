@@ -165,7 +165,7 @@ class _Endpoints:
 def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
     endpoints = _Endpoints(settings)
-    routes = [Route(path, endpoints.provider_for(wire), methods=[ENTRIES[wire].method])
+    routes = [Route(path, endpoints.provider_for(wire), methods=sorted({"POST", ENTRIES[wire].method}))
               for wire, path in matching.PATHS.items()]
     routes += [Route("/stream/{wire}/{name}", endpoints.stream_get, methods=["GET"]),
                Route("/captures", endpoints.listing, methods=["GET"]),

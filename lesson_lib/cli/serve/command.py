@@ -28,7 +28,7 @@ def add_command(sub) -> None:
     from ...wires import ENTRIES
     from . import BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
-    paths = "\n".join(f"  POST {entry.route}" for entry in ENTRIES.values())
+    paths = "\n".join(f"  {entry.method} {entry.route}" for entry in ENTRIES.values())
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
                             description=DESCRIPTION.format(paths=paths),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
