@@ -317,3 +317,11 @@ def test_a_session_that_waits_only_on_the_application_s_tool_asks_for_tools():
     asked = faults.cut_at(capture, events[idle].sse.end)
     step = turn_state(asked).as_dict()["steps"][0]
     assert step["finish"] == {"reason": "tool_calls", "raw": "requires_action"}
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+def test_the_sdk_route_gives_the_same_turn(capture):
+    wire, sdk = turn_state(capture, "wire").as_dict(), turn_state(capture, "sdk").as_dict()
+    assert sdk["outcome"] == wire["outcome"] and sdk["blocks"] == wire["blocks"]
+    assert [s["finish"] for s in sdk["steps"]] == [s["finish"] for s in wire["steps"]]
+    assert [s["usage"] for s in sdk["steps"]] == [s["usage"] for s in wire["steps"]]

@@ -446,6 +446,33 @@ class _ChatSDK:
         return self._finished()
 
 
+class _SessionSDK(_ChatSDK):
+    """A Managed Agents session's events, read by the wire's own accumulator: each event's
+    dump (the fields the server sent) is the wire's payload, named by its type, so the SDK
+    route and the wire route are one reading (previews, duplicates and all). The SDK yields
+    every event it reads and raises at an SSE ``error`` event, read as the wire reads it."""
+
+    def __init__(self) -> None:
+        from ...accumulate import accumulator_for
+        self.acc = accumulator_for(wires.managed_agents.WIRE)
+        self.count = 0
+        self._end: list | None = None
+
+    def changes(self, ev: Any) -> list:
+        data = json.dumps(ev.to_dict(mode="json"))
+        event = parse_payload(ServerSentEvent(ev.type, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+    def error(self, body: Any, message: str) -> list:
+        """The ``error`` event the SDK raised at instead of yielding it."""
+        error = body if isinstance(body, dict) and body else {"message": message}
+        data = json.dumps({"type": wires.managed_agents.ERROR, "error": error})
+        event = parse_payload(ServerSentEvent(wires.managed_agents.ERROR, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+
 def _boto_events(wire: str) -> Any:
     from .bedrock import BotoEvents
     return lambda: BotoEvents(wire)
@@ -454,7 +481,8 @@ def _boto_events(wire: str) -> Any:
 _TRANSLATORS = {"anthropic-messages": _AnthropicSDK, "openai-responses": _ResponsesSDK,
                 "openai-chat": _ChatSDK, "google-gemini": GeminiSDKTranslator,
                 "aws-bedrock-converse": _boto_events("aws-bedrock-converse"),
-                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke")}
+                "aws-bedrock-invoke": _boto_events("aws-bedrock-invoke"),
+                wires.managed_agents.WIRE: _SessionSDK}
 
 
 class SDKAdapter:
