@@ -45,7 +45,7 @@ def test_the_vocabulary_holds_every_event_type_of_the_sdk_s_union():
 def test_every_idle_stop_reason_of_the_sdk_has_a_finish_reason():
     assert _literals(StopReason) == ma.STOP_REASONS
     assert ma.finish_reason({"type": "requires_action", "event_ids": []}) == "pause"
-    assert ma.finish_reason("budget_reached") == "length"
+    assert ma.finish_reason("budget_reached") == "pause"
     assert ma.finish_reason("some_new_reason") == "other"
     assert ma.finish_reason(None) is None
 
@@ -84,7 +84,7 @@ EXPECTED = {   # capture: (outcome, finish reason, raw stop reason)
     "session-previews": ("completed", "stop", "end_turn"),
     "session-preview-only": ("completed", "stop", "end_turn"),
     "session-requires-action": ("paused", "pause", "requires_action"),
-    "session-budget-reached": ("cancelled", "length", "budget_reached"),
+    "session-budget-reached": ("paused", "pause", "budget_reached"),
     "session-error": ("failed", "error", "retries_exhausted"),
     "session-refusal": ("completed", "refusal", "refusal"),
     "session-duplicates": ("completed", "stop", "end_turn"),

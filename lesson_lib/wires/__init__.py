@@ -2,8 +2,8 @@
 OpenAI Responses, OpenAI Chat and Google Gemini, and of AWS Bedrock's two streaming APIs.
 
 Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_converse`,
-`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
-data and small pure functions:
+`bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share; lesson 7's
+`managed_agents`, an agent session's stream) holds, as data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;

@@ -152,7 +152,7 @@ FINISH_REASONS: dict[str, FinishReason] = {
     END_TURN: "stop",
     REQUIRES_ACTION: "pause",        # waits on the application (a confirmation, a result)
     RETRIES_EXHAUSTED: "error",
-    BUDGET_REACHED: "length",        # the session's budget, not the model's room
+    BUDGET_REACHED: "pause",         # idle until the budget is raised (not the model's room)
     REFUSAL: "refusal",
 }
 STOP_REASONS = frozenset(FINISH_REASONS)

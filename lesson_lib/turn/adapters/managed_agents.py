@@ -15,9 +15,11 @@ twice; what is left is what the session says its own way:
   outcomes can say why a turn ended, the idle reasons map onto the ones there
   are: ``end_turn`` completes it; ``requires_action`` pauses it (a finish of
   ``tool_calls`` when every event it waits on is a custom tool call, which
-  the application runs); ``budget_reached`` cancels it (the vendor's budget
-  stopped it, as the application's own budget does); ``refusal`` is a
-  refusal finish, as on the Messages wire; ``retries_exhausted`` fails it;
+  the application runs); ``budget_reached`` pauses it too (the session is
+  idle, and goes on once the budget is raised; a stream that ended properly
+  is not one the turn calls cancelled, or ``turn`` and ``final`` would
+  disagree); ``refusal`` is a refusal finish, as on the Messages wire;
+  ``retries_exhausted`` fails it;
 - the session running again after an idle (the application answered) takes
   the idle back: the turn goes on;
 - usage: the model requests' ``model_usage``, summed.
@@ -25,12 +27,11 @@ twice; what is left is what the session says its own way:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ... import wires
 from ...accumulate import changes as ch
-from ..events import Finish, StepFinished, TurnEvent
+from ..events import Finish, TurnEvent
 from .base import WireAdapter
 
 _ma = wires.managed_agents
@@ -48,11 +49,7 @@ class ManagedAgentsAdapter(WireAdapter):
         for change in changes:
             if type(change) is ch.ResponseChanged and change.fields.get("status") == "running":
                 self.terminal = None          # the session goes on after its idle
-        out = super().feed(changes, t=t, at=at)
-        if self.response.get("stop_reason") == _ma.BUDGET_REACHED:
-            out = [replace(e, ended="cancelled")
-                   if isinstance(e, StepFinished) and e.ended == "proper" else e for e in out]
-        return out
+        return super().feed(changes, t=t, at=at)
 
     def classify(self, opened: ch.SlotOpened):
         """Text, reasoning, the agent's calls and results (server-side), the application's
