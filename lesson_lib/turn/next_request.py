@@ -30,7 +30,10 @@ spells it its own way:
   with its ``thoughtSignature`` where it came with one (text, ``thought``
   text, ``functionCall`` with its parsed ``args``; other parts as they came),
   then a ``user`` turn of ``functionResponse`` parts (the result object as
-  ``response``, the call's ``id`` when it had one).
+  ``response``, the call's ``id`` when it had one);
+- a Managed Agents session: the same session, and the events the application
+  sends it (``events``): a ``user.custom_tool_result`` per call of its own tools
+  (the session keeps its own history; the stream goes on after them).
 
 The results are the calls' execution results (the agent loop's), as JSON
 text (`fake_tools.result_as_text`), in the order of the calls.
@@ -42,7 +45,15 @@ import copy
 import json
 from typing import Any
 
-from ..wires import anthropic, bedrock_converse, bedrock_invoke, chat, gemini, responses
+from ..wires import (
+    anthropic,
+    bedrock_converse,
+    bedrock_invoke,
+    chat,
+    gemini,
+    managed_agents,
+    responses,
+)
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
@@ -74,6 +85,8 @@ def next_request(state: TurnState, request: dict, step: int | None = None) -> di
         contents = ([{"role": "user", "parts": [{"text": given}]}] if isinstance(given, str)
                     else list(given or []))
         out["contents"] = contents + _gemini(blocks)
+    elif wire == managed_agents.WIRE:
+        out["events"] = _session(blocks)
     else:
         raise ValueError(f"no next request for wire {wire!r}")
     return out
@@ -114,6 +127,15 @@ def _anthropic(blocks: list[BlockView]) -> list[dict[str, Any]]:
                for b in _runs(blocks)]
     out = [{"role": "assistant", "content": content}]
     return out + ([{"role": "user", "content": results}] if results else [])
+
+
+def _session(blocks: list[BlockView]) -> list[dict[str, Any]]:
+    """The events a session is sent after it asked: one ``user.custom_tool_result`` per call
+    of the application's own tools (the agent's own calls stay with the session)."""
+    return [{"type": managed_agents.USER_CUSTOM_TOOL_RESULT, "custom_tool_use_id": b.call_id,
+             "content": [{"type": managed_agents.TEXT_BLOCK, "text": _result(b)}]}
+            | ({} if b.execution_status == "ok" else {"is_error": True})
+            for b in _runs(blocks)]
 
 
 def _responses(blocks: list[BlockView]) -> list[dict[str, Any]]:

@@ -275,5 +275,5 @@ def error_body(status: int, message: str) -> dict[str, Any]:
 
 ENTRY = Entry(wire=WIRE, title="Anthropic Managed Agents sessions", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
-              conversation=("session_id",), error_body=error_body,
+              conversation=("session_id", "events"), error_body=error_body,
               streams_by_path=PATH_STREAMS, method="GET")

@@ -26,11 +26,13 @@ QUESTION = "Which Python files in the repo import requests? Fix any that pin an 
 
 def _write(root: Path, name: str, stream: SessionStream, *, demonstrates: str,
            deltas: bool, sdk_note: str, raises: str | None = None,
-           turn: dict[str, Any] | None = None) -> Path:
+           turn: dict[str, Any] | None = None, sent: list | None = None) -> Path:
     body, ends, times = stream.builder.finish()
     request: dict[str, Any] = {"session_id": stream.session}
     if deltas:
         request["event_deltas"] = ["agent.message", "agent.thinking"]
+    if sent is not None:            # what the application posted before this connection
+        request["events"] = sent
     sidecar = {
         "wire": WIRE,
         "demonstrates": demonstrates,
@@ -254,7 +256,10 @@ def weather_turn(root: Path) -> list[Path]:
     second = _write(root, "weather-turn-step2", s2, deltas=True, demonstrates=(
         "weather turn, step 2: the application's two user.custom_tool_result events echoed, "
         "the session running again, the answer previewed word by word and then sent whole"),
-        sdk_note="the fold returns the answer", turn={"name": TURN_NAME, "step": 2})
+        sdk_note="the fold returns the answer", turn={"name": TURN_NAME, "step": 2},
+        sent=[{"type": "user.custom_tool_result", "custom_tool_use_id": call["id"],
+               "content": [{"type": "text", "text": result_text(result)}]}
+              for call, result in zip(calls, RESULTS, strict=True)])
     return [first, second]
 
 

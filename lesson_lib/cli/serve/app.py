@@ -93,6 +93,8 @@ class _Endpoints:
             return _error(wire, 400, "the request body must be a JSON object")
         if "tools" in payload and not isinstance(payload["tools"], list | type(None)):
             return _error(wire, 400, "tools must be an array of tool definitions")
+        if ENTRIES[wire].method == "GET":   # (a session named in the path, its events posted)
+            payload = {**request.path_params, **payload}
         return self._serve_asked(request, wire, payload)
 
     def _serve_asked(self, request: Request, wire: str, payload: dict[str, Any]) -> Response:
