@@ -27,7 +27,8 @@ replaced there by its canonical event; one never reconciled keeps
 ``"preview": true``), with the session's last ``status``, the last idle's
 ``stop_reason`` and ``stop_details``, and the model requests' usage summed.
 
-``session.error`` with ``retry_status`` ``retrying`` is a warning (the server
+An event whose payload does not parse leaves the turn incomplete, whatever
+follows. ``session.error`` with ``retry_status`` ``retrying`` is a warning (the server
 retries on its own); one that gives up, an SSE ``error`` event, or an idle
 whose stop reason is ``retries_exhausted`` is an in-band error. An idle ends
 the turn (`TerminalReached`); the session running again after it (the
@@ -129,6 +130,7 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
         self.usage: dict[str, int] | None = None
         self.stopped = False
         self.errored = False
+        self.damaged = False        # an event that could not be read
 
     # -- feeding -----------------------------------------------------------------------
 
@@ -139,6 +141,8 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
             return changes
         payload = event.payload
         if event.parse_error is not None or not isinstance(payload, dict):
+            self.damaged = True           # whatever it was, the turn cannot be whole
+            self.complete = False
             self.note("unparseable_json", f"event {event.type!r} skipped: "
                       f"{event.parse_error or 'the payload is not a JSON object'}",
                       event=event, raw=event.sse.data)
@@ -388,7 +392,7 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
             self._failed("the session's retries are exhausted", self.stop_reason, reason,
                          event)
         self.stopped = True
-        self.complete = not self.errored
+        self.complete = not self.errored and not self.damaged
         self._status("idle", event, stop_reason=reason, stop_details=self.stop_details,
                      waits_on=tuple(self.waits_on()))
         self.changes.append(TerminalReached(event.index, ma.SESSION_IDLE))
@@ -397,7 +401,7 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
         self.events.append(copy.deepcopy(payload))
         self._close_previews(event, "the session ended")
         self.stopped = True
-        self.complete = not self.errored
+        self.complete = not self.errored and not self.damaged
         self._status("terminated", event)
         self.changes.append(TerminalReached(event.index, ma.SESSION_TERMINATED))
 
