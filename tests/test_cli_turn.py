@@ -190,3 +190,28 @@ def test_a_stream_of_no_known_wire_cannot_be_a_step(capsys, tmp_path):
 def test_no_capture_is_a_usage_error(capsys):
     assert main(["turn"]) == 2
     assert "usage" in capsys.readouterr().err
+
+
+# -- why the turn ended (lesson 7) ----------------------------------------------------------
+
+
+def test_turn_json_says_why_the_turn_ended(capsys):
+    code, data, _ = run_json(capsys, "anthropic-messages/code-execution-pause")
+    assert (code, data["outcome"], data["reason"], data["detail"]) == (
+        0, "paused", "provider_pause", {"raw": "pause_turn"})
+    code, data, _ = run_json(capsys, "anthropic-messages/hello")
+    assert (code, data["outcome"], data["reason"]) == (0, "completed", "stop")
+
+
+def test_a_stop_reason_the_reader_does_not_know_is_no_success(capsys, tmp_path):
+    from lesson_lib.capture.captures import from_bytes
+    hello = load("anthropic-messages/hello")
+    assert hello.body.count(b'"end_turn"') == 1
+    odd = from_bytes(hello.body.replace(b'"end_turn"', b'"brand_new_reason"'),
+                     sidecar={"wire": "anthropic-messages"})
+    code, data, _ = run_json(capsys, write(tmp_path, odd, "odd-stop"))
+    # The stream ended properly (exit 0, as `final` says); the outcome says it is no success.
+    assert (code, data["outcome"], data["reason"], data["detail"]) == (
+        0, "unknown", "unrecognised", {"raw": "brand_new_reason"})
+    code, out, _ = run(capsys, write(tmp_path, odd, "odd-stop"))
+    assert "'brand_new_reason'" in out.splitlines()[0] and "completed" not in out.splitlines()[0]

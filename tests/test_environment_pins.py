@@ -55,5 +55,15 @@ def test_the_notebook_drift_warning_uses_the_same_pins():
         assert pins[name] == version, name
 
 
+# The SDKs the course replays through: what each raises and returns is what the lessons
+# quote, so a learner whose versions differ is warned.
+SDKS = ("anthropic", "openai", "google-genai", "boto3", "botocore")
+
+
+def test_the_drift_warning_covers_every_pinned_sdk():
+    pins = pyproject_pins()
+    assert {name: pins[name] for name in SDKS} == {name: PINNED.get(name) for name in SDKS}
+
+
 def test_environment_yml_uses_python_311():
     assert re.search(r"^\s*- python=3\.11$", (ROOT / "environment.yml").read_text(), re.M)

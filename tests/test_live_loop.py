@@ -71,6 +71,7 @@ def test_a_dropped_connection_is_retried_on_every_wire(url, wire):
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           params={"fault": f"drop:{drop}"}, retry=FAST))
     assert result.outcome == "failed"
+    assert result.state.end.reason == "gave_up"          # every retry was spent
     assert [(a.step, a.number) for a in result.attempts] == [(1, 1), (1, 2)]
     assert all(a.errors and a.errors[0].code == "transport" for a in result.attempts)
     assert check(result.events) == []
@@ -80,7 +81,15 @@ def test_a_dropped_connection_is_retried_on_every_wire(url, wire):
 def test_a_budget_of_three_tokens_cancels_the_live_turn_on_every_wire(url, wire):
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           budget_tokens=3))
-    assert result.outcome == "cancelled"
+    # A budget's end says so (lesson 7): never `completed`, and not a plain cancel.
+    assert result.outcome == "budget_reached"
+    end = result.state.end
+    assert end.reason == "application_budget"
+    assert end.detail["limit"] == "output_tokens" and end.detail["budget"] == 3
+    assert end.detail["spent"] >= 3
+    # What was arriving, or (a call that comes whole, as on Gemini) the tool it started.
+    assert end.detail["where"] in ("text", "reasoning", "tool_arguments", "tools")
+    assert result.stopped and "budget of 3 output tokens" in result.stopped
     assert [a.step for a in result.attempts] == [1]
     # Stopped mid-stream: the step never reached its proper end.
     assert [e.ended for e in result.events if e.kind == "step_finished"] == ["cancelled"]
@@ -186,6 +195,10 @@ def test_stop_cancels_the_stream_and_every_running_tool_and_keeps_what_arrived(u
 
     result = asyncio.run(go())
     assert result.outcome == "cancelled"
+    # Who stopped it, and the tool it interrupted by name (lesson 7).
+    end = result.state.end
+    assert end.reason == "user" and "get_weather" in end.detail["tools"]
+    assert end.detail["where"] in ("text", "tool_arguments", "tools", "streaming")
     assert seen, "the running tool never saw CancelledError"
     statuses = {b.execution_status for b in result.state.calls}
     assert "interrupted" in statuses
@@ -198,7 +211,7 @@ def test_the_budget_cancels_at_the_crossing_delta(url):
     wire = "anthropic-messages"
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           budget_tokens=5))
-    assert result.outcome == "cancelled"
+    assert result.outcome == "budget_reached"
     deltas = [e for e in result.events if e.kind == "block_delta"]
     spent = 0
     for i, e in enumerate(deltas):
@@ -304,7 +317,7 @@ def test_a_client_that_leaves_mid_stream_leaves_nothing_in_the_log(url, caplog):
     for _ in range(3):
         result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                               budget_tokens=3))
-        assert result.outcome == "cancelled"
+        assert result.outcome == "budget_reached"
     import time
     time.sleep(0.5)                     # the server's writes after the client left
     assert not [r for r in caplog.records if "socket.send()" in r.getMessage()]
@@ -330,6 +343,9 @@ def test_stop_before_the_first_byte_keeps_the_turns_order():
 
     result = asyncio.run(go())
     assert result.outcome == "cancelled"
+    end = result.state.end
+    assert (end.reason, end.detail["where"], end.detail["by"]) == (
+        "user", "before_first_byte", "pressed Stop")
     kinds = [e.kind for e in result.events]
     assert kinds[:2] == ["turn_started", "step_started"] and kinds[-1] == "turn_finished"
     assert check(result.events) == []

@@ -202,6 +202,10 @@ def test_the_deadline_cancels_a_turn_that_keeps_moving_and_says_why():
     result, _, took = run(_text_then(_pings), retry=ONCE, stall_s=None, deadline_s=0.4)
     assert result.outcome == "cancelled"
     assert "deadline of 0.4 s" in result.stopped
+    # The end says who stopped it and where: the deadline, in the middle of the response.
+    end = result.state.end
+    assert (end.reason, end.detail["where"]) == ("deadline", "text")
+    assert "deadline of 0.4 s" in end.detail["by"]
     assert _text(result) == "Hello"
     assert not any(b.open for b in result.state.blocks)
     assert check(result.events) == []

@@ -49,6 +49,41 @@ def test_the_status_line_says_a_step_is_being_retried_and_why():
     assert retry_words([first, Attempt(1, 2), Attempt(2, 1)]) is None
 
 
+def test_the_status_line_says_a_resume_keeps_what_was_drawn():
+    from lesson_lib.live.attempts import Attempt
+    from lesson_lib.turn.events import ErrorReported
+    from lesson_lib.views.live_view import retry_words
+
+    first = Attempt(1, 1, resume_at=25, errors=[ErrorReported(
+        0, step=1, scope="transport", phase="after_output", code="transport",
+        message="the connection broke")])
+    words = retry_words([first, Attempt(1, 2, resumed_after=25)])
+    assert words.startswith("resuming step 1 after 25 (attempt 2): the last attempt ended "
+                            "with transport error after_output (transport): the connection "
+                            "broke. ")
+    assert "stays" in words and "drawn again" not in words
+
+
+def test_a_resume_on_screen_shows_in_the_status_line_then_the_end():
+    from lesson_lib.live import RetryPolicy
+
+    cut = load("openai-responses/background-cut")
+    with serving(speed="instant") as url:
+        turn = LiveTurn(url, "openai-responses", cut.request,
+                        params={"fault": f"drop:{len(cut.body) // 2}@first"},
+                        retry=RetryPolicy(attempts=2, initial_s=0.01, max_s=0.05))
+        view = LiveView(turn)
+        seen = []
+        say = view._say
+        view._say = lambda words: (seen.append(words), say(words))
+
+        result = asyncio.run(asyncio.wait_for(view.done(), 30))
+    assert result.outcome == "completed" and result.attempts[1].resumed_after is not None
+    assert any(w.startswith("resuming step 1 after ") for w in seen), seen
+    assert not any(w.startswith("retrying") for w in seen), seen
+    assert "ended: completed" in view.status.value
+
+
 def test_a_retry_on_screen_shows_in_the_status_line_then_the_end():
     from lesson_lib.live import RetryPolicy, weather_tool
 

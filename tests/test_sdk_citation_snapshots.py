@@ -3,7 +3,7 @@
 Lesson 2 compares the SDK's per-event snapshots with the accumulator's. In
 anthropic 2.14 every ``CitationEvent.snapshot`` was the block's one live
 list, so an event kept for later showed citations that arrived after it;
-2.16 hands each event its own copy. This test pins the installed
+2.16 hands each event its own copy, and 2.17 still does. This test pins the installed
 behaviour: if an upgrade changes it, the lesson's sentence about stored
 snapshots must change with it.
 """
@@ -19,7 +19,7 @@ from lesson_lib.wires.wire_events import parse_all
 
 
 def test_the_installed_anthropic_is_the_pinned_one():
-    assert metadata.version("anthropic") == PINNED["anthropic"] == "2.16.0"
+    assert metadata.version("anthropic") == PINNED["anthropic"] == "2.17.0"
 
 
 def test_each_citation_event_keeps_the_citations_up_to_itself():

@@ -2,9 +2,10 @@
 
 `cut:N` ends the HTTP body properly after N bytes: curl exits 0 and the SDKs raise
 nothing. `drop:N` sends the same N bytes and then abandons the connection in the middle of
-the chunked body, as a crashed server or a reset does: curl exits 18 and httpx, under
-both SDKs, raises ``RemoteProtocolError`` (the openai SDK wraps it in
-``APIConnectionError``). The bytes that did arrive are the same in both.
+the chunked body, as a crashed server or a reset does: curl exits 18 and httpx2, under
+both SDKs, raises ``RemoteProtocolError``, which each SDK raises as its own
+``APIConnectionError`` (anthropic from 2.17; 2.16 let it through). The bytes that did
+arrive are the same in both.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def anthropic_events(base: str, fault: str) -> list:
 def test_the_anthropic_sdk_raises_on_a_drop_only(server):
     cut = anthropic_events(server, "cut:2400")
     assert cut and cut[-1].type != "message_stop"         # a cut raises nothing
-    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+    with pytest.raises(anthropic.APIConnectionError, match="incomplete chunked read") as info:
         anthropic_events(server, "drop:2400")
+    assert isinstance(info.value.__cause__, httpx2.RemoteProtocolError)
 
 
 def openai_stream(base: str, key: str, fault: str):
@@ -124,7 +126,7 @@ def test_a_drop_leaves_no_traceback_in_the_servers_log(server):
     logger, kept = logging.getLogger("uvicorn.error"), Kept()
     logger.addHandler(kept)
     try:
-        with pytest.raises(httpx2.RemoteProtocolError):
+        with pytest.raises(anthropic.APIConnectionError):
             anthropic_events(server, "drop:2400")
     finally:
         logger.removeHandler(kept)

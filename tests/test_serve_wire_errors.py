@@ -123,3 +123,6 @@ def test_the_help_and_the_readme_name_every_registered_path():
     for entry in wires.ENTRIES.values():
         assert f"{entry.method} {entry.route}" in shown
         assert f"{entry.method} {entry.route}" in readme
+        if entry.resume is not None:
+            assert f"GET {entry.resume.route}?stream=true&{entry.resume.after}=" in shown
+            assert f"GET {entry.resume.route}?stream=true&{entry.resume.after}=" in readme

@@ -10,6 +10,7 @@ from lesson_lib.turn.events import (
     BlockDelta,
     BlockEnded,
     BlockStarted,
+    Finish,
     StepFinished,
     StepStarted,
     ToolCallReady,
@@ -31,10 +32,11 @@ def legal() -> list:
             BlockEnded(6, block="s1.b1"),
             ToolCallReady(7, block="s1.b1", name="f", call_id="c", input={}),
             ToolExecutionStarted(8, block="s1.b1", call_id="c", name="f"),
-            StepFinished(9, step=1, ended="proper"),
+            StepFinished(9, step=1, ended="proper", finish=Finish("tool_calls")),
             ToolExecutionFinished(10, block="s1.b1", call_id="c", status="ok"),
             StepStarted(11, step=2, wire="anthropic-messages"),
-            StepFinished(12, step=2, ended="proper"),
+            # A turn is completed only over a finish the reader knows (`turn.ends`).
+            StepFinished(12, step=2, ended="proper", finish=Finish("stop")),
             TurnFinished(13, outcome="completed")]
 
 

@@ -106,7 +106,8 @@ def test_calls_and_executions_have_their_states():
 def test_as_dict_has_the_turn_json_shape_and_is_json():
     state = reduce_all(turn_events(load("anthropic-messages/thinking-signature"), "sdk"))
     d = json.loads(json.dumps(state.as_dict()))
-    assert set(d) == {"outcome", "steps", "usage", "blocks", "errors"}
+    # `reason` and `detail` say why the turn ended (`lesson_lib.turn.ends`, lesson 7).
+    assert set(d) == {"outcome", "reason", "detail", "steps", "usage", "blocks", "errors"}
     assert set(d["usage"]) >= {"input_tokens", "output_tokens", "cache_read_tokens",
                                "cache_write_tokens", "reasoning_tokens", "raw"}
     step = d["steps"][0]

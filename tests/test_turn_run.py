@@ -221,7 +221,9 @@ def test_the_wire_driver_feeds_each_event_and_keeps_where_it_came_from(monkeypat
     wire_events = parse_all(cap.events)
     assert (delta.at, delta.t) == (2, wire_events[2].t)
     state = reduce_all(events)
-    assert state.outcome == "completed" and state.blocks[0].text == "Hi"
+    # The script's stream ends properly but names no stop reason: never read as success.
+    assert state.outcome == "unknown" and state.blocks[0].text == "Hi"
+    assert state.end.reason == "unrecognised" and state.end.detail == {"raw": None}
     batches = list(run.timed_batches(cap, route="wire"))
     assert [t for t, _ in batches][1:-1] == [e.t for e in wire_events]
 
@@ -233,7 +235,7 @@ def test_the_loop_runs_on_the_wire_route(monkeypatch):
     from lesson_lib.turn.loop import run_turn
     monkeypatch.setattr(stream, "accumulator_for", lambda wire, request=None: _Scripted(SCRIPT))
     result = asyncio.run(run_turn([scripted_capture()], [], route="wire"))
-    assert result.state.outcome == "completed" and check(result.events) == []
+    assert result.state.outcome == "unknown" and check(result.events) == []
     assert result.streams[0][2] == parse_all(scripted_capture().events)[-1].t
 
 

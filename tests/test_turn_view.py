@@ -161,8 +161,8 @@ def test_a_failing_tool_and_an_interrupted_one():
 
 
 def test_every_tool_state_has_a_glyph_a_word_and_a_border_besides_its_colour():
-    assert set(TOOL_STATES) == {"forming", "ready", "running", "done", "failed", "invalid",
-                                "cut", "interrupted"}
+    assert set(TOOL_STATES) == {"forming", "ready", "held", "running", "done", "failed",
+                                "invalid", "cut", "interrupted"}
     looks = {(s.glyph, s.word, s.border) for s in TOOL_STATES.values()}
     assert len({g for g, _, _ in looks}) == len(TOOL_STATES)
     assert all(s.colour.startswith("var(--rtw-") and "#" in s.colour

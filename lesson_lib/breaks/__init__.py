@@ -8,7 +8,8 @@ Downstream of the turn (lesson 4), upstream of drawing and the views.
 - `budget`: policies that stop a turn mid-stream; `watchdog`: a documented
   pause, or a dead stream;
 - `retry`: whether a failed call may be sent again, and when; `resume`: a
-  resumed Responses stream joined on by sequence number; `recovery`: after an
+  resumed stream joined on by the wire's resume point (Responses' sequence
+  number, Interactions' event id); `recovery`: after an
   error that came after output, the two ways on;
 - `sdk_close`: stopping a stream with the official SDK in front.
 """

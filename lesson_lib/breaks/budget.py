@@ -18,7 +18,9 @@ crosses it; lesson 4's cancel is what then stops the turn. Four budgets:
 `deltas` reads a stream's wire events into `Delta` records on every
 registered wire, through the turn events its accumulator and adapter make
 (`delta_of` reads one: the live loop counts the same); `first_crossing` returns the index of the first delta at
-which the budget is crossed (None when it never is). Linear time.
+which the budget is crossed (None when it never is); `budget_end` is how a turn cancelled
+there ends: ``budget_reached``, the application's budget, never ``completed`` (lesson 7's
+vocabulary, `lesson_lib.turn.ends`). Linear time.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..turn.ends import TurnEnd
 from ..turn.events import BlockDelta, BlockStarted, TurnEvent
 from ..turn.stream import TurnStream
 from ..wires import WIRES
@@ -133,6 +136,16 @@ def first_crossing(run: list[Delta], budget: Budget) -> Crossing | None:
             if limit is not None and value >= limit:
                 return Crossing(i, d.event, name, value)
     return None
+
+
+def budget_end(crossing: Crossing, budget: Budget) -> TurnEnd:
+    """How a turn cancelled at `crossing` ends (pass it to `run_turn`'s `cancel_end`): a
+    budget reached, the application's, with which limit and the running value at it."""
+    limit = getattr(budget, crossing.limit)
+    return TurnEnd("budget_reached", "application_budget",
+                   {"by": f"the {crossing.limit} budget of {limit:g} was reached "
+                          f"({crossing.value:g})",
+                    "limit": crossing.limit, "budget": limit, "spent": crossing.value})
 
 
 def running_estimate(run: list[Delta]) -> list[int]:

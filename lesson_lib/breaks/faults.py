@@ -108,8 +108,9 @@ def drop_at(capture: Capture, offset: int) -> Capture:
     socket. A cut ends the HTTP body properly (the last chunk of a chunked
     body is sent), so curl exits 0 and the SDKs raise nothing. A drop
     abandons the connection in the middle of the body, as a crashed server
-    or a reset does: curl exits 18 and httpx (under both SDKs) raises
-    ``RemoteProtocolError``. Replayed offline, the two are the same capture;
+    or a reset does: curl exits 18 and httpx2 (under both SDKs) raises
+    ``RemoteProtocolError``, which both SDKs raise as their ``APIConnectionError``.
+    Replayed offline, the two are the same capture;
     `ends_broken` tells the server which one to send.
     """
     if offset < 0:

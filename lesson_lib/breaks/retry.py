@@ -22,7 +22,7 @@ HTTP date), ``x-should-retry``, OpenAI's ``x-ratelimit-reset-requests`` /
 "now" is the response's own ``date`` header (or a given time), and jitter
 comes from a seeded `random.Random` or is off.
 
-What the official SDKs do (anthropic 2.14 and openai 3.57, ``_base_client``):
+What the official SDKs do (anthropic 2.17 and openai 3.63, ``_base_client``):
 both retry twice by default (``max_retries=2``) on connection errors,
 timeouts, 408, 409, 429 and every 5xx, unless ``x-should-retry`` says
 ``true`` or ``false``, which wins. The wait: ``retry-after-ms``, else

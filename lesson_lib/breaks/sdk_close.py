@@ -13,7 +13,7 @@ records what is left:
 - ``none``: stop reading but close nothing (what a loop that merely
   ``break``\\s does), for comparison.
 
-What the installed SDKs (anthropic 2.14, openai 3.57) do, read from their
+What the installed SDKs (anthropic 2.17, openai 3.63) do, read from their
 source (``lib/streaming``) and observed here, offline and over a real socket
 (``lesson-lib serve``, in the tests), alike:
 
@@ -28,9 +28,10 @@ source (``lib/streaming``) and observed here, offline and over a real socket
 - The ``get_final_*()`` methods first read the stream to its end. Bytes
   the client had already received are still decoded (events go on
   arriving into the snapshot); the first read from the closed connection
-  fails: Anthropic ``get_final_message()`` raises ``httpx2.ReadError`` (not
-  an SDK error), OpenAI's ``get_final_response()`` and
-  ``get_final_completion()`` raise ``APIConnectionError``. So what a close
+  fails, and every helper raises ``APIConnectionError`` with the transport's
+  ``httpx2.ReadError`` as its cause: Anthropic's ``get_final_message()``,
+  OpenAI's ``get_final_response()`` and ``get_final_completion()`` (anthropic
+  2.16 and earlier let the ``httpx2.ReadError`` itself through). So what a close
   leaves depends on how much had arrived: had the whole body already come
   in (a fast server, a small answer), the final call returns it all.
 - Called a second time, the read is over (the failed iterator is
@@ -69,12 +70,14 @@ class Call:
     name: str
     raised: str | None = None        # the exception's type name
     message: str = ""                # the exception's message
+    cause: str | None = None         # the type name of what it was raised from
     text: str | None = None          # a returned object's text
     stop: str | None = None          # a returned object's stop / finish reason or status
 
     def __str__(self) -> str:
         if self.raised:
-            return f"raises {self.raised}"
+            cause = f" (from {self.cause})" if self.cause else ""
+            return f"raises {self.raised}{cause}"
         return (f"returns {len(self.text or '')} characters, "
                 f"{_STOP_WORD.get(self.name, 'stop')} {self.stop}")
 
@@ -173,7 +176,8 @@ def _call(stream: Any, helper: _Helper) -> Call:
     try:
         value = getattr(stream, helper.final)()
     except Exception as exc:                 # what the SDK raises is the finding
-        return Call(helper.final, type(exc).__name__, str(exc))
+        cause = None if exc.__cause__ is None else type(exc.__cause__).__name__
+        return Call(helper.final, type(exc).__name__, str(exc), cause)
     text, stop = helper.summary(value)
     return Call(helper.final, text=text, stop=stop)
 

@@ -30,9 +30,9 @@ CLOSED_MESSAGE = "the connection was closed (offline replay)"
 class _ChunkStream(httpx2.SyncByteStream):
     """The capture's chunks as a response body that, once closed, reads like a closed socket.
 
-    Over a real connection, a read after ``response.close()`` fails (the SDKs
-    then raise: Anthropic an ``httpx2.ReadError``, OpenAI an
-    ``APIConnectionError`` wrapping it; `tests/test_sdk_close.py` checks the
+    Over a real connection, a read after ``response.close()`` fails (both SDKs
+    then raise ``APIConnectionError`` wrapping an ``httpx2.ReadError``; anthropic
+    2.16 let the ``ReadError`` through; `tests/test_sdk_close.py` checks the
     same over ``lesson-lib serve``). A list of chunks would go on yielding, so
     a read after `close` raises `httpx2.ReadError` here too, unless every
     chunk had already been delivered (the whole body had arrived).

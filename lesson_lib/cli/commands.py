@@ -325,7 +325,9 @@ def _cmd_turn(args: argparse.Namespace) -> int:
                  f"({event.phase}): {event.message}")
         elif event.kind == "noted" and event.diagnostic is not None:
             _report(labels[event.step - 1], [event.diagnostic])
-    return OK if state.outcome in ("completed", "paused") else NOT_PROPER
+    # The exit code says whether every stream ended properly, as `final`'s does; whether the
+    # turn succeeded is the outcome's to say (`unknown`, `paused` are proper ends, no success).
+    return NOT_PROPER if state.outcome in ("failed", "truncated") else OK
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

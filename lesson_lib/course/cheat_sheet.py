@@ -12,12 +12,15 @@ import html as _html
 import re
 
 from .. import wires
+from ..turn.events import Finish, StepFinished
+from ..turn.outcome import end_of_turn
 
 TITLE = "Reading the Wire: every wire side by side"
 ROWS = (("Events, in order", "events"), ("Addressing", "addressing"),
         ("Tool arguments arrive", "tool_arguments"),
         ("Reasoning, refusals, citations", "also"), ("Ends properly with", "terminal"),
-        ("Why it stopped", "finish"), ("In-band error (after HTTP 200)", "in_band_error"),
+        ("Why it stopped", "finish"), ("How the turn ends, if not completed", "turn_ends"),
+        ("In-band error (after HTTP 200)", "in_band_error"),
         ("Failed request (before any event)", "error_body"))
 
 
@@ -31,6 +34,31 @@ def _cells(value, code, join: str) -> str:
     return join.join(f"{code(name)}: {what}" for name, what in value) or NONE_ON_THIS_WIRE
 
 
+def turn_ends(wire: str) -> str:
+    """The ends of a turn on `wire` other than ``completed``, as ``outcome · reason`` (the
+    vocabulary of `lesson_lib.turn.ends`), read from the wire's own tables through the one
+    mapping the turn uses (`turn.outcome.end_of_turn`): each raw value that ends it so, then
+    what every wire shares (a cut, an error, a value the reader does not know)."""
+    module = wires.WIRES[wire]
+    raws = dict(getattr(module, "FINISH_REASONS", {}))
+    for raw in getattr(module, "TURN_ENDS", {}):
+        raws.setdefault(raw, "other")
+    grouped: dict[str, list[str]] = {}
+    for raw, reason in raws.items():
+        end = end_of_turn(StepFinished(0, step=1, ended="proper", finish=Finish(reason, raw)),
+                          wire)
+        if end.outcome != "completed":
+            grouped.setdefault(f"{end.outcome} · {end.reason}", []).append(f"`{raw}`")
+    said = [f"{', '.join(raws)} → {end}" for end, raws in grouped.items()]
+    return "; ".join(said + ["a value not listed → unknown · unrecognised (raw kept); "
+                             "no terminal → truncated · cut; an error → failed · error"])
+
+
+def fact(sheet: wires.Sheet, field: str):
+    """One cell's fact: the wire's sheet says it, or (the turn's ends) the mapping does."""
+    return turn_ends(sheet.wire) if field == "turn_ends" else getattr(sheet, field)
+
+
 def markdown() -> str:
     """The cheat sheet as a Markdown table: one column per wire, one row per question."""
     sheets = [module.SHEET for module in wires.WIRES.values()]
@@ -40,7 +68,7 @@ def markdown() -> str:
              "| | " + " | ".join(f"**{s.wire}**" for s in sheets) + " |",
              "|---|" + "---|" * len(sheets)]
     for label, field in ROWS:
-        cells = [_cells(getattr(s, field), lambda n: f"`{n}`", "<br>").replace("|", "\\|")
+        cells = [_cells(fact(s, field), lambda n: f"`{n}`", "<br>").replace("|", "\\|")
                  for s in sheets]
         lines.append(f"| **{label}** | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -82,7 +110,7 @@ def html(names: tuple[str, ...] = FIRST_PAGE) -> str:
     head = "".join(f"<th>{esc(s.wire)}</th>" for s in sheets)
     body = []
     for label, field in ROWS:
-        cells = "".join(f"<td>{_html_cell(getattr(s, field))}</td>" for s in sheets)
+        cells = "".join(f"<td>{_html_cell(fact(s, field))}</td>" for s in sheets)
         body.append(f"<tr><th scope=\"row\">{esc(label)}</th>{cells}</tr>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{esc(title)}</title><style>\n"

@@ -11,10 +11,15 @@ import sys
 import warnings
 from importlib import metadata
 
-# The versions the committed notebook outputs were produced with.
+# The versions the committed notebook outputs were produced with: every SDK the course
+# replays through (tests/test_environment_pins.py checks none is left out), and the
+# libraries that shape what a notebook prints.
 PINNED = {
-    "anthropic": "2.16.0",
-    "openai": "3.57.0",
+    "anthropic": "2.17.0",
+    "openai": "3.63.0",
+    "google-genai": "3.6.1",
+    "boto3": "1.44.18",
+    "botocore": "1.44.18",
     "jiter": "0.19.0",
     "pandas": "3.1.1",
     "ipywidgets": "8.1.9",

@@ -6,16 +6,19 @@ such); running tools (a step finished asking for tools, or a tool runs);
 stalled, once the silence since the last event passes the caller's
 threshold (time comes in as data: `now_ms` on the events' clock). When the
 turn has finished the banner settles on its outcome: completed; failed,
-truncated or cancelled with what arrived kept (a cancel says what it
-interrupted: the text or reasoning arriving, a tool's arguments arriving, the
-tools running by name, or a request before its first byte); and a turn whose last step
+truncated or cancelled with what arrived kept (a cancel, or a budget reached, says who
+stopped it and what that interrupted: the text or reasoning arriving, a tool's arguments
+arriving, the tools running by name, or a request before its first byte); a pause, an
+unknown end and the step limit say their reason (`lesson_lib.turn.ends`); and a turn whose last step
 finished asking for tools is drawn as waiting on tools, never completed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..turn.ends import REASON_SAYS, TurnEnd, default_reason, end_sentence
 from ..turn.summary import OUTCOME_SAYS, OUTCOME_WORDS
 from .parts import Part
 from .safety import esc
@@ -35,6 +38,8 @@ class TurnStatus:
     last_t: float | None = None        # arrival time (ms) of the last event that had one
     first_error: str | None = None
     interrupted: tuple[str, ...] = ()  # what a cancel stopped: text, tools by name, a request
+    reason: str | None = None          # why the turn ended (`turn.ends`), once it has
+    detail: Any = None                 # what the reason needs: who, the raw value, a limit
 
 
 def banner(status: TurnStatus, *, now_ms: float | None = None,
@@ -61,18 +66,26 @@ def _finished(status: TurnStatus) -> tuple[str, str]:
         says = f"{says}, but the model {_STOPPED_SHORT[status.finish]}"
     if outcome == "failed" and status.first_error:
         says = f"{status.first_error}; what arrived before it is kept"
-    if outcome == "cancelled":
-        says = _cancelled(status.interrupted)
+    reason = status.reason or default_reason(str(outcome))
+    if outcome in ("cancelled", "budget_reached"):
+        says = _stopped(reason, status.detail, status.interrupted)
+    elif outcome in ("paused", "unknown", "max_steps") and reason:
+        says = end_sentence(TurnEnd(str(outcome), reason, status.detail))
     return str(outcome), f"{glyph} {word}: {says}"
 
 
-def _cancelled(interrupted: tuple[str, ...]) -> str:
-    """What the cancel stopped, from the turn's own events (never the general sentence)."""
+def _stopped(reason: str | None, detail: Any, interrupted: tuple[str, ...]) -> str:
+    """Who stopped the turn and what that interrupted, from the turn's own events (never
+    the general sentence)."""
+    who = REASON_SAYS.get(reason or "", "the turn was cancelled")
+    by = detail.get("by") if isinstance(detail, dict) else None
+    if by:
+        who = f"{who} ({by})"
     if not interrupted:
-        return "the turn was cancelled between steps, with nothing arriving or running"
+        return f"{who}, between steps, with nothing arriving or running"
     what = (interrupted[0] if len(interrupted) == 1
             else ", ".join(interrupted[:-1]) + " and " + interrupted[-1])
-    return f"the turn was cancelled, interrupting {what}; what arrived is kept"
+    return f"{who}, interrupting {what}; what arrived is kept"
 
 
 _STOPPED_SHORT = {"length": "stopped at its token limit (the answer may be cut short)",

@@ -64,6 +64,8 @@ class Drawer:
         self.errors = 0
         self.first_error: str | None = None
         self.outcome: str | None = None
+        self.reason: str | None = None         # why the turn ended (`turn.ends`)
+        self.detail: Any = None
         self.asked_for_tools = False
         self.finish: str | None = None
         self.between_steps = False
@@ -97,7 +99,8 @@ class Drawer:
                           asked_for_tools=self.asked_for_tools, finish=self.finish,
                           between_steps=self.between_steps, running=len(self.running),
                           forming_calls=len(self.forming), last_t=self.last_t,
-                          first_error=self.first_error, interrupted=_joined(self.stopped))
+                          first_error=self.first_error, interrupted=_joined(self.stopped),
+                          reason=self.reason, detail=self.detail)
 
     def apply(self, event: Any) -> None:
         """Take one turn event into the drawing."""
@@ -203,6 +206,11 @@ class Drawer:
         if isinstance(item, ToolCallDrawer):
             item.invalid(e.state, e.raw, e.error)
 
+    def _on_tool_call_held(self, e: Any) -> None:
+        item = self.blocks.get(e.block)
+        if isinstance(item, ToolCallDrawer):
+            item.held()
+
     def _on_tool_execution_started(self, e: Any) -> None:
         item = self.blocks.get(e.block)
         self.running.add(e.block)
@@ -232,6 +240,7 @@ class Drawer:
     def _on_turn_finished(self, e: Any) -> None:
         self._end_run()
         self.outcome = e.outcome
+        self.reason, self.detail = e.reason, e.detail
         self.forming.clear()
         for item in self.items:
             finished = getattr(item, "turn_finished", None)

@@ -105,6 +105,11 @@ class ToolCallDrawer:
         self._live_arg = None
         self._dirty = True
 
+    def held(self) -> None:
+        """The application held the call for approval: it waits for an answer."""
+        self.state = "held"
+        self._dirty = True
+
     def started(self) -> None:
         """The application started running the call."""
         self.state = "running"

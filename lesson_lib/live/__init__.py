@@ -10,13 +10,16 @@ half-arrived answer after every chunk.
   with a timeout; cancelled, they end ``interrupted``;
 - `attempts`: retry by phase, with a limit of attempts and a backoff that
   honours ``retry-after``; every attempt's error kept;
+- `resuming`: where the wire resumes (its registry entry's `resume`), a
+  stream that broke before its end is asked for again after its last point
+  (a GET with ``starting_after`` or ``last_event_id``), not from the start;
 - `patience`: how long a read waits (60 s for the headers, 60 s between two
   pieces of progress, where a keep-alive ping is none) and what the loop
   decodes (it asks for no compression);
 - `timings`: time to first byte, first text, first tool start, the gaps
   between deltas, and the time won by starting tools early;
 - `loop`: `LiveTurn`, the loop itself: open the stream, feed the chunks,
-  reduce, start tools, check the budget, retry, build the next request, go
+  reduce, start tools, check the budget, resume or retry, build the next request, go
   on to the next step; `cancel()` stops it all and keeps what arrived.
 """
 

@@ -24,7 +24,8 @@ class RetryPolicy:
     """How many attempts a step gets, and which failures are retried."""
 
     attempts: int = 3
-    after_output: bool = True       # redo a step that failed after output began
+    after_output: bool = True       # redo a step that failed after output began (a
+                                    # resume redoes nothing: it is not held back)
     initial_s: float = 0.5
     max_s: float = 8.0
 
@@ -43,6 +44,11 @@ class Attempt:
     waited_s: float | None = None   # the wait before the next attempt, when there was one
     wait_source: str | None = None
     events: list[Any] = field(default_factory=list)
+    # Resume (a wire that resumes, `resuming`): the point after which the next attempt
+    # asks for the rest of this one's stream, when this one broke; and, on that next
+    # attempt, the point it resumed after (its request was the resume request).
+    resume_at: int | str | None = None
+    resumed_after: int | str | None = None
 
     @property
     def failed(self) -> bool:
@@ -54,13 +60,16 @@ class Attempt:
         return any(e.kind == "step_finished" and e.ended == "cut" for e in self.events)
 
     def summary(self) -> str:
-        """One line: the attempt and its first error."""
+        """One line: the attempt and its first error (and a resume, where there was one)."""
+        head = f"step {self.step} attempt {self.number}"
+        if self.resumed_after is not None:
+            head += f" (resumed after {self.resumed_after})"
         if not self.errors:
             ended = "cut (no terminal event)" if self.cut else "ok"
-            return f"step {self.step} attempt {self.number}: {ended}"
+            return f"{head}: {ended}"
         e = self.errors[0]
-        return (f"step {self.step} attempt {self.number}: {e.scope} error {e.phase} "
-                f"({e.code or 'error'}): {e.message}")
+        tail = f"; resumed after {self.resume_at}" if self.resume_at is not None else ""
+        return f"{head}: {e.scope} error {e.phase} ({e.code or 'error'}): {e.message}{tail}"
 
 
 def retry_wait(attempt: Attempt, headers: dict[str, Any] | None,
@@ -72,7 +81,7 @@ def retry_wait(attempt: Attempt, headers: dict[str, Any] | None,
         return None
     if not all(e.retryable for e in attempt.errors):
         return None
-    if attempt.output_seen and not policy.after_output:
+    if attempt.output_seen and not policy.after_output and attempt.resume_at is None:
         return None
     wait = backoff(attempt.number - 1, headers, initial_s=policy.initial_s, max_s=policy.max_s)
     if wait.seconds > policy.max_s:

@@ -35,17 +35,18 @@ from typing import Any, ClassVar, Literal
 
 from ..accumulate.changes import Channel
 from ..wires.common import FinishReason
+from .ends import OUTCOMES as ENDS_OUTCOMES
 
-Outcome = Literal["completed", "failed", "truncated", "paused", "cancelled", "max_steps"]
+Outcome = Literal["completed", "failed", "truncated", "paused", "cancelled", "max_steps",
+                  "budget_reached", "unknown"]
 BlockKind = Literal["text", "reasoning", "tool_call", "tool_result", "other"]
 CallState = Literal["forming", "complete", "invalid", "cut"]
-ExecutionState = Literal["running", "done", "failed"]
+ExecutionState = Literal["running", "done", "failed", "held"]
 ExecutionStatus = Literal["ok", "error", "denied", "interrupted"]
 ErrorScope = Literal["transport", "provider", "protocol", "parse", "tool"]
 ErrorPhase = Literal["before_output", "after_output"]
 
-OUTCOMES: tuple[str, ...] = ("completed", "failed", "truncated", "paused", "cancelled",
-                             "max_steps")
+OUTCOMES: tuple[str, ...] = ENDS_OUTCOMES     # each with its reasons: `lesson_lib.turn.ends`
 FINISH_REASONS: tuple[str, ...] = ("stop", "length", "tool_calls", "content_filter",
                                    "refusal", "pause", "error", "other")
 
@@ -148,10 +149,14 @@ class TurnStarted(TurnEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnFinished(TurnEvent):
-    """The turn ended, with its outcome (see `lesson_lib.turn.outcome`)."""
+    """The turn ended: its `outcome`, the `reason` why (one of the outcome's reasons in
+    `lesson_lib.turn.ends`; None reads as the outcome's first) and the `detail` the reason
+    needs (a dict: the vendor's raw value, who cancelled, what was arriving or running)."""
 
     kind: ClassVar[str] = "turn_finished"
     outcome: Outcome
+    reason: str | None = None
+    detail: Any = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -293,6 +298,19 @@ class ToolCallInvalid(TurnEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallHeld(TurnEvent):
+    """A ready call the application held instead of running (its approval hook said not
+    now): it waits for an answer, and the turn ends asking for it. `reason` is the
+    hook's word, when it gave one."""
+
+    kind: ClassVar[str] = "tool_call_held"
+    block: str
+    call_id: str | None
+    name: str | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionStarted(TurnEvent):
     """The application started running a ready call."""
 
@@ -367,12 +385,12 @@ class UsageReported(TurnEvent):
 
 Event = (TurnStarted | TurnFinished | StepStarted | StepFinished | BlockStarted | BlockDelta
          | SignatureAdded | SourceAdded | BlockEnded | ToolCallReady | ToolCallInvalid
-         | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
+         | ToolCallHeld | ToolExecutionStarted | ToolExecutionFinished | ErrorReported | WireEventPassed
          | Noted | UsageReported)
 
 ALL_KINDS: tuple[type, ...] = (TurnStarted, TurnFinished, StepStarted, StepFinished,
                                BlockStarted, BlockDelta, SignatureAdded, SourceAdded,
-                               BlockEnded, ToolCallReady, ToolCallInvalid,
+                               BlockEnded, ToolCallReady, ToolCallInvalid, ToolCallHeld,
                                ToolExecutionStarted, ToolExecutionFinished, ErrorReported,
                                WireEventPassed, Noted, UsageReported)
 

@@ -23,7 +23,8 @@ How it goes, step by step:
   asks for no tool, or at `max_steps` (outcome ``max_steps``);
 - `cancel_at` (virtual ms) cancels mid-stream: what is open is closed (its
   end marked synthesised), running tools are interrupted, no new one
-  starts, and the outcome is ``cancelled``.
+  starts, and the outcome is ``cancelled`` (reason ``application``; `cancel_end` says
+  otherwise, as a budget's ``budget_reached``), with where the cancel found the turn.
 """
 
 from __future__ import annotations
@@ -37,20 +38,22 @@ from typing import Any
 from ..capture.captures import Capture
 from .adapters import Counter
 from .closing import closing_events
+from .ends import TurnEnd
 from .events import (
     ErrorReported,
     StepFinished,
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnEvent,
-    TurnFinished,
     TurnStarted,
     renumber,
 )
 from .fake_tools import FakeTool, ToolFailed
-from .outcome import outcome_of_step
+from .outcome import end_of_step, end_of_turn, turn_finished, where_stopped
 from .reduce import TurnState, initial, reduce
 from .run import Route, timed_batches
+
+APPLICATION_CANCEL = TurnEnd("cancelled", "application")
 
 
 @dataclass(frozen=True)
@@ -168,25 +171,40 @@ class _Turn:
 
 async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | Sequence[FakeTool],
                    *, route: Route = "wire", cancel_at: float | None = None,
+                   cancel_end: TurnEnd = APPLICATION_CANCEL,
                    max_steps: int | None = None, turn: str = "turn") -> LoopResult:
-    """Run a turn whose model calls are `captures`, with `tools` (see the module)."""
+    """Run a turn whose model calls are `captures`, with `tools` (see the module).
+
+    `cancel_end` is what a cancel at `cancel_at` ends the turn as: the application's
+    cancel by default; a budget's crossing says ``budget_reached`` (lesson 5). Its detail
+    gains where the cancel found the turn (`outcome.where_stopped`)."""
     if not isinstance(tools, Mapping):
         tools = {t.name: t for t in tools}
     run = _Turn(tools, cancel_at)
     seq = Counter()
     run.emit(TurnStarted(0, turn=turn), 0.0)
     streams: list[tuple[int, float, float]] = []
-    now, outcome = 0.0, None
+    now, end = 0.0, None
+
+    def cancelled(*, in_step: bool, first_byte: bool) -> TurnEnd:
+        where = where_stopped(run.state, in_step=in_step, first_byte=first_byte)
+        return TurnEnd(cancel_end.outcome, cancel_end.reason,
+                       {"by": f"at {cancel_at:g} ms", **(cancel_end.detail or {}), **where,
+                        "at_ms": cancel_at})
+
     limit = len(captures) if max_steps is None else min(max_steps, len(captures))
     for step in range(1, limit + 1):
         start = now
         if cancel_at is not None and start >= cancel_at:
-            outcome = "cancelled"       # between steps: the next one never starts
+            # between steps (or before the first): the next one never starts
+            end = cancelled(in_step=step == 1, first_byte=False)
             break
         last: StepFinished | None = None
+        arrived = False
         for t_rel, batch in timed_batches(captures[step - 1], step, seq, route):
             t = start + (t_rel or 0.0)
             if cancel_at is not None and t > cancel_at:
+                end = cancelled(in_step=True, first_byte=arrived)
                 await run.cancel(cancel_at, step)
                 now = cancel_at
                 break
@@ -194,6 +212,7 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
             now = t
             for event in batch:
                 run.emit(event, t)
+                arrived = arrived or event.kind not in ("step_started", "turn_started")
                 if event.kind == "tool_call_ready" and not event.server_side:
                     run.start(event, t, step)
                 elif event.kind == "step_finished":
@@ -201,27 +220,28 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
         if run.cancelled:
             run.emit(StepFinished(0, step=step, ended="cancelled"), now)
             streams.append((step, start, now))
-            outcome = "cancelled"
             break
         streams.append((step, start, now))
         stream_end = now
-        if cancel_at is not None and any(end > cancel_at for end, *_ in run.pending):
+        if cancel_at is not None and any(due > cancel_at for due, *_ in run.pending):
+            await run.finish_until(cancel_at)
+            end = cancelled(in_step=False, first_byte=True)
             await run.cancel(cancel_at, step)
-            now, outcome = cancel_at, "cancelled"
+            now = cancel_at
             break
         await run.finish_until(None)
         now = max([stream_end] + [r.end for r in run.runs if r.step == step])
         if last is None:                # every adapter ends its step; never reached
-            outcome = "truncated"
+            end = TurnEnd("truncated", "cut")
             break
-        outcome = outcome_of_step(last.ended, last.finish.reason)
-        if outcome is not None:
+        end = end_of_turn(last, captures[step - 1].wire)
+        if end_of_step(last, captures[step - 1].wire) is not None:
             break
         if last.finish.reason != "tool_calls":
             break
         if step == limit and max_steps is not None and limit < len(captures):
-            outcome = "max_steps"
-    run.emit(TurnFinished(0, outcome=outcome or "completed"), now)
+            end = TurnEnd("max_steps", "step_limit", {"max_steps": max_steps})
+    run.emit(turn_finished(0, end or TurnEnd("completed", "stop")), now)
     events = renumber(run.events)
     state = initial()
     for event in events:

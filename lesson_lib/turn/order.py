@@ -10,7 +10,10 @@ about it, and the checker goes on from its best guess.
 
 Also checked: `seq` counts up by one, block ids are unique in the turn,
 every block of a step ended (and every call resolved) by the step's end,
-no tool still running when the turn finishes.
+no tool still running when the turn finishes, and the turn's end is one the
+vocabulary has (`lesson_lib.turn.ends`: an outcome, one of its reasons) and
+never success over a step that did not end properly or ended for a reason the
+reader does not know.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..capture.diagnostics import Diagnostic
+from .ends import OUTCOMES, REASONS, is_reason
 from .events import TurnEvent
 
 # -- the turn ----------------------------------------------------------------------
@@ -25,10 +29,10 @@ from .events import TurnEvent
 IDLE, BETWEEN, IN_STEP, FINISHED = "idle", "between steps", "in a step", "finished"
 
 _IN_STEP_KINDS = ("block_started", "block_delta", "signature_added", "source_added",
-                  "block_ended", "tool_call_ready", "tool_call_invalid",
+                  "block_ended", "tool_call_ready", "tool_call_invalid", "tool_call_held",
                   "tool_execution_started", "tool_execution_finished", "error_reported",
                   "wire_event_passed", "noted", "usage_reported")
-_BETWEEN_KINDS = ("tool_execution_started", "tool_execution_finished", "error_reported",
+_BETWEEN_KINDS = ("tool_call_held", "tool_execution_started", "tool_execution_finished", "error_reported",
                   "noted")
 
 TURN_TABLE: dict[tuple[str, str], str] = {
@@ -42,8 +46,8 @@ TURN_TABLE: dict[tuple[str, str], str] = {
 
 # -- one block ---------------------------------------------------------------------
 
-NEW, OPEN, ENDED, READY, INVALID, RUNNING, EXECUTED = (
-    "not started", "open", "ended", "ready", "invalid", "running", "executed")
+NEW, OPEN, ENDED, READY, INVALID, HELD, RUNNING, EXECUTED = (
+    "not started", "open", "ended", "ready", "invalid", "held", "running", "executed")
 
 BLOCK_TABLE: dict[tuple[str, str], str] = {
     (NEW, "block_started"): OPEN,
@@ -54,9 +58,10 @@ BLOCK_TABLE: dict[tuple[str, str], str] = {
     (ENDED, "tool_call_ready"): READY,
     (ENDED, "tool_call_invalid"): INVALID,
     (READY, "tool_execution_started"): RUNNING,
+    (READY, "tool_call_held"): HELD,      # the application holds it for approval
     (RUNNING, "tool_execution_finished"): EXECUTED,
 }
-_SETTLED = (ENDED, READY, INVALID, RUNNING, EXECUTED)
+_SETTLED = (ENDED, READY, INVALID, HELD, RUNNING, EXECUTED)
 # The event that brings a block into each state (what a fix has to send first).
 _BROUGHT_BY = {nxt: kind for (_, kind), nxt in BLOCK_TABLE.items()}
 
@@ -75,6 +80,7 @@ class OrderChecker:
         self.step_blocks: list[str] = []
         self.step: int | None = None
         self.next_seq: int | None = None
+        self.last_step: TurnEvent | None = None     # the last `step_finished`
         self.violations: list[Diagnostic] = []
 
     def _bad(self, code: str, message: str, event: TurnEvent, out: list) -> None:
@@ -94,7 +100,9 @@ class OrderChecker:
         self.next_seq = event.seq + 1
         if kind == "step_finished":
             self._close_step(event, out)
+            self.last_step = event
         if kind == "turn_finished":
+            self._end(event, out)
             running = [b for b, s in self.blocks.items() if s == RUNNING]
             if running:
                 self._bad("tool_still_running", f"`turn_finished` while {', '.join(running)} "
@@ -150,6 +158,33 @@ class OrderChecker:
                           f"{_needs(kind)}", event, out)
             return
         self.blocks[block] = nxt
+
+    def _end(self, event: TurnEvent, out: list) -> None:
+        """The turn's end: a known outcome and reason, and no success that is not one."""
+        outcome, reason = getattr(event, "outcome", None), getattr(event, "reason", None)
+        if outcome not in OUTCOMES:
+            self._bad("unknown_outcome", f"`turn_finished` with outcome {outcome!r}: say one "
+                      f"of {', '.join(OUTCOMES)} (an end you cannot name is `unknown`)",
+                      event, out)
+            return
+        if reason is not None and not is_reason(outcome, reason):
+            self._bad("unknown_reason", f"`turn_finished` {outcome} with reason {reason!r}: "
+                      f"a {outcome} turn's reason is one of {', '.join(REASONS[outcome])}",
+                      event, out)
+        last = self.last_step
+        if outcome != "completed" or last is None:
+            return
+        ended = getattr(last, "ended", None)
+        finish = getattr(getattr(last, "finish", None), "reason", None)
+        if ended != "proper":
+            self._bad("completed_over_bad_end", f"`turn_finished` completed after step "
+                      f"{last.step} ended {ended}: a turn whose last step did not end "  # type: ignore[attr-defined]
+                      "properly is failed, truncated or cancelled, never completed",
+                      event, out)
+        elif finish not in REASONS["completed"]:
+            self._bad("completed_over_unknown_end", f"`turn_finished` completed after step "
+                      f"{last.step} finished {finish!r}: a finish the reader has no word "  # type: ignore[attr-defined]
+                      "for is `unknown`, a pause is `paused`: never success", event, out)
 
     def _close_step(self, event: TurnEvent, out: list) -> None:
         for block in self.step_blocks:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ends import TurnEnd, default_reason, is_reason
 from .events import (
     BlockEnded,
     BlockStarted,
@@ -32,6 +33,7 @@ from .events import (
     Finish,
     LazyPaths,
     SignatureAdded,
+    ToolCallHeld,
     ToolCallInvalid,
     ToolCallReady,
     ToolExecutionFinished,
@@ -222,6 +224,23 @@ class TurnState:
         return last.outcome if last is not None else None
 
     @property
+    def end(self) -> TurnEnd | None:
+        """Why the turn ended (`lesson_lib.turn.ends`) once it finished, else None. A
+        finish that names no reason reads as its outcome's first (``completed``: as the
+        last step's finish reason)."""
+        last = self._logs.outcome.last(self.count)
+        if last is None:
+            return None
+        reason = last.reason
+        if reason is None:
+            step = self._logs.finishes.last(self.count)
+            reason = default_reason(last.outcome) or ""
+            if (last.outcome == "completed" and step is not None
+                    and is_reason("completed", step.finish.reason)):
+                reason = step.finish.reason
+        return TurnEnd(last.outcome, reason, last.detail)
+
+    @property
     def steps(self) -> list[StepView]:
         """The steps begun so far: their finish once they finished, and their usage (the
         final one, or as far as the wire has reported it while the step streams)."""
@@ -283,7 +302,7 @@ class TurnState:
         start = log.start
         deltas = log.fragments.upto(n)
         text = start.content + "".join(d.fragment for d in deltas)
-        ended = ready = invalid = run = finished = None
+        ended = ready = invalid = run = finished = held = None
         signature = None
         for e in log.status.upto(n):
             if isinstance(e, BlockEnded):
@@ -294,6 +313,8 @@ class TurnState:
                 invalid = e
             elif isinstance(e, SignatureAdded):
                 signature = (signature or "") + e.signature
+            elif isinstance(e, ToolCallHeld):
+                held = e
             elif isinstance(e, ToolExecutionStarted):
                 run = e
             elif isinstance(e, ToolExecutionFinished):
@@ -307,6 +328,8 @@ class TurnState:
             execution = "done" if finished.status == "ok" else "failed"
         elif run is not None:
             execution = "running"
+        elif held is not None:
+            execution = "held"
         restated = ended is not None and ended.restated is not None
         if restated:
             text = ended.restated           # the server's statement wins over the deltas
@@ -335,8 +358,11 @@ class TurnState:
         """The state in the shape of ``turn --json`` (CONTRACTS), JSON-ready."""
         steps = self.steps
         usage = self.usage
+        end = self.end
         return {
             "outcome": self.outcome,
+            "reason": end.reason if end else None,
+            "detail": end.detail if end else None,
             "steps": [{"step": s.step, "wire": s.wire, "model": s.model,
                        "finish": ({"reason": s.finish.reason, "raw": s.finish.raw}
                                   if s.finish else None),

@@ -22,8 +22,9 @@ from ..wires import anthropic
 from ..wires.stream_end import how_it_ended
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
-from .events import TurnEvent, TurnFinished, TurnStarted
-from .outcome import outcome_of_step
+from .ends import TurnEnd
+from .events import TurnEvent, TurnStarted
+from .outcome import end_of_step, end_of_turn, turn_finished
 from .reduce import TurnState, reduce_all
 from .stream import TurnStream
 
@@ -185,14 +186,14 @@ def turn_events(captures: Sequence[Capture] | Capture, route: Route = "wire",
         captures = [captures]
     seq = Counter()
     out: list[TurnEvent] = [TurnStarted(seq(), turn=turn)]
-    outcome = None
+    end = None
     for step, capture in enumerate(captures, 1):
         events = step_events(capture, step, seq, route)
         out += events
-        outcome = outcome_of_step(events[-1].ended, events[-1].finish.reason)
-        if outcome is not None:
+        end = end_of_turn(events[-1], capture.wire)
+        if end_of_step(events[-1], capture.wire) is not None:
             break
-    out.append(TurnFinished(seq(), outcome=outcome or "completed"))
+    out.append(turn_finished(seq(), end or TurnEnd("truncated", "cut")))
     return out
 
 
@@ -214,8 +215,7 @@ def turn_by_wire_event(capture: Capture, route: Route = "wire"
         events += batch
         counts.append(len(events))
     last = next((e for e in reversed(events) if e.kind == "step_finished"), None)
-    outcome = outcome_of_step(last.ended, last.finish.reason) if last else "truncated"
-    events.append(TurnFinished(seq(), outcome=outcome or "completed"))
+    events.append(turn_finished(seq(), end_of_turn(last, capture.wire)))
     n = len(capture.events)
     if route == "wire" and len(batches) == n + 2:
         marks = counts[1:n + 1]          # one batch per wire event, between begin and finish

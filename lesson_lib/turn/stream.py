@@ -9,7 +9,9 @@
 is driven the same way by a live connection, a replayed capture and a
 test: `feed` each chunk as it arrives, then `finish` once the body ended.
 A request that failed before any event is `http_error`; a connection that
-broke, or that the client abandoned, is `transport_error`. What comes out
+broke, or that the client abandoned, is `transport_error`, unless the wire
+resumes: then `resume` carries the same step on into the resume request's
+body. What comes out
 never depends on where the chunks were cut (only `t`, the arrival time a
 chunk brings, is kept on the events it completed).
 
@@ -25,7 +27,7 @@ chunk brings, is kept on the events it completed).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..accumulate import accumulator_for
@@ -63,6 +65,8 @@ class TurnStream:
         self._accumulator = accumulator_for(wire, self.request)
         self._read = 0              # wire events read so far: the next one's index
         self._ended = False
+        # After a resume: which wire events of the new body join the stream.
+        self._keep: Callable[[WireEvent], bool] | None = None
 
     # -- the three ways in -------------------------------------------------------
 
@@ -107,6 +111,16 @@ class TurnStream:
         out.append((None, adapter.feed(changes, t=t)))
         return _joined(out)
 
+    def resume(self, keep: Callable[[WireEvent], bool]) -> None:
+        """The body broke, and another body goes on with the same stream (the wire's
+        resume request): the bytes of an event the break cut short are let go (the new
+        body sends that event whole), and from now on only the wire events `keep`
+        accepts are fed on (it turns away those already received)."""
+        if self._ended:
+            raise ValueError("resume after the step's end")
+        self._decoder = decoder_for(self.wire)
+        self._keep = keep
+
     # -- the same, one batch per wire event ------------------------------------------
 
     def feed_batches(self, chunk: bytes, t: float | None = None) -> list[Batch]:
@@ -145,6 +159,8 @@ class TurnStream:
         out: list[Batch] = []
         for sse in framed:
             event = parse_payload(sse, self._read)
+            if self._keep is not None and not self._keep(event):
+                continue
             self._read += 1
             self._wire_event(event, out)
         return out

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..capture.json_text import one_line
 from ..tool_calls import ToolCall
+from .ends import TurnEnd, end_sentence
 from .reduce import BlockView, StepView, TurnState
 
 TEXT_TAIL = 2000      # characters of a long block shown (its end), so a step stays cheap
@@ -25,7 +26,7 @@ INPUT_TAIL = 600      # characters of a tool's raw input shown while it forms
 TOOL_STATE_WORDS: dict[str, tuple[str, str]] = {
     "forming": ("⋯", "forming"), "ready": ("✓", "ready"), "running": ("▶", "running"),
     "done": ("✔", "done"), "failed": ("✖", "failed"), "invalid": ("✗", "invalid"),
-    "cut": ("✂", "cut"), "interrupted": ("⏹", "interrupted"),
+    "cut": ("✂", "cut"), "interrupted": ("⏹", "interrupted"), "held": ("⏸", "held"),
 }
 BLOCK_STATE_WORDS: dict[str, tuple[str, str]] = {
     "arriving": ("⋯", "arriving"), "complete": ("✔", "complete"),
@@ -34,7 +35,8 @@ BLOCK_STATE_WORDS: dict[str, tuple[str, str]] = {
 OUTCOME_WORDS: dict[str | None, tuple[str, str]] = {
     None: ("⋯", "in progress"), "completed": ("✔", "completed"), "paused": ("⏸", "paused"),
     "failed": ("✖", "failed"), "truncated": ("✂", "truncated"), "cancelled": ("⊘", "cancelled"),
-    "max_steps": ("⏹", "stopped at max steps"),
+    "max_steps": ("⏹", "stopped at max steps"), "budget_reached": ("⛁", "budget reached"),
+    "unknown": ("?", "ended for an unknown reason"),
     # A `completed` turn whose last step asked for tools has not answered yet (`shown_outcome`).
     "tools_to_run": ("⏭", "tools to run"), "next_step": ("⏭", "waiting for the next step"),
 }
@@ -48,6 +50,9 @@ OUTCOME_SAYS: dict[str | None, str] = {
                   "what arrived is kept and marked incomplete"),
     "cancelled": "the turn was cancelled: open blocks were closed, running tools interrupted",
     "max_steps": "the turn reached its step limit before the model finished",
+    "budget_reached": "a budget was reached, so the turn stopped before the model finished",
+    "unknown": ("the turn ended with a reason this reader does not know, so it is not read as "
+                "success"),
     "tools_to_run": ("the last step ended properly, asking for tools: the turn goes on once "
                      "they run and their results are sent in the next step"),
     "next_step": ("the last step asked for tools and they have run: the turn goes on when "
@@ -68,7 +73,7 @@ def tool_state(block: BlockView) -> str:
         return block.call_state
     if block.execution_status == "interrupted":
         return "interrupted"
-    if block.execution in ("running", "done", "failed"):
+    if block.execution in ("running", "done", "failed", "held"):
         return block.execution
     return "ready"
 
@@ -155,11 +160,55 @@ def warnings_of(state: TurnState) -> list[str]:
             if event.kind == "noted"]
 
 
+# Outcomes whose sentence is their reason's (`turn.ends`): the rest keep lesson 4's words.
+_SAID_BY_REASON = ("paused", "cancelled", "budget_reached", "unknown", "max_steps")
+
+
+def end_says(state: TurnState) -> str:
+    """What the turn's end means, in a sentence: the outcome's own words, or, for an end that
+    is no plain success or failure (a pause, a cancel, a budget, an unknown reason), its
+    reason's, with who ended it and what it interrupted (from the turn's events when the end
+    does not say)."""
+    shown = shown_outcome(state)
+    end = state.end
+    if end is not None and shown == end.outcome == "failed" and end.reason == "gave_up":
+        return end_sentence(end)
+    if end is None or shown != end.outcome or end.outcome not in _SAID_BY_REASON:
+        return OUTCOME_SAYS.get(shown, "")
+    if end.outcome in ("cancelled", "budget_reached"):
+        detail = end.detail if isinstance(end.detail, dict) else {}
+        if "where" not in detail:
+            detail = {**detail, **_interrupted(state)}
+        end = TurnEnd(end.outcome, end.reason, detail)
+    return end_sentence(end)
+
+
+def _interrupted(state: TurnState) -> dict[str, Any]:
+    """Where a cancel found the turn, read back from the events it left: the blocks it
+    closed (ended synthesised and incomplete) and the tools it interrupted."""
+    blocks = state.blocks
+    tools = [b.name or b.call_id or b.id for b in blocks
+             if b.execution_status == "interrupted"]
+    closed = [b for b in blocks if b.synthesised and not b.complete]
+    steps = state.steps
+    if closed:
+        where = {"tool_call": "tool_arguments", "reasoning": "reasoning"}.get(closed[-1].kind,
+                                                                          "text")
+    elif tools:
+        where = "tools"
+    elif steps and steps[-1].ended == "cancelled" and not any(
+            b.step == steps[-1].step for b in blocks):
+        where = "before_first_byte"
+    else:
+        where = "between_steps"
+    return {"where": where, "tools": tools}
+
+
 def outcome_line(state: TurnState, *, glyph: bool = True) -> str:
     """The outcome banner as one line: glyph, word, and what it means."""
     shown = shown_outcome(state)
     mark, word = OUTCOME_WORDS.get(shown, OUTCOME_WORDS[None])
-    line = f"{word}: {OUTCOME_SAYS.get(shown, '')}"
+    line = f"{word}: {end_says(state)}"
     line = f"{mark} {line}" if glyph else line
     errors = state.errors
     if state.outcome == "failed" and errors:

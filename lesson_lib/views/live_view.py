@@ -100,13 +100,19 @@ class LiveView(widgets.VBox):
 
 
 def retry_words(attempts: list[Any]) -> str | None:
-    """The status line while a step is retried: which attempt, why the last one ended,
-    and what the user sees of it (None when the current attempt is a step's first)."""
+    """The status line while a step is retried or resumed: which attempt, why the last one
+    ended, and what the user sees of it (None when the current attempt is a step's first)."""
     if not attempts or attempts[-1].number == 1:
         return None
     current = attempts[-1]
     failed = next((a for a in reversed(attempts[:-1]) if a.step == current.step), None)
     why = failed.summary().split(": ", 1)[1] if failed is not None else "it failed"
+    if current.resumed_after is not None:
+        # A resume asks for the rest of the same stream: nothing is drawn again.
+        why = why.partition("; resumed after ")[0]
+        return (f"resuming step {current.step} after {current.resumed_after} (attempt "
+                f"{current.number}): the last attempt ended with {why}. What it drew "
+                "stays; the rest of the stream is drawn after it, nothing twice")
     return (f"retrying step {current.step} (attempt {current.number}): the last attempt "
             f"ended with {why}. What it drew is drawn again as the retry arrives; a tool "
             "that had finished is not run again")

@@ -11,7 +11,7 @@ What a UI for an agent turn shows, read only from the turn's own vocabulary
   provider's raw value, how its stream ended, and its usage;
 - each block in order, with its id as an index badge (``s1.b0``): text and
   reasoning as they arrived, a tool call as a card whose state is one of
-  `TOOL_STATES` (``forming``, ``ready``, ``running``, ``done``, ``failed``,
+  `TOOL_STATES` (``forming``, ``ready``, ``held``, ``running``, ``done``, ``failed``,
   ``invalid``, ``cut``, ``interrupted``);
 - the turn's usage totals and its errors.
 
@@ -86,6 +86,7 @@ TOOL_STATES: dict[str, Look] = _looks(TOOL_STATE_WORDS, {
     "failed": ("failed", "vermillion", "double"), "invalid": ("invalid", "vermillion", "groove"),
     "cut": ("cut", "reddish purple", "dotted"),
     "interrupted": ("interrupted", "yellow", "dashed"),
+    "held": ("interrupted", "yellow", "double"),      # waits for the application's answer
 })
 BLOCK_STATES: dict[str, Look] = _looks(BLOCK_STATE_WORDS, {
     "arriving": ("forming", "orange", "dashed"), "complete": ("done", "bluish green", "solid"),
@@ -97,6 +98,8 @@ OUTCOMES: dict[str | None, Look] = _looks(OUTCOME_WORDS, {
     "truncated": ("cut", "reddish purple", "dotted"),
     "cancelled": ("interrupted", "yellow", "dashed"),
     "max_steps": ("forming", "orange", "dashed"),
+    "budget_reached": ("interrupted", "yellow", "dashed"),
+    "unknown": ("invalid", "vermillion", "groove"),
     "tools_to_run": ("ready", "sky blue", "solid"), "next_step": ("running", "blue", "dashed"),
 })
 

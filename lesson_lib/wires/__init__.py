@@ -33,7 +33,8 @@ Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `bedrock_convers
 - ``SHEET``: the wire on one page (`Sheet`), for a cheat sheet;
 - ``ENTRY``: what carries it over HTTP (`entry.Entry`): its title, framing,
   content type, capture suffix, paths, the request's fields the path takes,
-  and a failed request's error body and headers. `ENTRIES` holds them all;
+  and a failed request's error body and headers, and how a dropped stream
+  resumes where the wire can (`resume.Resume`). `ENTRIES` holds them all;
   `lesson-lib serve` and the live loop read them.
 
 Beside them, read from them: `wire_events` (events to wire events, and

@@ -70,13 +70,16 @@ TOOL_USE_BLOCK = "tool_use"            # a call of one of the request's own tool
 SERVER_TOOL_USE_BLOCK = "server_tool_use"   # a call the provider runs; a result block follows
 MCP_TOOL_USE_BLOCK = "mcp_tool_use"         # a call of an MCP server's tool (beta), server-run
 COMPACTION_BLOCK = "compaction"             # the context the server compacted (beta)
+# The seam where a fallback model took over after a refusal (beta): what came before it
+# may have been cut off by the refusal, a call included.
+FALLBACK_BLOCK = "fallback"
 KNOWN_BLOCKS = frozenset({
     TEXT_BLOCK, THINKING_BLOCK, REDACTED_THINKING_BLOCK, TOOL_USE_BLOCK, SERVER_TOOL_USE_BLOCK,
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
     "tool_search_tool_result", "container_upload",
     # beta
-    MCP_TOOL_USE_BLOCK, "mcp_tool_result", "mcp_tool_listing", COMPACTION_BLOCK, "fallback",
+    MCP_TOOL_USE_BLOCK, "mcp_tool_result", "mcp_tool_listing", COMPACTION_BLOCK, FALLBACK_BLOCK,
     "advisor_tool_result",
 })
 # The blocks that are calls, whose input streams as ``input_json_delta``; of them, the
@@ -86,7 +89,7 @@ CALL_BLOCKS = frozenset({TOOL_USE_BLOCK}) | SERVER_CALL_BLOCKS
 # What the server did on its own, whole in a start event: a file it put in the code
 # container, the tools it listed from an MCP server, the seam where a fallback model took
 # over, the context it compacted. Neither text nor a call.
-SERVER_ACTION_BLOCKS = frozenset({"container_upload", "mcp_tool_listing", "fallback",
+SERVER_ACTION_BLOCKS = frozenset({"container_upload", "mcp_tool_listing", FALLBACK_BLOCK,
                                   COMPACTION_BLOCK})
 THINKING_BLOCKS = frozenset({THINKING_BLOCK, REDACTED_THINKING_BLOCK})
 # The block that answers a ``tool_use`` in the next request's ``user`` message.

@@ -7,7 +7,8 @@ the body asks for the stream, the framing and content type of the answer, the
 suffix of a capture's body file, what part of a request says what was asked,
 and the error a server sends in the provider's own shape (its JSON body and
 headers). `lesson-lib serve` and the live loop read these; neither keeps a
-list of wires.
+list of wires. A wire whose streams can be asked for again from a point
+says how in its `resume` (`Resume`); None where a dropped stream is lost.
 
 >>> from lesson_lib import wires
 >>> entry = wires.entry_for("aws-bedrock-converse")
@@ -24,6 +25,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
+
+from .resume import Resume
 
 Framing = Literal["sse", "eventstream"]
 SSE_CONTENT_TYPE = "text/event-stream"
@@ -50,8 +53,9 @@ class Entry:
     the request's fields that say what was asked (a server matches a request
     to a capture by them); `error_body(status, message)` and
     `error_headers(status)`: the provider's error for a failed request;
-    `method`: how a client asks (a session's event stream is a GET: its
-    request is the path's fields and the query).
+    `resume`: how a dropped stream is asked for again from where it broke
+    (`Resume`), None on a wire whose streams cannot be; `method`: how a client
+    asks (a session's event stream is a GET: its request is the path's fields).
     """
 
     wire: str
@@ -67,6 +71,7 @@ class Entry:
     query: tuple[tuple[str, str], ...] = ()
     body_field: str | None = None
     streams_by_path: bool = False
+    resume: Resume | None = None
     method: Literal["GET", "POST"] = "POST"
 
     @property

@@ -40,6 +40,7 @@ from .common import retryable_status as retryable_status  # the HTTP rule, on ev
 from .entry import SSE_CONTENT_TYPE, Entry
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
+from .resume import Resume
 from .wire_events import DONE
 
 WIRE = "google-gemini-interactions"
@@ -134,6 +135,14 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "cancelled": "other",
 }
 STATUSES = RUNNING_STATUSES | frozenset(FINISH_REASONS)
+# Statuses that end the turn other than as their finish says (`lesson_lib.turn.ends`): a
+# function call that requires action waits for the application (the loop answers it, but a
+# turn that stops there is paused, not done); a budget the vendor keeps; the vendor's cancel.
+TURN_ENDS: dict[str, tuple[str, str]] = {
+    REQUIRES_ACTION: ("paused", "requires_action"),
+    "budget_exceeded": ("budget_reached", "vendor_budget"),
+    "cancelled": ("cancelled", "vendor"),
+}
 # The statuses of a stream that ended because the model ran out of room.
 LENGTH_STATUSES = frozenset(s for s, reason in FINISH_REASONS.items() if reason == "length")
 
@@ -232,8 +241,16 @@ def error_body(status: int, message: str) -> dict[str, Any]:
     return _gemini_error_body(status, message)
 
 
+# A stored interaction is streamed again after any event: ``GET /{version}/interactions/{id}
+# ?stream=true&last_event_id=E`` sends the events after the one whose ``event_id`` is E
+# (google-genai's ``interactions.get(id, stream=True, last_event_id=E)``). An event id is
+# an opaque token: nothing in two of them says whether events lie between.
+RESUME = Resume(point_field="event_id", numbered=False,
+                id_paths=(("interaction", "id"), ("interaction_id",)),
+                route="/{version}/interactions/{id}",
+                path=f"/{API_VERSION}/interactions/{{id}}", after="last_event_id")
 ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH,
               path=f"/{API_VERSION}/interactions",
               conversation=("input", "previous_interaction_id"), error_body=error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS, resume=RESUME)

@@ -29,6 +29,7 @@ from .common import (
 )
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .entry import SSE_CONTENT_TYPE, Entry
+from .resume import Resume
 from .wire_events import DONE
 
 WIRE = "openai-responses"
@@ -95,6 +96,9 @@ AFTER_TERMINAL = frozenset({DONE})
 # Every event that ends the response, with the status it leaves it in.
 TERMINAL_STATUS = {"response.completed": "completed", "response.incomplete": "incomplete",
                    "response.failed": "failed"}
+# Final statuses that end the turn other than as their finish says (`lesson_lib.turn.ends`):
+# a response cancelled (background mode's cancel) was stopped by the vendor, never done.
+TURN_ENDS: dict[str, tuple[str, str]] = {"cancelled": ("cancelled", "vendor")}
 
 # -- the items -------------------------------------------------------------------------
 # The item types of the pinned openai SDK's ``ResponseOutputItem`` union (tests keep
@@ -320,7 +324,13 @@ SHEET = Sheet(
 
 
 # -- over HTTP (the registry's entry) ----------------------------------------------------
+# A background response (``background: true``) is kept, and streamed again from any point:
+# ``GET /v1/responses/{id}?stream=true&starting_after=N`` sends the events above N (the
+# openai SDK's ``responses.retrieve(id, stream=True, starting_after=N)``).
+RESUME = Resume(point_field="sequence_number", numbered=True,
+                id_paths=(("response", "id"),), route=f"{PATH}/{{id}}", path=f"{PATH}/{{id}}",
+                after="starting_after", needs="background")
 ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("instructions", "input"), error_body=openai_error_body,
-              streams_by_path=PATH_STREAMS)
+              streams_by_path=PATH_STREAMS, resume=RESUME)

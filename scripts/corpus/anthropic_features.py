@@ -5,7 +5,8 @@ file the code-execution container received (``container_upload``) in a
 stream that stops with ``pause_turn``, an MCP server's tool listing
 (``mcp_tool_listing``) in a stream that stops because the context window is
 full, a ``compaction`` stop after a streamed summary, and a stop sequence.
-Each is built from the SDK's type definitions (anthropic 2.16,
+A whole tool call before a ``fallback`` block, which the SDK's eager tool runner does not
+start. Each is built from the SDK's type definitions (anthropic 2.16 and 2.17,
 ``anthropic.types.beta``) and the vendor's documentation; its sidecar says
 so. The streams keep the messiness of the recordings: padding, pings, the
 current payload layout, ``usage.iterations`` as real streams send it.
@@ -80,6 +81,72 @@ def fallback_after_refusal(w: AnthropicWriter, rid: str) -> Scenario:
                      "stays the requested one, where the beta helper and the bytes say the "
                      "fallback model served the answer, and it drops usage.iterations (the "
                      "usage per hop)"},
+    )
+
+
+SCAN_TOOL = {
+    "name": "scan_ports",
+    "description": "Scan a host's TCP ports and say which are open.",
+    "input_schema": {"type": "object", "properties": {
+        "host": {"type": "string", "description": "A hostname or IP address"},
+        "ports": {"type": "string", "description": "A range, e.g. 1-1024"}},
+        "required": ["host", "ports"]},
+}
+AUDIT_SCOPE_TOOL = {
+    "name": "list_audit_scope",
+    "description": "List the hosts the user is authorised to audit.",
+    "input_schema": {"type": "object", "properties": {}},
+}
+
+
+def fallback_after_tool_call(w: AnthropicWriter, rid: str) -> Scenario:
+    """The requested model writes a whole tool call, then declines: a ``fallback`` block
+    hands the reply to another model, which asks for a different tool. The first call's
+    arguments settled before the seam, so a rule that starts a call when its arguments
+    settle runs a call the rest of the reply replaced; the SDK's eager rule does not."""
+    intro = "I'll scan the host for open ports."
+    frm, to = "claude-opus-4-6", "claude-sonnet-4-6"
+    w.message_start(model=frm, message_id=w.message_id(), input_tokens=512)
+    w.text_block(0, intro, ping_probability=1.0)
+    scan = {"host": "203.0.113.7", "ports": "1-1024"}
+    w.tool_use_block(1, w.tool_id(), SCAN_TOOL["name"], scan)
+    w.block_start(2, {"type": "fallback", "from": {"model": frm}, "to": {"model": to},
+                      "trigger": {"type": "refusal", "category": "cyber"}},
+                  after_ms=w.pause((120.0, 380.0)))
+    w.block_stop(2)
+    w.maybe_ping(1.0)
+    second = "Before scanning anything, I'll check which hosts you are authorised to audit."
+    w.text_block(3, second)
+    w.tool_use_block(4, w.tool_id(), AUDIT_SCOPE_TOOL["name"], {})
+    spent = token_estimate(intro + str(scan)) + 12
+    total = spent + token_estimate(second) + 8
+    hops = [iteration("message", 512, spent, model=frm),
+            iteration("fallback_message", 540, total - spent, model=to)]
+    w.message_delta(stop_reason="tool_use", input_tokens=512, output_tokens=total,
+                    iterations=hops)
+    w.message_stop()
+    return Scenario(
+        demonstrates="A fallback after a whole tool call: the requested model's text and a "
+                     "complete scan_ports call, a fallback block (refusal), then the fallback "
+                     "model's text and its own list_audit_scope call, stop_reason tool_use. "
+                     "The first call's arguments settled, but the reply that follows replaced "
+                     "it: the anthropic SDK's run_tools_eagerly starts no call across a "
+                     "fallback block.",
+        request=request(frm, [user("Scan 203.0.113.7 for open ports.")],
+                        tools=[SCAN_TOOL, AUDIT_SCOPE_TOOL], fallbacks=[{"model": to}],
+                        betas=["server-side-fallback-2026-07-01"]),
+        based_on=("The SDK's BetaFallbackBlock and BetaFallbackRefusalTrigger, and its tool "
+                  "runner's eager rule (lib/tools/_beta_runner.py, EagerToolCalls.track: a "
+                  "refusal that leads to a fallback may have cut off the call before it, and "
+                  "after a fallback block no call runs until the reply ends). No recording "
+                  "was available; the texts and the calls are illustrative."),
+        sdk={"helper": HELPER, "raises": None, "text": intro + second,
+             "final": {"stop_reason": "tool_use", "content.2.type": "fallback",
+                       "content.1.name": SCAN_TOOL["name"],
+                       "content.4.name": AUDIT_SCOPE_TOOL["name"]},
+             "note": "the stable helper keeps both calls: an application that runs every "
+                     "tool_use block of the final message runs the call the fallback "
+                     "replaced"},
     )
 
 
@@ -247,6 +314,7 @@ def stop_sequence(w: AnthropicWriter, rid: str) -> Scenario:
 
 CAPTURES = {
     "fallback-after-refusal": fallback_after_refusal,
+    "fallback-after-tool-call": fallback_after_tool_call,
     "code-execution-pause": code_execution_pause,
     "mcp-listing-window-full": mcp_listing_window_full,
     "compaction-stop": compaction_stop,

@@ -2,7 +2,8 @@
 
 Everything it decides comes from the pure modules beside it: `matching`
 (which capture), `fault_spec` (what to break), `streaming` (when each chunk
-is due, which headers), `errors` (the provider's error shape).
+is due, which headers), `errors` (the provider's error shape), `resumes`
+(what a resume request is sent).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ...wires import ENTRIES
 from . import BODY_TIMEOUT_S, MAX_BODY, fault_spec, matching, streaming
 from .errors import error_body, error_headers, not_found
 from .page import index_html
+from .resumes import Stored, stored_streams
 
 _COOKIE = "rtw-stream"
 _LOG = logging.getLogger("uvicorn.error")
@@ -43,6 +45,14 @@ class Settings:
     body_timeout: float = BODY_TIMEOUT_S   # a body slower than this gets 408, then a close
     finished: set[str] = field(default_factory=set)   # EventSource streams that ended
     first: fault_spec.FirstRequests = field(default_factory=fault_spec.FirstRequests)
+    stored: dict[str, dict[str, Stored]] = field(default_factory=dict)   # by wire, then id
+
+    def stored_stream(self, wire: str, stream_id: str) -> Stored | None:
+        """The corpus's stream of `wire` with id `stream_id` (read once per wire)."""
+        if wire not in self.stored:
+            how = ENTRIES[wire].resume
+            self.stored[wire] = {} if how is None else stored_streams(self.corpus, wire, how)
+        return self.stored[wire].get(stream_id)
 
     def stream_ended(self, token: str) -> None:
         """Remember a finished EventSource stream (a bounded memory: curl never comes back)."""
@@ -108,6 +118,31 @@ class _Endpoints:
         stream = wire in matching.STREAMING_PATHS or streaming.is_streaming(payload)
         return self.serve(request, found, wire, stream=stream)
 
+    def resume_for(self, wire: str) -> Any:
+        """The GET endpoint of one provider's resume request."""
+        async def endpoint(request: Request) -> Response:
+            return await self.resume(request, wire)
+        return endpoint
+
+    async def resume(self, request: Request, wire: str) -> Response:
+        """A resume request (``GET .../{id}?stream=true&<after>=<point>``): the stored
+        stream's events after the point, or its final object when no stream is asked."""
+        how = ENTRIES[wire].resume
+        stream_id = request.path_params["id"]
+        stored = self.settings.stored_stream(wire, stream_id)
+        if stored is None:
+            return _error(wire, 404, f"no stored {wire} stream {stream_id!r} in the corpus "
+                                     "(only a stream whose events name its id can be resumed)")
+        if request.query_params.get("stream", "").lower() != "true":
+            return self.serve(request, stored.whole(), wire, stream=False)
+        text = request.query_params.get(how.after)
+        after = how.read_point(text)
+        if after is None or not stored.knows(after):
+            return _error(wire, 400, f"{how.after}={text!r} is no point of stream "
+                                     f"{stream_id!r}: resume after a {how.point_field} "
+                                     "the stream carried")
+        return self.serve(request, stored.after(after), wire, stream=True)
+
     async def stream_get(self, request: Request) -> Response:
         """``GET /stream/<wire>/<name>``, for EventSource: 204 on a reconnect after the end."""
         settings = self.settings
@@ -167,8 +202,12 @@ class _Endpoints:
 def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
     endpoints = _Endpoints(settings)
-    routes = [Route(path, endpoints.provider_for(wire), methods=sorted({"POST", ENTRIES[wire].method}))
-              for wire, path in matching.PATHS.items()]
+    # Read from the registry now, not at import: every wire registered is served.
+    routes = [Route(entry.route, endpoints.provider_for(wire),
+                    methods=sorted({"POST", entry.method}))
+              for wire, entry in ENTRIES.items()]
+    routes += [Route(entry.resume.route, endpoints.resume_for(wire), methods=["GET"])
+               for wire, entry in ENTRIES.items() if entry.resume is not None]
     routes += [Route("/stream/{wire}/{name}", endpoints.stream_get, methods=["GET"]),
                Route("/captures", endpoints.listing, methods=["GET"]),
                Route("/", endpoints.home, methods=["GET"])]

@@ -29,6 +29,10 @@ def add_command(sub) -> None:
     from . import BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
     paths = "\n".join(f"  {entry.method} {entry.route}" for entry in ENTRIES.values())
+    paths += "".join(
+        f"\n  GET {entry.resume.route}?stream=true&{entry.resume.after}=<{entry.resume.point_field}>"
+        f" (a stored stream, after a point)"
+        for entry in ENTRIES.values() if entry.resume is not None)
     parser = sub.add_parser("serve", help="serve the captures over HTTP at the providers' paths",
                             description=DESCRIPTION.format(paths=paths),
                             formatter_class=argparse.RawDescriptionHelpFormatter)
