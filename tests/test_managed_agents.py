@@ -45,7 +45,7 @@ def test_the_vocabulary_holds_every_event_type_of_the_sdk_s_union():
 def test_every_idle_stop_reason_of_the_sdk_has_a_finish_reason():
     assert _literals(StopReason) == ma.STOP_REASONS
     assert ma.finish_reason({"type": "requires_action", "event_ids": []}) == "pause"
-    assert ma.finish_reason("budget_reached") == "pause"
+    assert ma.finish_reason("budget_reached") == "length"
     assert ma.finish_reason("some_new_reason") == "other"
     assert ma.finish_reason(None) is None
 
@@ -84,7 +84,7 @@ EXPECTED = {   # capture: (outcome, finish reason, raw stop reason)
     "session-previews": ("completed", "stop", "end_turn"),
     "session-preview-only": ("completed", "stop", "end_turn"),
     "session-requires-action": ("paused", "pause", "requires_action"),
-    "session-budget-reached": ("paused", "pause", "budget_reached"),
+    "session-budget-reached": ("budget_reached", "length", "budget_reached"),
     "session-error": ("failed", "error", "retries_exhausted"),
     "session-refusal": ("completed", "refusal", "refusal"),
     "session-duplicates": ("completed", "stop", "end_turn"),
@@ -98,9 +98,12 @@ def test_the_idle_reason_is_the_turn_s_end(name):
     assert (state["outcome"], step["finish"]["reason"], step["finish"]["raw"]) == EXPECTED[name]
 
 
-def test_a_budget_end_and_an_approval_end_are_never_completed():
-    for name in ("session-budget-reached", "session-requires-action"):
-        assert turn_state(BY_NAME[name]).as_dict()["outcome"] != "completed"
+def test_a_budget_end_and_an_approval_end_say_why_and_are_never_completed():
+    ends = {name: turn_state(BY_NAME[name]).as_dict()
+            for name in ("session-budget-reached", "session-requires-action")}
+    assert {n: (s["outcome"], s["reason"]) for n, s in ends.items()} == {
+        "session-budget-reached": ("budget_reached", "vendor_budget"),
+        "session-requires-action": ("paused", "requires_action")}
 
 
 # -- the SDK's own fold -------------------------------------------------------------------

@@ -152,10 +152,17 @@ FINISH_REASONS: dict[str, FinishReason] = {
     END_TURN: "stop",
     REQUIRES_ACTION: "pause",        # waits on the application (a confirmation, a result)
     RETRIES_EXHAUSTED: "error",
-    BUDGET_REACHED: "pause",         # idle until the budget is raised (not the model's room)
+    BUDGET_REACHED: "length",        # the session's budget, not the model's room
     REFUSAL: "refusal",
 }
 STOP_REASONS = frozenset(FINISH_REASONS)
+# Stop reasons that end the turn other than as their finish says (`lesson_lib.turn.ends`):
+# a session waiting on the application is paused (the loop answers a custom tool call, but
+# a turn that stops there is not done); a budget the vendor keeps.
+TURN_ENDS: dict[str, tuple[str, str]] = {
+    REQUIRES_ACTION: ("paused", "requires_action"),
+    BUDGET_REACHED: ("budget_reached", "vendor_budget"),
+}
 
 
 def stop_reason_type(stop_reason: Any) -> str | None:

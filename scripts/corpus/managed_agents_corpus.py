@@ -167,8 +167,8 @@ def budget_reached(root: Path) -> Path:
     s.idle("budget_reached")
     return _write(root, "session-budget-reached", s, deltas=False, demonstrates=(
         "budget_reached: session.usage shows the list cost past the budget and the session "
-        "idles with budget_reached mid-task (not completed: paused until the budget is "
-        "raised)"),
+        "idles with budget_reached mid-task (not completed: the vendor's budget ended "
+        "the turn)"),
         sdk_note="the fold returns the agent.message as sent")
 
 

@@ -11,15 +11,14 @@ twice; what is left is what the session says its own way:
   back; a ``user.tool_confirmation`` an ``other`` block holding the event (a
   call held for it is noted, ``held_for_confirmation``); the application's
   other echoed events (its message, an interrupt) pass as wire events;
-- the end: the last ``session.status_idle``'s ``stop_reason``. Until the turn's
-  outcomes can say why a turn ended, the idle reasons map onto the ones there
-  are: ``end_turn`` completes it; ``requires_action`` pauses it (a finish of
-  ``tool_calls`` when every event it waits on is a custom tool call, which
-  the application runs); ``budget_reached`` pauses it too (the session is
-  idle, and goes on once the budget is raised; a stream that ended properly
-  is not one the turn calls cancelled, or ``turn`` and ``final`` would
-  disagree); ``refusal`` is a refusal finish, as on the Messages wire;
-  ``retries_exhausted`` fails it;
+- the end: the last ``session.status_idle``'s ``stop_reason`` is the step's
+  finish (`wires.managed_agents.FINISH_REASONS`), and the turn's end where the
+  wire says one of its own (`wires.managed_agents.TURN_ENDS`): ``end_turn``
+  completes it; ``requires_action`` pauses it (reason ``requires_action``; a
+  finish of ``tool_calls`` when every event it waits on is a custom tool call,
+  which the application's loop runs); ``budget_reached`` is the outcome
+  ``budget_reached`` (reason ``vendor_budget``); ``refusal`` is a refusal
+  finish, as on the Messages wire; ``retries_exhausted`` fails it;
 - the session running again after an idle (the application answered) takes
   the idle back: the turn goes on;
 - usage: the model requests' ``model_usage``, summed.
