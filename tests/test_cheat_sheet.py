@@ -88,7 +88,7 @@ def test_the_readme_table_of_wires_is_what_the_registry_renders():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert wire_table.markdown() in readme, "run `make cheat-sheet`"
     for entry in wires.ENTRIES.values():
-        assert f"`POST {entry.route}`" in wire_table.markdown()
+        assert f"`{entry.method} {entry.route}`" in wire_table.markdown()
 
 
 def test_every_page_names_every_wire_and_none_says_three():

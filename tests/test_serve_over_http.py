@@ -66,7 +66,7 @@ def client_for(base: str, cap, **query):
         assert not query, "the Gemini client here names its capture by header only"
         return genai.Client(api_key="unused",
                             http_options=types.HttpOptions(base_url=base, headers=headers))
-    if cap.wire == "anthropic-messages":
+    if cap.wire in ("anthropic-messages", "anthropic-managed-agents"):
         return anthropic.Anthropic(base_url=base, api_key="sk-ant-unused", max_retries=0,
                                    default_headers=headers, default_query=query or None)
     return openai.OpenAI(base_url=f"{base}/v1", api_key="sk-unused", max_retries=0,

@@ -121,8 +121,8 @@ def test_the_help_and_the_readme_name_every_registered_path():
                            capture_output=True, text=True, check=True).stdout
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for entry in wires.ENTRIES.values():
-        assert f"POST {entry.route}" in shown
-        assert f"POST {entry.route}" in readme
+        assert f"{entry.method} {entry.route}" in shown
+        assert f"{entry.method} {entry.route}" in readme
         if entry.resume is not None:
             assert f"GET {entry.resume.route}?stream=true&{entry.resume.after}=" in shown
             assert f"GET {entry.resume.route}?stream=true&{entry.resume.after}=" in readme

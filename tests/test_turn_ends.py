@@ -100,14 +100,16 @@ def test_a_vendors_own_ends_are_read_from_its_wire_module():
         "cancelled", "vendor", {"raw": raw})
 
 
-def test_an_interactions_requires_action_is_a_pause_and_its_budget_a_budget(monkeypatch):
+def test_an_interactions_requires_action_asks_for_tools_as_every_wire_and_its_budget_is_a_budget():
     from lesson_lib.wires import gemini_interactions as gi
-    monkeypatch.setitem(wires.WIRES, gi.WIRE, gi)
     wire = gi.WIRE
     asks = proper(gi.finish_reason(gi.REQUIRES_ACTION), gi.REQUIRES_ACTION)
     assert end_of_step(asks, wire) is None               # the loop answers the call ...
-    assert end_of_turn(asks, wire) == TurnEnd(            # ... a turn that stops there waits
-        "paused", "requires_action", {"raw": gi.REQUIRES_ACTION})
+    # ... and a turn that stops there ends as a tool_use stop does on Anthropic's wire
+    assert end_of_turn(asks, wire) == TurnEnd("completed", "tool_calls",
+                                              {"raw": gi.REQUIRES_ACTION})
+    assert end_of_turn(proper("tool_calls", "tool_use"), "anthropic-messages") == TurnEnd(
+        "completed", "tool_calls", {"raw": "tool_use"})
     spent = proper(gi.finish_reason("budget_exceeded"), "budget_exceeded")
     assert end_of_step(spent, wire) == TurnEnd("budget_reached", "vendor_budget",
                                                {"raw": "budget_exceeded"})
@@ -128,7 +130,8 @@ def test_a_stop_reason_the_wire_does_not_know_is_never_success(wire, raw):
     state = reduce_all(one_step(TurnFinished(0, outcome=end.outcome, reason=end.reason,
                                              detail=end.detail), finish=Finish(finish, raw)))
     assert check(state.events) == []
-    assert "completed" not in outcome_line(state) and repr(raw) in outcome_line(state)
+    line = outcome_line(state)
+    assert repr(raw) in line and "completed" not in line.replace(repr(raw), "")
 
 
 def test_a_capture_that_pauses_says_its_reason_in_turn_json():

@@ -21,7 +21,8 @@ The faults imitate what really happens to streams in transit:
 `drop_terminal`        the stream stops just before its terminal event
 `split_character`      a network chunk ends inside a multi-byte character
 `corrupt_json`         one event's JSON payload arrives damaged
-`duplicate`            one event arrives twice (a retrying proxy, a replayed buffer)
+`duplicate`            one event arrives twice (a retrying proxy, a replayed buffer), or
+                       again later (`redeliver`: at-least-once delivery)
 `swap`                 two adjacent events arrive in each other's place
 `stall`                the stream goes silent for a while, then resumes (timing only)
 =====================  ======================================================
@@ -68,7 +69,8 @@ from ..capture.captures import Capture, from_bytes
 from ..wires.wire_events import DONE, WireEvent, parse_all
 
 __all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
-           "duplicate", "ends_broken", "inject_error", "split_character", "stall", "swap"]
+           "duplicate", "ends_broken", "inject_error", "redeliver", "split_character", "stall",
+           "swap"]
 
 # The in-band error each wire sends, in its own shape (Responses also gets a
 # ``sequence_number`` that continues the stream's own numbering).
@@ -269,21 +271,40 @@ def stall(capture: Capture, ms: float, after_chunk: int | None = None) -> Captur
     return from_bytes(capture.body, name=_name(capture, "stall"), sidecar=sidecar)
 
 
-def duplicate(capture: Capture, event_index: int) -> Capture:
-    """Event `event_index` arrives twice: an exact copy follows it.
+def duplicate(capture: Capture, event_index: int, later: int = 0) -> Capture:
+    """Event `event_index` arrives twice: an exact copy follows it, or follows the event
+    `later` events after it (delivered again, later).
 
     Imitates a proxy or client that retries a read and replays a buffer it
-    had already passed on, or a server that re-sends after a hiccup. The
-    copy is byte for byte the same event (same ``sequence_number``, same
-    index), so only what the wire numbers or frames can reveal it.
+    had already passed on, a server that re-sends after a hiccup, or a stream
+    that delivers at least once (the vendors' agent sessions: after a
+    reconnect, events already seen come again). The copy is byte for byte
+    the same event (same ``sequence_number``, same ``id``, same index), so
+    only what the wire numbers or names can reveal it.
     """
     events = _events(capture)
     ev = _event(events, event_index)
+    if later < 0:
+        raise FaultError(f"a copy arrives after its event, not {later} events before it")
+    after = _event(events, event_index + later)
     raw = capture.body[ev.sse.start:ev.sse.end]
-    gap = _gap_after(capture.body, ev)
-    return _splice(capture, ev.sse.end + len(gap), ev.sse.end + len(gap), raw + gap,
-                   kind="duplicate", at=event_index,
-                   what=f"event {event_index} ({ev.type}) arrives twice")
+    gap = _gap_after(capture.body, after)
+    at = after.sse.end + len(gap)
+    when = "twice" if not later else f"again after event {after.index}"
+    out = _splice(capture, at, at, raw + _gap_after(capture.body, ev), kind="duplicate",
+                  at=event_index, what=f"event {event_index} ({ev.type}) arrives {when}")
+    if later:
+        out.sidecar["fault"]["later"] = later
+    return out
+
+
+def redeliver(capture: Capture, event_index: int) -> Capture:
+    """Event `event_index` is delivered again just before the stream's last event (the
+    at-least-once delivery of a session stream; ``serve``'s ``duplicate:N``); right after
+    itself when it is the last but one or the last."""
+    events = _events(capture)
+    _event(events, event_index)
+    return duplicate(capture, event_index, later=max(0, len(events) - 2 - event_index))
 
 
 def swap(capture: Capture, event_index: int) -> Capture:

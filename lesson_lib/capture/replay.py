@@ -202,7 +202,8 @@ def _drive(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
             raise ValueError(f"{capture.key}: no official SDK route, cannot replay through an SDK")
 
         def take(event: Any, text: str) -> None:
-            _take(event, out, keep_events, on_event)
+            if event is not None:         # None: text that came with no event of its own
+                _take(event, out, keep_events, on_event)
             texts.append(text)
 
         out.final = resolve(route.replay)(capture, chunk_size, kwargs, client, take)
@@ -284,6 +285,29 @@ def interactions_text(event: Any) -> str:
     delta = getattr(event, "delta", None)
     text = getattr(delta, "text", None)
     return text if getattr(delta, "type", None) == "text" and isinstance(text, str) else ""
+
+
+def session_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """A Managed Agents session stream: ``beta.sessions.events.stream``'s arguments (the
+    session, and the event types whose deltas were asked for; no model)."""
+    kwargs = {"session_id": req.get("session_id") or "sesn_offline"}
+    return kwargs | ({"event_deltas": req["event_deltas"]} if req.get("event_deltas") else {})
+
+
+def replay_session(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                   client: Any, take: Take) -> Any:
+    """A Managed Agents session stream through ``beta.sessions.events.stream``, each event
+    folded with the SDK's own ``accumulate_managed_agents_event``: its last snapshot (the
+    latest agent message) is the final object, and its text the text."""
+    from anthropic.lib.sessions import accumulate_managed_agents_event
+    client = client or anthropic_client(capture, chunk_size)
+    final = None
+    for event in client.beta.sessions.events.stream(**kwargs):
+        take(event, "")
+        final = accumulate_managed_agents_event(final, event)
+    if final is not None:     # the text is the last agent message's, not every event's
+        take(None, "".join(getattr(c, "text", "") for c in final.content))
+    return final
 
 
 def replay_boto3(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],

@@ -19,7 +19,7 @@ def markdown() -> str:
     lines = [START, "| Wire | In the course | Path | Framing | Capture files |",
              "|---|---|---|---|---|"]
     for entry in wires.ENTRIES.values():
-        lines.append(f"| {entry.title} | `{entry.wire}` | `POST {entry.route}` | "
+        lines.append(f"| {entry.title} | `{entry.wire}` | `{entry.method} {entry.route}` | "
                      f"{entry.framing} (`{entry.content_type}`) | `captures/{entry.wire}/"
                      f"*{entry.suffix}` |")
     return "\n".join([*lines, END])

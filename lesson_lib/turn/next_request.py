@@ -40,7 +40,10 @@ spells it its own way:
   step), the model's steps (``thought`` with its ``signature`` and summary,
   ``model_output`` with its text, ``function_call`` with its ``id``, ``name``
   and parsed ``arguments``; a server tool's steps as they came), then the
-  ``function_result`` steps.
+  ``function_result`` steps;
+- a Managed Agents session: the same session, and the events the application
+  sends it (``events``): a ``user.custom_tool_result`` per call of its own tools
+  (the session keeps its own history; the stream goes on after them).
 
 The results are the calls' execution results (the agent loop's), as JSON
 text (`fake_tools.result_as_text`), in the order of the calls.
@@ -53,7 +56,15 @@ import json
 from typing import Any
 
 from .. import wires
-from ..wires import anthropic, bedrock_converse, chat, gemini, gemini_interactions, responses
+from ..wires import (
+    anthropic,
+    bedrock_converse,
+    chat,
+    gemini,
+    gemini_interactions,
+    managed_agents,
+    responses,
+)
 from .fake_tools import result_as_text
 from .reduce import BlockView, TurnState
 
@@ -135,6 +146,18 @@ def for_interactions(out: dict, blocks: list[BlockView], *, step: Any = None,
         out.pop("previous_interaction_id", None)
         out["input"] = (_interactions_input(out.get("input"))
                         + _interactions_steps(blocks) + results)
+    return out
+
+
+def for_session(out: dict, blocks: list[BlockView], **_: Any) -> dict:
+    """A Managed Agents session: the events it is sent after it asked, one
+    ``user.custom_tool_result`` per call of the application's own tools (the agent's own
+    calls stay with the session)."""
+    out["events"] = [{"type": managed_agents.USER_CUSTOM_TOOL_RESULT,
+                      "custom_tool_use_id": b.call_id,
+                      "content": [{"type": managed_agents.TEXT_BLOCK, "text": _result(b)}]}
+                     | ({} if b.execution_status == "ok" else {"is_error": True})
+                     for b in _runs(blocks)]
     return out
 
 

@@ -3,8 +3,9 @@ OpenAI Responses, OpenAI Chat, Google Gemini and Gemini Interactions, and of AWS
 two streaming APIs.
 
 Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `gemini_interactions`,
-`bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share) holds, as
-data and small pure functions:
+`bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share;
+lesson 7's `managed_agents`, an agent session's stream) holds, as data and small pure
+functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;
@@ -75,6 +76,7 @@ from . import (
     chat,
     gemini,
     gemini_interactions,
+    managed_agents,
     responses,
 )
 from .common import (
@@ -101,7 +103,8 @@ REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read
 __all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
            "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
            "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
-           "error_body", "for_wire", "gemini", "gemini_interactions", "read_error", "register", "responses",
+           "error_body", "for_wire", "gemini", "gemini_interactions", "managed_agents", "read_error",
+           "register", "responses",
            "retryable_status", "unregister"]
 
 
@@ -159,7 +162,7 @@ def unregister(name: str) -> None:
 
 # The course's wires: one line each.
 for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke,
-                gemini_interactions):
+                gemini_interactions, managed_agents):
     register(_module)
 # Every event type that reports an in-band failure on one of the course's wires.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))

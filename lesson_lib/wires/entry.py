@@ -59,7 +59,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
 from .resume import Resume
@@ -151,7 +151,8 @@ class Entry:
     `resume`: how a dropped stream is asked for again from where it broke
     (`Resume`), None on a wire whose streams cannot be. The wire's parts
     (`decoder`, `accumulator`, `adapter`, `next_request`, `sdk`, `record`,
-    `reference_folders`): see the module.
+    `reference_folders`): see the module; `method`: how a client
+    asks (a session's event stream is a GET: its request is the path's fields).
     """
 
     wire: str
@@ -175,6 +176,7 @@ class Entry:
     sdk: SDKRoute | None = None
     record: RecordRoute | None = None
     reference_folders: tuple[str, ...] = ()
+    method: Literal["GET", "POST"] = "POST"
 
     def missing(self) -> list[str]:
         """The parts every capability needs that this entry lacks (empty: none)."""

@@ -139,10 +139,10 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 STATUSES = RUNNING_STATUSES | frozenset(FINISH_REASONS)
 # Statuses that end the turn other than as their finish says (`lesson_lib.turn.ends`): a
-# function call that requires action waits for the application (the loop answers it, but a
-# turn that stops there is paused, not done); a budget the vendor keeps; the vendor's cancel.
+# budget the vendor keeps; the vendor's cancel. ``requires_action`` is not one: it is this
+# wire's way of asking for the application's tools, read as every wire's tool_calls (a turn
+# that stops there has tools to run, as on Anthropic's ``tool_use``).
 TURN_ENDS: dict[str, tuple[str, str]] = {
-    REQUIRES_ACTION: ("paused", "requires_action"),
     "budget_exceeded": ("budget_reached", "vendor_budget"),
     "cancelled": ("cancelled", "vendor"),
 }

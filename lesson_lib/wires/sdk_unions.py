@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
-from . import bedrock, bedrock_converse, bedrock_invoke, gemini
+from . import bedrock, bedrock_converse, bedrock_invoke, gemini, managed_agents
 from . import gemini_interactions as gi
 from .wire_events import WireEvent
 
@@ -109,6 +109,12 @@ UNIONS = (
     Union("invoke.events", "aws-bedrock-invoke", "stream event types",
           "botocore bedrock-runtime ResponseStream", _BEDROCK, "ResponseStream",
           read="shape_members", botocore=True),
+    Union("sessions.events", managed_agents.WIRE, "session stream event types",
+          "anthropic.types.beta.sessions.BetaManagedAgentsStreamSessionEvents",
+          "anthropic.types.beta.sessions", "BetaManagedAgentsStreamSessionEvents"),
+    Union("sessions.stop_reasons", managed_agents.WIRE, "idle stop reasons",
+          "BetaManagedAgentsSessionStatusIdleEvent.stop_reason", "anthropic.types.beta.sessions",
+          "BetaManagedAgentsSessionStatusIdleEvent", field="stop_reason"),
 )
 
 # Each SDK type no capture shows, with why it has none. The test fails when a type here
@@ -193,6 +199,32 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
        "another :exception-type; no capture" for name in (
            "internalServerException", "modelStreamErrorException", "modelTimeoutException",
            "serviceUnavailableException", "validationException")},
+    **{("sessions.events", name): "a subagent thread's event (multiagent sessions); the "
+       "constructed sessions have one thread" for name in (
+           "agent.thread_message_received", "agent.thread_message_sent",
+           "agent.thread_context_compacted", "session.thread_created",
+           "session.thread_status_running", "session.thread_status_idle",
+           "session.thread_status_terminated", "session.thread_status_rescheduled",
+           "user.tool_result")},
+    **{("sessions.events", name): "a workflow run's event (workflows); no constructed "
+       "session runs one" for name in (
+           "workflow_run.created", "workflow_run.status_running", "workflow_run.status_idle",
+           "workflow_run.status_ended", "workflow_run.phase_started",
+           "workflow_run.phase_ended", "workflow_run.error")},
+    **{("sessions.events", name): "an outcome evaluation (user.define_outcome and its "
+       "spans); no constructed session defines one" for name in (
+           "user.define_outcome", "span.outcome_evaluation_start",
+           "span.outcome_evaluation_ongoing", "span.outcome_evaluation_end")},
+    **{("sessions.events", name): "the session's own lifecycle beyond a turn (ended, "
+       "deleted, updated, rescheduled); no constructed session shows it" for name in (
+           "session.status_terminated", "session.deleted", "session.updated",
+           "session.status_rescheduled")},
+    **{("sessions.events", name): "what the application sends mid-session (an interrupt, "
+       "a confirmation, a system message); no constructed session shows it yet"
+       for name in ("user.interrupt", "user.tool_confirmation", "system.message")},
+    **{("sessions.events", name): "a call of an MCP server's tool and its result; no "
+       "constructed session connects one" for name in (
+           "agent.mcp_tool_use", "agent.mcp_tool_result")},
 }
 
 
@@ -318,10 +350,16 @@ def _interactions(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
     yield "interactions.statuses", status
 
 
+def _sessions(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    yield "sessions.events", kind
+    if kind == managed_agents.SESSION_IDLE:
+        yield "sessions.stop_reasons", managed_agents.stop_reason_type(payload.get("stop_reason"))
+
+
 READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
     "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
     gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke,
-    gi.WIRE: _interactions}
+    gi.WIRE: _interactions, managed_agents.WIRE: _sessions}
 
 
 def shown_by(events: Iterable[WireEvent], wire: str | None) -> set[tuple[str, str]]:

@@ -85,7 +85,7 @@ def how_it_ended(wire: str | None, events: list[WireEvent],
         if ev.parse_error:
             diags.append(Diagnostic("unparseable_json", ev.parse_error, offset=ev.sse.start,
                                     index=ev.index, raw=ev.sse.data[:200]))
-        elif ev.type in wires.FAILURE_TYPES:
+        elif ev.type in wires.FAILURE_TYPES and _fails(wire, ev):
             diags.append(Diagnostic("in_band_error", _error_message(wire, ev), offset=ev.sse.start,
                                     index=ev.index))
     errors = [d for d in diags if d.code == "in_band_error"]
@@ -107,6 +107,13 @@ def how_it_ended(wire: str | None, events: list[WireEvent],
     if diags:
         return Ending("cut", diags[0].message, diags)
     return Ending("ended", "the stream ended with its own terminal event", diags)
+
+
+def _fails(wire: str | None, ev: WireEvent) -> bool:
+    """Whether a failure event ends the stream in error: a wire whose errors may be
+    retried by the server while the stream goes on says which do (`gives_up`)."""
+    rule = getattr(wires.WIRES.get(wire or ""), "gives_up", None)
+    return rule is None or rule(ev.payload)
 
 
 def _terminal_reached(wire: str | None, events: list[WireEvent]) -> bool | None:

@@ -15,7 +15,7 @@ import importlib
 from pathlib import Path
 
 BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus", "gemini_corpus",
-            "bedrock_corpus", "gemini_interactions_corpus")
+            "bedrock_corpus", "gemini_interactions_corpus", "managed_agents_corpus")
 
 
 def build_all(root: Path) -> list[Path]:

@@ -68,7 +68,7 @@ class _Endpoints:
         self.settings = settings
 
     def provider_for(self, wire: str) -> Any:
-        """The POST endpoint at one provider's path."""
+        """The endpoint at one provider's path (POST; GET for a session's stream)."""
         async def endpoint(request: Request) -> Response:
             return await self.provider(request, wire)
         return endpoint
@@ -76,6 +76,8 @@ class _Endpoints:
     async def provider(self, request: Request, wire: str) -> Response:
         """A provider's request: read it, find the capture it asks for, serve it."""
         settings = self.settings
+        if request.method == "GET":      # a session's stream: its path says what is asked
+            return self._serve_asked(request, wire, dict(request.path_params))
         try:
             body = await _body(request, settings.max_body, settings.body_timeout)
         except TimeoutError:
@@ -101,6 +103,13 @@ class _Endpoints:
             return _error(wire, 400, "the request body must be a JSON object")
         if "tools" in payload and not isinstance(payload["tools"], list | type(None)):
             return _error(wire, 400, "tools must be an array of tool definitions")
+        if ENTRIES[wire].method == "GET":   # (a session named in the path, its events posted)
+            payload = {**request.path_params, **payload}
+        return self._serve_asked(request, wire, payload)
+
+    def _serve_asked(self, request: Request, wire: str, payload: dict[str, Any]) -> Response:
+        """Find the capture a request (as data) asks for, and serve it."""
+        settings = self.settings
         name = (request.query_params.get("capture") or request.headers.get("capture")
                 or settings.capture)
         found = matching.find(settings.corpus, wire, payload, name)
@@ -194,7 +203,8 @@ def build_app(settings: Settings) -> Starlette:
     """The Starlette app serving `settings.corpus` at the providers' paths."""
     endpoints = _Endpoints(settings)
     # Read from the registry now, not at import: every wire registered is served.
-    routes = [Route(entry.route, endpoints.provider_for(wire), methods=["POST"])
+    routes = [Route(entry.route, endpoints.provider_for(wire),
+                    methods=sorted({"POST", entry.method}))
               for wire, entry in ENTRIES.items()]
     routes += [Route(entry.resume.route, endpoints.resume_for(wire), methods=["GET"])
                for wire, entry in ENTRIES.items() if entry.resume is not None]

@@ -28,7 +28,7 @@ def add_command(sub) -> None:
     from ...wires import ENTRIES
     from . import BODY_TIMEOUT_S, DEFAULT_HOST, DEFAULT_PORT, MAX_BODY
 
-    paths = "\n".join(f"  POST {entry.route}" for entry in ENTRIES.values())
+    paths = "\n".join(f"  {entry.method} {entry.route}" for entry in ENTRIES.values())
     paths += "".join(
         f"\n  GET {entry.resume.route}?stream=true&{entry.resume.after}=<{entry.resume.point_field}>"
         f" (a stored stream, after a point)"

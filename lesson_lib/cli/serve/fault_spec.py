@@ -8,6 +8,8 @@
 ``drop-terminal``      the terminal event never comes
 ``split-character``    a chunk ends inside the first multi-byte character
 ``corrupt-json:N``     event N's JSON payload loses its closing brace
+``duplicate:N``        event N is delivered again later, just before the last event (the
+                       at-least-once session streams drop it by its id)
 =====================  ==========================================================
 
 Any of them with ``@first`` (``drop:800@first``) breaks only a client's first request
@@ -47,6 +49,7 @@ KINDS: dict[str, _Kind] = {
     "drop-terminal": _Kind(faults.drop_terminal, None),
     "split-character": _Kind(faults.split_character, None),
     "corrupt-json": _Kind(faults.corrupt_json, "event index"),
+    "duplicate": _Kind(faults.redeliver, "event index"),
 }
 
 

@@ -24,11 +24,12 @@ from .chat import ChatAdapter
 from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
 from .gemini_interactions import GeminiInteractionsAdapter
+from .managed_agents import ManagedAgentsAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
            "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter",
-           "GeminiInteractionsAdapter", "InvokeAdapter",
+           "GeminiInteractionsAdapter", "InvokeAdapter", "ManagedAgentsAdapter",
            "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
            "named_dialect"]
 

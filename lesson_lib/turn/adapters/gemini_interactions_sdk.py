@@ -30,7 +30,7 @@ from typing import Any
 
 from ...accumulate.changes import StreamEnded
 from ...accumulate.gemini_interactions import GeminiInteractionsAccumulator
-from ...capture.diagnostics import Diagnostic
+from ...diagnostics import Diagnostic
 from ...sse.decoder import ServerSentEvent
 from ...wires import gemini_interactions as gi
 from ...wires.wire_events import WireEvent

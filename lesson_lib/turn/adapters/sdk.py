@@ -446,7 +446,35 @@ class _ChatSDK:
 
 
 # The translators each wire's registry entry names (`Entry.sdk`), by the names it uses.
+class _SessionSDK(_ChatSDK):
+    """A Managed Agents session's events, read by the wire's own accumulator: each event's
+    dump (the fields the server sent) is the wire's payload, named by its type, so the SDK
+    route and the wire route are one reading (previews, duplicates and all). The SDK yields
+    every event it reads and raises at an SSE ``error`` event, read as the wire reads it."""
+
+    def __init__(self) -> None:
+        from ...accumulate import accumulator_for
+        self.acc = accumulator_for(wires.managed_agents.WIRE)
+        self.count = 0
+        self._end: list | None = None
+
+    def changes(self, ev: Any) -> list:
+        data = json.dumps(ev.to_dict(mode="json"))
+        event = parse_payload(ServerSentEvent(ev.type, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+    def error(self, body: Any, message: str) -> list:
+        """The ``error`` event the SDK raised at instead of yielding it."""
+        error = body if isinstance(body, dict) and body else {"message": message}
+        data = json.dumps({"type": wires.managed_agents.ERROR, "error": error})
+        event = parse_payload(ServerSentEvent(wires.managed_agents.ERROR, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+
 AnthropicSDK, ResponsesSDK, ChatSDK = _AnthropicSDK, _ResponsesSDK, _ChatSDK
+SessionSDK = _SessionSDK
 
 
 class SDKAdapter:

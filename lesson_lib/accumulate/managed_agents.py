@@ -1,0 +1,527 @@
+"""The Managed Agents session accumulator: a session's events, previews reconciled, each
+event once.
+
+Lesson 7's two rules, in this order:
+
+1. **Each event once.** Every event but a preview's has its own ``id``; one
+   whose id was seen before is a delivery of the same event again, and is
+   dropped (``duplicate_event``, a warning: the stream may deliver an event
+   more than once). A preview's ``event_start`` and ``event_delta`` have no
+   id of their own, so they are never dropped by guessing: a delta that
+   repeats the text of the one before is text.
+2. **The canonical event wins.** ``event_start`` opens a preview of an
+   ``agent.message`` (or ``agent.thinking``) with the id it will carry; each
+   ``event_delta`` adds a fragment to ``content[delta.index]`` (a new index
+   opens the entry, the SDK's rule). The buffered event with that id is
+   canonical: it *replaces* the preview (`SlotRestated` where its text
+   differs, never appended to it). A preview still open when its model request
+   ends (``span.model_request_end``) or the session goes idle never gets its
+   canonical event: it is kept, its slot closed as ``preview_only`` (and
+   noted, ``preview_only``).
+
+Slots are addressed by arrival (0, 1, ...): one per entry of an agent
+message's content, one per thinking, tool call, tool result and echoed user
+event. Tool calls arrive whole (``input`` an object). The final object is the
+session's events in order (a preview in the place its ``event_start`` came,
+replaced there by its canonical event; one never reconciled keeps
+``"preview": true``), with the session's last ``status``, the last idle's
+``stop_reason`` and ``stop_details``, and the model requests' usage summed.
+
+An event whose payload does not parse leaves the turn incomplete, whatever
+follows. ``session.error`` with ``retry_status`` ``retrying`` is a warning (the server
+retries on its own); one that gives up, an SSE ``error`` event, or an idle
+whose stop reason is ``retries_exhausted`` is an in-band error. An idle ends
+the turn (`TerminalReached`); the session running again after it (the
+application answered a ``requires_action``) goes on.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..tool_calls import ToolCall
+from ..wires import managed_agents as ma
+from ..wires.wire_events import DONE, WireEvent
+from .base import Fragments
+from .changes import (
+    InBandError,
+    ResponseChanged,
+    SlotClosed,
+    SlotOpened,
+    SlotRestated,
+    TerminalReached,
+    TextAppended,
+    UnknownEvent,
+)
+from .indexed import IndexedAccumulator, IndexedBlock
+
+PREVIEW_ONLY = "preview_only"
+
+
+class _Entry(IndexedBlock):
+    """One slot: an agent message's content entry, or a whole event (a thinking, a tool
+    call or result, an echoed user event)."""
+
+    __slots__ = ("data", "text", "event_id", "input")
+
+    def __init__(self, index: int, kind: str, data: dict, text: Fragments | None = None,
+                 event_id: str | None = None) -> None:
+        super().__init__(index, kind)
+        self.data = data
+        self.text = text
+        self.event_id = event_id
+        self.input: Any = data.get("input") if kind in ma.CALLS else None
+
+    @property
+    def takes_input(self) -> bool:
+        return self.kind in ma.CALLS
+
+    def identity(self) -> tuple[Any, Any]:
+        name = self.data.get("name")
+        return (name if isinstance(name, str) else None,
+                self.event_id if self.takes_input else None)
+
+    def answers(self) -> str | None:
+        field = ma.ANSWERS_FIELD.get(self.kind)
+        found = self.data.get(field) if field else None
+        return found if isinstance(found, str) else None
+
+    def from_server(self) -> bool:
+        return self.kind in ma.AGENT_RESULTS
+
+    def shown(self) -> str:
+        return self.text.text if self.text is not None else _shown(self.kind, self.data)
+
+    def current_input(self) -> Any:
+        return self.input if self.input is not None else {}
+
+
+class _Preview:
+    """A preview opened by ``event_start``: its event's type and id, its entries' slot
+    addresses by content index, and where it stands in the session's events."""
+
+    __slots__ = ("kind", "id", "slots", "position", "open")
+
+    def __init__(self, kind: str, event_id: str, position: int) -> None:
+        self.kind, self.id, self.position = kind, event_id, position
+        self.slots: list[int] = []
+        self.open = True
+
+
+class ManagedAgentsAccumulator(IndexedAccumulator):
+    """Builds a session's events from its stream (see the module)."""
+
+    wire = ma.WIRE
+    blocks: dict[int, _Entry]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+        # The session's events in order: a payload, or the preview standing in its place.
+        self.events: list[dict | _Preview] = []
+        self.previews: dict[str, _Preview] = {}
+        self.status: str | None = None
+        self.stop_reason: Any = None
+        self.stop_details: Any = None
+        self.usage: dict[str, int] | None = None
+        self.stopped = False
+        self.errored = False
+        self.damaged = False        # an event that could not be read
+
+    # -- feeding -----------------------------------------------------------------------
+
+    def feed(self, event: WireEvent) -> list:
+        """Take one event of the stream (see the module docstring); return its changes."""
+        self.changes = changes = []
+        if event.type == DONE:
+            return changes
+        payload = event.payload
+        if event.parse_error is not None or not isinstance(payload, dict):
+            self.damaged = True           # whatever it was, the turn cannot be whole
+            self.complete = False
+            self.note("unparseable_json", f"event {event.type!r} skipped: "
+                      f"{event.parse_error or 'the payload is not a JSON object'}",
+                      event=event, raw=event.sse.data)
+            return changes
+        kind = payload.get("type")
+        if kind == ma.PING:
+            return changes
+        event_id = payload.get("id")
+        if isinstance(event_id, str):
+            if event_id in self.seen:
+                self.note("duplicate_event", f"{kind} {event_id} delivered again; dropped "
+                          "(the stream delivers at least once)", event=event,
+                          severity="warning", raw=event.sse.data)
+                return changes
+            self.seen.add(event_id)
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            if kind in ma.EVENT_TYPES:
+                self.events.append(copy.deepcopy(payload))
+                return changes
+            changes.append(UnknownEvent(event.index, kind if isinstance(kind, str) else None,
+                                        payload))
+            self.note("unknown_event", f"event type {kind!r} is not part of the session "
+                      "stream; kept as raw data", event=event, severity="warning",
+                      raw=event.sse.data, payload=payload)
+            return changes
+        handler(self, payload, event)
+        return changes
+
+    # -- slots -------------------------------------------------------------------------
+
+    def _open(self, kind: str, data: dict, event: WireEvent, *, event_id: str | None,
+              text: Fragments | None = None, whole: bool = False) -> _Entry:
+        entry = self.blocks[len(self.blocks)] = _Entry(len(self.blocks), kind, data, text,
+                                                       event_id)
+        name, call_id = entry.identity()
+        self.changes.append(SlotOpened(
+            event.index, entry.index, kind, entry.label(), name=name,
+            call_id=call_id or entry.answers(), item_id=event_id, whole=whole,
+            takes_input=entry.takes_input, data=data if whole or entry.takes_input else None,
+            input=entry.input if entry.takes_input else None,
+            content=json.dumps(entry.input, ensure_ascii=False) if entry.takes_input
+            else entry.shown(),
+            ended_by=ma.CALL_ENDED_BY if entry.takes_input else None))
+        if whole:
+            self._close(entry, event)
+        return entry
+
+    def _close(self, entry: _Entry, event: WireEvent | None, *, reason: str | None = None,
+               synthesised: bool = False) -> None:
+        entry.state = "never closed" if synthesised else "closed"
+        self.changes.append(SlotClosed(event.index if event is not None else None,
+                                       entry.index, "done" if event is not None
+                                       else "end_of_stream", synthesised=synthesised,
+                                       reason=reason))
+
+    def _whole(self, payload: dict, event: WireEvent) -> None:
+        """A whole event that is a slot of its own: a result, an echoed user event."""
+        data = copy.deepcopy(payload)
+        self.events.append(data)
+        self._open(payload["type"], data, event, event_id=_id(payload), whole=True)
+
+    def _passed(self, payload: dict, event: WireEvent) -> None:
+        """What the application sent, echoed (its message, an interrupt): the turn's input,
+        not its output; passed on as it is."""
+        self.events.append(copy.deepcopy(payload))
+        self.changes.append(UnknownEvent(event.index, payload["type"], copy.deepcopy(payload)))
+
+    def _call(self, payload: dict, event: WireEvent) -> None:
+        data = copy.deepcopy(payload)
+        self.events.append(data)
+        if not isinstance(data.get("input"), dict):
+            self.note("invalid_tool_input", f"{payload['type']} without an input object; "
+                      "its input is {}", event=event, raw=event.sse.data)
+            data["input"] = {}
+        entry = self._open(payload["type"], data, event, event_id=_id(payload))
+        if data.get(ma.PERMISSION_FIELD) == ma.ASK:
+            self.note("held_for_confirmation", f"{entry.label()} is held until the "
+                      f"application confirms it ({ma.USER_TOOL_CONFIRMATION})", event=event,
+                      severity="info", slot=entry.index)
+        call = entry.call = ToolCall(entry.identity()[0], entry.identity()[1],
+                                     kind=entry.kind, address=entry.index, given=entry.input,
+                                     t=event.t, event=event.index, ended_by=ma.CALL_ENDED_BY)
+        entry.state = "closed"
+        entry.input = self.close_call_slot(call, entry.index, cut=False, event=event,
+                                           what=entry.label(), how="done")
+
+    # -- previews ----------------------------------------------------------------------
+
+    def _event_start(self, payload: dict, event: WireEvent) -> None:
+        shown = payload.get("event")
+        kind = shown.get("type") if isinstance(shown, dict) else None
+        event_id = shown.get("id") if isinstance(shown, dict) else None
+        if kind not in ma.PREVIEWED or not isinstance(event_id, str):
+            self.note("unknown_preview", f"{ma.EVENT_START} of {kind!r} is no preview this "
+                      "module knows; kept as raw data", event=event, severity="warning",
+                      raw=event.sse.data)
+            return
+        if event_id in self.previews or event_id in self.seen:
+            self.note("duplicate_start", f"a second preview of {event_id}; the first is kept",
+                      event=event, raw=event.sse.data)
+            return
+        preview = self.previews[event_id] = _Preview(kind, event_id, len(self.events))
+        self.events.append(preview)
+        if kind == ma.AGENT_THINKING:      # start-only: no deltas follow
+            preview.slots.append(self._open(kind, {"type": kind, "id": event_id}, event,
+                                            event_id=event_id).index)
+
+    def _event_delta(self, payload: dict, event: WireEvent) -> None:
+        event_id, delta = payload.get("event_id"), payload.get("delta")
+        preview = self.previews.get(event_id) if isinstance(event_id, str) else None
+        if preview is None or not preview.open:
+            code = "unknown_slot" if preview is None else "delta_after_stop"
+            self.note(code, f"delta for {event_id!r}, " + ("which no event_start opened"
+                      if preview is None else "after its preview was closed") +
+                      "; not applied", event=event, raw=event.sse.data)
+            return
+        dtype = delta.get("type") if isinstance(delta, dict) else None
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if dtype not in ma.DELTA_TYPES or not isinstance(content, dict):
+            self.note("unknown_delta", f"delta type {dtype!r} is not known; kept as raw data",
+                      event=event, severity="warning", raw=event.sse.data)
+            return
+        index = delta.get("index")
+        index = 0 if index is None else index
+        if type(index) is not int or not 0 <= index <= len(preview.slots):
+            self.note("delta_mismatch", f"delta index {index!r} is beyond the preview's "
+                      f"{len(preview.slots)} entries; not applied", event=event,
+                      raw=event.sse.data)
+            return
+        text = content.get("text") if content.get("type") == ma.TEXT_BLOCK else None
+        if index == len(preview.slots):      # a new entry, typed like the fragment
+            if isinstance(text, str):
+                entry = self._open(ma.AGENT_MESSAGE, {"type": ma.TEXT_BLOCK}, event,
+                                   event_id=event_id, text=Fragments())
+                self._append(entry, text, event)
+            else:
+                entry = self._open(ma.AGENT_MESSAGE, copy.deepcopy(content), event,
+                                   event_id=event_id)
+            preview.slots.append(entry.index)
+            return
+        entry = self.blocks[preview.slots[index]]
+        if isinstance(text, str) and entry.text is not None:
+            self._append(entry, text, event)
+        # (any other fragment on an existing entry passes, as in the SDK's fold: deltas are
+        # best-effort and the canonical event will say what the entry is)
+
+    def _append(self, entry: _Entry, text: str, event: WireEvent) -> None:
+        entry.text.append(text)  # type: ignore[union-attr]
+        self.changes.append(TextAppended(event.index, entry.index, "text", text))
+
+    def _close_previews(self, event: WireEvent, why: str) -> None:
+        """Close every preview still open: it will get no canonical event."""
+        for preview in self.previews.values():
+            if not preview.open:
+                continue
+            preview.open = False
+            for address in preview.slots:
+                self._close(self.blocks[address], event, reason=PREVIEW_ONLY, synthesised=True)
+            self.note(PREVIEW_ONLY, f"the preview of {preview.kind} {preview.id} got no "
+                      f"canonical event before {why}; its text is kept, marked as a preview",
+                      event=event, severity="warning", slot=preview.slots[0]
+                      if preview.slots else None)
+
+    # -- canonical events ----------------------------------------------------------------
+
+    def _message(self, payload: dict, event: WireEvent) -> None:
+        data = copy.deepcopy(payload)
+        content = data.get("content")
+        if not isinstance(content, list):
+            self.note("delta_mismatch", f"{ma.AGENT_MESSAGE} without a content list",
+                      event=event, raw=event.sse.data)
+            content = data["content"] = []
+        preview = self.previews.get(data["id"])
+        if preview is None:
+            self.events.append(data)
+            addresses: list[int] = []
+        else:
+            self.events[preview.position] = data
+            addresses = preview.slots if preview.open else []
+            if not preview.open:
+                self.note("canonical_after_preview", f"{ma.AGENT_MESSAGE} {data['id']} came "
+                          "after its preview was closed; its text is kept apart",
+                          event=event, severity="warning")
+            preview.open = False
+        for i, item in enumerate(content):
+            text = item.get("text") if isinstance(item, dict) else None
+            if i < len(addresses) and (entry := self.blocks[addresses[i]]).text is not None \
+                    and isinstance(text, str):
+                if entry.text.text != text:
+                    entry.text = Fragments(text)
+                    self.changes.append(SlotRestated(event.index, entry.index, content=text))
+                self._close(entry, event)
+                continue
+            if i < len(addresses):       # a preview entry the canonical event retypes
+                entry = self.blocks[addresses[i]]
+                entry.data = copy.deepcopy(item) if isinstance(item, dict) else {}
+                self.changes.append(SlotRestated(event.index, entry.index,
+                                                 content=entry.shown()))
+                self._close(entry, event)
+                continue
+            if isinstance(text, str):
+                entry = self._open(ma.AGENT_MESSAGE, {"type": ma.TEXT_BLOCK}, event,
+                                   event_id=data["id"], text=Fragments())
+                if text:
+                    self._append(entry, text, event)
+                self._close(entry, event)
+            else:
+                self._open(ma.AGENT_MESSAGE, copy.deepcopy(item) if isinstance(item, dict)
+                           else {}, event, event_id=data["id"], whole=True)
+        for address in addresses[len(content):]:    # previewed, then left out: replaced
+            entry = self.blocks[address]
+            entry.text = Fragments()
+            self.changes.append(SlotRestated(event.index, address, content=""))
+            self._close(entry, event)
+
+    def _thinking(self, payload: dict, event: WireEvent) -> None:
+        data = copy.deepcopy(payload)
+        preview = self.previews.get(data["id"])
+        if preview is not None and preview.open:
+            preview.open = False
+            self.events[preview.position] = data
+            for address in preview.slots:
+                self.blocks[address].data = data
+                self._close(self.blocks[address], event)
+            return
+        self.events.append(data)
+        self._open(ma.AGENT_THINKING, data, event, event_id=data["id"], whole=True)
+
+    # -- the session ---------------------------------------------------------------------
+
+    def _status(self, status: str, event: WireEvent, **fields: Any) -> None:
+        self.status = status
+        self.changes.append(ResponseChanged(event.index, {"status": status, **fields}))
+
+    def _running(self, payload: dict, event: WireEvent) -> None:
+        self.events.append(copy.deepcopy(payload))
+        self.stopped = self.complete = False
+        self._status("running", event)
+
+    def _idle(self, payload: dict, event: WireEvent) -> None:
+        self.events.append(copy.deepcopy(payload))
+        self._close_previews(event, "the session went idle")
+        self.stop_reason = copy.deepcopy(payload.get("stop_reason"))
+        self.stop_details = copy.deepcopy(payload.get("stop_details"))
+        reason = ma.stop_reason_type(self.stop_reason)
+        if reason == ma.RETRIES_EXHAUSTED and not self.errored:
+            self._failed("the session's retries are exhausted", self.stop_reason, reason,
+                         event)
+        self.stopped = True
+        self.complete = not self.errored and not self.damaged
+        self._status("idle", event, stop_reason=reason, stop_details=self.stop_details,
+                     waits_on=tuple(self.waits_on()))
+        self.changes.append(TerminalReached(event.index, ma.SESSION_IDLE))
+
+    def _terminated(self, payload: dict, event: WireEvent) -> None:
+        self.events.append(copy.deepcopy(payload))
+        self._close_previews(event, "the session ended")
+        self.stopped = True
+        self.complete = not self.errored and not self.damaged
+        self._status("terminated", event)
+        self.changes.append(TerminalReached(event.index, ma.SESSION_TERMINATED))
+
+    def _model_request_end(self, payload: dict, event: WireEvent) -> None:
+        self.events.append(copy.deepcopy(payload))
+        self._close_previews(event, "its model request ended")
+        usage = payload.get("model_usage")
+        if isinstance(usage, dict):
+            total = self.usage or {}
+            for key, value in usage.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+            self.usage = total
+            self.changes.append(ResponseChanged(event.index, {"usage": dict(total)}))
+
+    def _error(self, payload: dict, event: WireEvent) -> None:
+        self.events.append(copy.deepcopy(payload))
+        error = ma.read_error(payload.get("type"), payload)
+        kind = error.kind if error is not None else None
+        message = f"{kind or 'error'}: {(error and error.message) or event.sse.data}"
+        if not ma.gives_up(payload):
+            self.note("session_error_retrying", f"{message} (the server retries)",
+                      event=event, severity="warning", raw=event.sse.data)
+            return
+        self._failed(message, payload.get("error"), kind, event)
+
+    def _failed(self, message: str, error: Any, kind: str | None, event: WireEvent) -> None:
+        self.errored = True
+        self.complete = False
+        self.changes.append(InBandError(event.index, message, copy.deepcopy(error), kind))
+        self.note("in_band_error", message, event=event, raw=event.sse.data,
+                  error=copy.deepcopy(error))
+
+    # -- ending ------------------------------------------------------------------------
+
+    def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
+        """End of stream: close what is open (a preview cut), note a missing idle; return
+        what that changed."""
+        if not self.begin_finish(sse_diagnostics):
+            return []
+        for entry in self.ordered_blocks():
+            if entry.state == "open":
+                self.note("block_never_stopped", f"slot {entry.index} ({entry.kind}) was "
+                          "still a preview when the stream ended", slot=entry.index,
+                          severity="warning" if self.complete else "error")
+                self._close(entry, None, synthesised=True)
+        for preview in self.previews.values():
+            preview.open = False
+        if not self.stopped and not self.errored:
+            self.note("no_terminal", f"the stream ended before {ma.SESSION_IDLE}: what "
+                      "arrived is kept, but the turn is incomplete")
+        return self.end_changes("in_band_error" if self.errored else "cut")
+
+    # -- reading -----------------------------------------------------------------------
+
+    def final(self) -> dict:
+        """The session's events so far (see the module), and its status."""
+        events = [self._preview_event(e) if isinstance(e, _Preview) else copy.deepcopy(e)
+                  for e in self.events]
+        return {"status": self.status, "stop_reason": copy.deepcopy(self.stop_reason),
+                "stop_details": copy.deepcopy(self.stop_details),
+                "usage": dict(self.usage) if self.usage is not None else None,
+                "events": events}
+
+    def _preview_event(self, preview: _Preview) -> dict:
+        out: dict[str, Any] = {"id": preview.id, "type": preview.kind, "preview": True}
+        if preview.kind == ma.AGENT_MESSAGE:
+            out["content"] = [self._content(self.blocks[a]) for a in preview.slots]
+        return out
+
+    @staticmethod
+    def _content(entry: _Entry) -> dict:
+        if entry.text is None:
+            return copy.deepcopy(entry.data)
+        return {"type": ma.TEXT_BLOCK, "text": entry.text.text}
+
+    def waits_on(self) -> list[str]:
+        """The event ids the last idle's ``requires_action`` waits on."""
+        ids = self.stop_reason.get("event_ids") if isinstance(self.stop_reason, dict) else None
+        return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+    def messages(self) -> dict[str, dict]:
+        """Each agent message by id, as `final` states it (a preview's snapshot until its
+        canonical event replaces it)."""
+        out = {}
+        for e in self.events:
+            found = self._preview_event(e) if isinstance(e, _Preview) else e
+            if found.get("type") == ma.AGENT_MESSAGE and isinstance(found.get("id"), str):
+                out[found["id"]] = copy.deepcopy(found)
+        return out
+
+
+def _id(payload: dict) -> str | None:
+    found = payload.get("id")
+    return found if isinstance(found, str) else None
+
+
+def _shown(kind: str, data: dict) -> str:
+    """What the slot view shows of a whole event: its text content, a confirmation's
+    verdict."""
+    if kind == ma.USER_TOOL_CONFIRMATION:
+        said = data.get("deny_message")
+        return f"{data.get('result')} {data.get('tool_use_id')}" + (f": {said}" if said else "")
+    content = data.get("content")
+    if isinstance(content, list):
+        return "".join(c.get("text", "") for c in content
+                       if isinstance(c, dict) and isinstance(c.get("text"), str))
+    return ""
+
+
+_Acc = ManagedAgentsAccumulator
+_HANDLERS = {
+    ma.EVENT_START: _Acc._event_start, ma.EVENT_DELTA: _Acc._event_delta,
+    ma.AGENT_MESSAGE: _Acc._message, ma.AGENT_THINKING: _Acc._thinking,
+    **{kind: _Acc._call for kind in ma.CALLS},
+    **{kind: _Acc._whole for kind in ma.RESULTS | {ma.USER_TOOL_CONFIRMATION}},
+    **{kind: _Acc._passed for kind in ma.USER_EVENTS - {ma.USER_TOOL_CONFIRMATION}},
+    **{kind: _Acc._running for kind in ma.RUNNING},
+    ma.SESSION_IDLE: _Acc._idle, ma.SESSION_TERMINATED: _Acc._terminated,
+    ma.SPAN_MODEL_REQUEST_END: _Acc._model_request_end,
+    ma.SESSION_ERROR: _Acc._error, ma.ERROR: _Acc._error,
+}
