@@ -424,6 +424,11 @@ def _one(event: dict | None) -> str:
 
 def interactions_cases() -> tuple[Case, ...]:
     """One case per Interactions capture: the course adapter's events are the answer."""
+    return _cases_under(str(reference_dir()))
+
+
+@cache
+def _cases_under(reference: str) -> tuple[Case, ...]:
     course = ADAPTERS[INTERACTIONS]
     captures, _ = interactions_captures()
     return tuple(Case(c.key, (c,), adapter_events(course, c),
@@ -448,6 +453,11 @@ def live_events(adapter_class: type) -> list[dict]:
         {"kind": "turn_outcome", "outcome": result.outcome}]
 
 
+@cache
+def _course_live() -> tuple[dict, ...]:
+    return tuple(live_events(ADAPTERS[INTERACTIONS]))
+
+
 def check_interactions_adapter(adapter_class: type) -> Verdict:
     """Grade a Gemini Interactions adapter class: on every constructed capture and every
     shared recording, event by event against the course's adapter, then live on the
@@ -455,8 +465,7 @@ def check_interactions_adapter(adapter_class: type) -> Verdict:
     _, skipped = interactions_captures()
     if skipped:
         print(skipped)
-    live = Case(LIVE, (LIVE,), live_events(ADAPTERS[INTERACTIONS]),
-                lambda e, g: _explain_events(e, g))
+    live = Case(LIVE, (LIVE,), list(_course_live()), lambda e, g: _explain_events(e, g))
 
     def run(source: Any) -> list[dict]:
         if source == LIVE:
