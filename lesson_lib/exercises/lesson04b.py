@@ -12,6 +12,13 @@
    parts (``STOP`` with a ``functionCall`` part asks for tools). Graded
    against the adapter's own finish on every Gemini capture, and on
    hand-made reasons.
+3. `check_interactions_adapter`: a whole adapter for Gemini Interactions, a
+   class that turns the accumulator's changes into turn events. Run on every
+   constructed Interactions capture and every shared recording (left out,
+   with a printed reason, when REFERENCE_CAPTURES has none), its events are
+   compared with the course adapter's, event by event (the fields in
+   `SHOWN`); then the weather turn runs live through `LiveTurn` against the
+   course's server, with the learner's class as the wire's adapter.
 
 A mismatch shows the input the function was given (the parts, record by
 record) and says what to change. Every case comes from the corpus or is
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -435,6 +443,7 @@ def _cases_under(reference: str) -> tuple[Case, ...]:
                       lambda e, g: _explain_events(e, g)) for c in captures)
 
 
+LIVE_DEADLINE_S = 30.0   # the turn is cancelled past it: an adapter that hangs fails
 LIVE = "live: the weather turn through LiveTurn and the course's server"
 
 
@@ -447,10 +456,32 @@ def live_events(adapter_class: type) -> list[dict]:
 
     request = load(f"{INTERACTIONS}/weather-turn-step1").request
     with _adapting(adapter_class), serving(speed="instant") as url:
-        turn = LiveTurn(url, INTERACTIONS, request, [weather_tool(0.0)])
-        result = asyncio.run(turn.run())
+        turn = LiveTurn(url, INTERACTIONS, request, [weather_tool(0.0)],
+                        deadline_s=LIVE_DEADLINE_S)
+        result = _in_a_thread(turn.run)
     return [shown(e) for e in turn.events if e.kind not in LIVE_ONLY] + [
         {"kind": "turn_outcome", "outcome": result.outcome}]
+
+
+def _in_a_thread(coro_fn: Callable[[], Any]) -> Any:
+    """Run a coroutine to its end in a thread of its own (a notebook's kernel already
+    runs an event loop); what it raised is raised here."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro_fn())
+        except BaseException as exc:    # raised again below, in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(LIVE_DEADLINE_S + 5)
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise TimeoutError(f"the live turn did not end within {LIVE_DEADLINE_S:g} s")
+    return box["value"]
 
 
 @cache
