@@ -199,3 +199,9 @@ def test_a_failed_check_leaves_the_course_adapter_in_place():
     assert verdict.status == "failed" and "ValueError: oops" in verdict.message
     from lesson_lib.turn.adapters import ADAPTERS, GeminiInteractionsAdapter
     assert ADAPTERS[checks.INTERACTIONS] is GeminiInteractionsAdapter
+
+
+def test_an_instance_instead_of_the_class_is_named():
+    verdict = checks.check_interactions_adapter(solutions.InteractionsAdapter())
+    assert verdict.status == "failed"
+    assert "pass the class itself, a subclass of WireAdapter" in verdict.message

@@ -36,7 +36,7 @@ from functools import cache
 from typing import Any
 
 from ..capture.captures import corpus, from_bytes, reference_corpus, reference_dir
-from ..turn.adapters import ADAPTERS
+from ..turn.adapters import ADAPTERS, WireAdapter
 from ..turn.run import step_events, turn_state
 from ..wires import gemini, gemini_interactions
 from ..wires.wire_events import parse_all
@@ -499,6 +499,9 @@ def check_interactions_adapter(adapter_class: type) -> Verdict:
     live = Case(LIVE, (LIVE,), list(_course_live()), lambda e, g: _explain_events(e, g))
 
     def run(source: Any) -> list[dict]:
+        if not (isinstance(adapter_class, type) and issubclass(adapter_class, WireAdapter)):
+            raise TypeError(f"pass the class itself, a subclass of WireAdapter, not "
+                            f"{type(adapter_class).__name__} {adapter_class!r:.60}")
         if source == LIVE:
             return live_events(adapter_class)
         return adapter_events(adapter_class, source)
