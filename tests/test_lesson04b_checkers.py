@@ -3,9 +3,11 @@ with the input it was given and what to fix, and says "not attempted" for a star
 
 from __future__ import annotations
 
+import pytest
 from checker_helpers import FRESH_PROGRESS, starter
 
 from lesson_lib import exercises
+from lesson_lib.capture.captures import reference_corpus
 from lesson_lib.exercises import lesson04b as checks
 from lesson_lib.solutions import lesson04b as solutions
 
@@ -110,3 +112,96 @@ def test_a_learner_who_changes_the_records_changes_nothing_for_the_next_case():
         records.clear()
         return result
     assert checks.check_gemini_blocks(destructive).passed
+
+
+# -- exercise 3: the whole Gemini Interactions adapter ---------------------------------------
+
+def test_the_adapter_solution_passes_every_capture_recording_and_the_live_turn():
+    verdict = checks.check_interactions_adapter(solutions.InteractionsAdapter)
+    assert verdict.passed, verdict
+    labels = [c.label for c in checks.interactions_cases()]
+    assert "google-gemini-interactions/cut-mid-step" in labels
+    assert "google-gemini-interactions/weather-turn-step1" in labels
+    assert verdict.cases_total == len(labels) + 1            # and the live weather turn
+
+
+def test_the_recordings_are_graded_when_present(monkeypatch, tmp_path, capsys):
+    labels = [c.label for c in checks.interactions_cases()]
+    if not any(c.wire == checks.INTERACTIONS for c in reference_corpus()):
+        pytest.skip("no shared Interactions recordings (REFERENCE_CAPTURES)")
+    assert "google-gemini-interactions/basic" in labels
+    assert "google-gemini-interactions/tool-call-step2" in labels
+    monkeypatch.setenv("REFERENCE_CAPTURES", str(tmp_path))
+    assert len(checks.interactions_cases()) < len(labels)
+    verdict = checks.check_interactions_adapter(solutions.InteractionsAdapter)
+    assert verdict.passed, verdict
+    assert "the shared recordings were not checked" in capsys.readouterr().out
+
+
+def test_the_adapter_starter_is_not_attempted():
+    class Starter(solutions.WireAdapter):
+        wire = checks.INTERACTIONS
+
+        def feed(self, changes, *, t=None, at=None):
+            raise NotImplementedError
+
+    assert checks.check_interactions_adapter(Starter).status == "not attempted"
+    assert "Exercise 3 (The whole Gemini Interactions adapter): not attempted" in repr(
+        exercises.progress("04b"))
+
+
+def test_an_adapter_that_never_ends_the_step_is_caught():
+    class NeverEnds(solutions.InteractionsAdapter):
+        def feed(self, changes, *, t=None, at=None):
+            kept = [c for c in changes or () if not isinstance(c, solutions.ch.StreamEnded)]
+            return super().feed(kept, t=t, at=at)
+
+    verdict = checks.check_interactions_adapter(NeverEnds)
+    assert verdict.status == "failed"
+    assert "expected step_finished(" in verdict.message
+    assert "got no event" in verdict.message
+    assert "never ended the step" in verdict.message
+
+
+def test_an_adapter_that_readies_a_call_before_its_arguments_settle_is_caught():
+    class Eager(solutions.InteractionsAdapter):
+        def step_started(self, c):
+            out = super().step_started(c)
+            if c.slot_kind == "function_call":
+                out.append(solutions.ToolCallReady(self.seq(), block=out[0].block,
+                                                   name=c.name, call_id=c.call_id, input={}))
+            return out
+
+    verdict = checks.check_interactions_adapter(Eager)
+    assert verdict.status == "failed"
+    assert "got tool_call_ready(" in verdict.message
+    assert "before its arguments settled" in verdict.message
+
+
+def test_an_adapter_that_drops_the_thought_signature_is_caught():
+    class Unsigned(solutions.InteractionsAdapter):
+        def feed(self, changes, *, t=None, at=None):
+            kept = [c for c in changes or () if not isinstance(c, solutions.ch.SlotSigned)]
+            return super().feed(kept, t=t, at=at)
+
+    verdict = checks.check_interactions_adapter(Unsigned)
+    assert verdict.status == "failed"
+    assert "expected signature_added(" in verdict.message
+    assert "the thought's signature was dropped" in verdict.message
+
+
+def test_a_failed_check_leaves_the_course_adapter_in_place():
+    class Broken(solutions.InteractionsAdapter):
+        def step_started(self, c):
+            raise ValueError("oops")
+
+    verdict = checks.check_interactions_adapter(Broken)
+    assert verdict.status == "failed" and "ValueError: oops" in verdict.message
+    from lesson_lib.turn.adapters import ADAPTERS, GeminiInteractionsAdapter
+    assert ADAPTERS[checks.INTERACTIONS] is GeminiInteractionsAdapter
+
+
+def test_an_instance_instead_of_the_class_is_named():
+    verdict = checks.check_interactions_adapter(solutions.InteractionsAdapter())
+    assert verdict.status == "failed"
+    assert "pass the class itself, a subclass of WireAdapter" in verdict.message

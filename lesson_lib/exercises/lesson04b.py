@@ -12,6 +12,13 @@
    parts (``STOP`` with a ``functionCall`` part asks for tools). Graded
    against the adapter's own finish on every Gemini capture, and on
    hand-made reasons.
+3. `check_interactions_adapter`: a whole adapter for Gemini Interactions, a
+   class that turns the accumulator's changes into turn events. Run on every
+   constructed Interactions capture and every shared recording (left out,
+   with a printed reason, when REFERENCE_CAPTURES has none), its events are
+   compared with the course adapter's, event by event (the fields in
+   `SHOWN`); then the weather turn runs live through `LiveTurn` against the
+   course's server, with the learner's class as the wire's adapter.
 
 A mismatch shows the input the function was given (the parts, record by
 record) and says what to change. Every case comes from the corpus or is
@@ -20,14 +27,19 @@ written here: offline, the same verdict every time.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from ..capture.captures import corpus, from_bytes
-from ..turn.run import turn_state
-from ..wires import gemini
+from ..capture.captures import corpus, from_bytes, reference_corpus, reference_dir
+from ..turn.adapters import ADAPTERS, WireAdapter
+from ..turn.run import step_events, turn_state
+from ..wires import ENTRIES, gemini, gemini_interactions
 from ..wires.wire_events import parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 from .compare import first_difference
@@ -36,8 +48,11 @@ BLOCKS = exercise("04b", 1, "Gemini's parts to blocks",
                   solution="lesson_lib.solutions.lesson04b:gemini_blocks")
 FINISH = exercise("04b", 2, "Gemini's finish reason",
                   solution="lesson_lib.solutions.lesson04b:gemini_finish")
+ADAPTER = exercise("04b", 3, "The whole Gemini Interactions adapter",
+                   solution="lesson_lib.solutions.lesson04b:InteractionsAdapter")
 
 WIRE = gemini.WIRE
+INTERACTIONS = gemini_interactions.WIRE
 
 
 def records_of(capture: Any) -> list[dict]:
@@ -287,3 +302,211 @@ def check_gemini_finish(fn: Callable[[str | None, list[dict]], str]) -> Verdict:
     """Grade `fn(finish_reason, parts) -> unified finish reason`."""
     return grade(FINISH, lambda reason, parts: fn(reason, json.loads(json.dumps(parts))),
                  finish_cases())
+
+
+# -- exercise 3: the whole Gemini Interactions adapter ---------------------------------------
+
+# What of each turn event is compared: the fields a learner's adapter decides. Sequence
+# numbers follow from the events themselves, and times and wire positions from the stream.
+SHOWN = {
+    "step_started": ("step", "wire"),
+    "block_started": ("block", "block_kind", "channel", "name", "call_id", "server_side",
+                      "content"),
+    "block_delta": ("block", "fragment", "channel"),
+    "signature_added": ("block", "signature"),
+    "block_ended": ("block", "complete", "synthesised"),
+    "tool_call_ready": ("block", "name", "call_id", "input"),
+    "tool_call_invalid": ("block", "name", "call_id", "state"),
+    "error_reported": ("scope", "code"),
+    "noted": ("code",),
+    "usage_reported": ("usage",),
+    "step_finished": ("finish", "ended"),
+    "wire_event_passed": ("event_type",),
+    "source_added": ("block", "source"),
+}
+# Their order against the tools' own events depends on timing: left out of the live check.
+LIVE_ONLY = frozenset({"turn_started", "turn_finished", "tool_execution_started",
+                       "tool_execution_finished"})
+
+
+def shown(event: Any) -> dict:
+    """A turn event as the checker compares it: its kind and the fields in `SHOWN`."""
+    out = {"kind": event.kind}
+    for name in SHOWN.get(event.kind, ()):
+        value = getattr(event, name, None)
+        if name == "finish":
+            value = value.reason
+        elif name == "usage":
+            value = (value.input, value.output, value.reasoning)
+        out[name] = value
+    return out
+
+
+@contextmanager
+def _adapting(adapter_class: type) -> Iterator[None]:
+    """The turn's stations with `adapter_class` as this wire's adapter, for the block: the
+    wire's registry entry names the learner's class as its adapter part (every station reads
+    the entry), and the course's own entry is put back after."""
+    before = ENTRIES[INTERACTIONS]
+    ENTRIES[INTERACTIONS] = dataclasses.replace(before, adapter=adapter_class)
+    try:
+        yield
+    finally:
+        ENTRIES[INTERACTIONS] = before
+
+
+def adapter_events(adapter_class: type, capture: Any) -> list[dict]:
+    """One step's turn events, as `shown`, with `adapter_class` reading the changes."""
+    with _adapting(adapter_class):
+        return [shown(e) for e in step_events(capture, route="wire")]
+
+
+def interactions_captures() -> tuple[list[Any], str | None]:
+    """The constructed Interactions captures, then the shared recordings; and why the
+    recordings are left out, when they are."""
+    found = [corpus_capture(c.key) for c in corpus() if c.wire == INTERACTIONS]
+    recordings = [c for c in reference_corpus() if c.wire == INTERACTIONS]
+    if not recordings:
+        return found, (f"the shared recordings were not checked: no {INTERACTIONS} "
+                       f"recordings under {reference_dir()} (set REFERENCE_CAPTURES)")
+    return found + sorted(recordings, key=lambda c: c.key), None
+
+
+def _advice(expected: dict | None, got: dict | None) -> str:
+    """What the first difference most likely means, in the adapter's terms."""
+    want = expected["kind"] if expected else None
+    have = got["kind"] if got else None
+    if want == "step_finished" and have is None:
+        return ("your adapter never ended the step: the StreamEnded change must reach the "
+                "base (`super().feed([change])`), which says StepFinished")
+    if have == "tool_call_ready" and want != "tool_call_ready":
+        return ("a tool call was made ready before its arguments settled: a call is ready "
+                "only at its SlotClosed (the step.stop), with the change's `input`")
+    if want == "signature_added":
+        return ("the thought's signature was dropped: a `thought_signature` delta arrives as "
+                "a SlotSigned change; say it with SignatureAdded on the thought's block (the "
+                "next request sends it back)")
+    if want == "block_ended" and have != "block_ended":
+        return ("a step's block did not end here: every SlotClosed ends its block, a step "
+                "that arrives whole ends at once, and a step still open when the stream "
+                "ends ends cut (complete=False, synthesised=True)")
+    if want == "block_started" and have == "block_started":
+        return ("the step's type decides the block: thought -> reasoning, model_output -> "
+                "text, function_call -> tool_call (with its name and call id), a server "
+                "tool's *_call -> other and *_result -> tool_result, both server-side")
+    if want == "step_finished" and have == "step_finished":
+        return ("finish() reads the interaction's `status` (self.response['status']) through "
+                "`finish_reason`: requires_action is tool_calls, completed is stop")
+    if want == "block_delta" and have == "block_delta":
+        return ("each TextAppended or ToolInputGrew is one BlockDelta on its step's block, "
+                "its fragment as it came, the channel 'reasoning' for a thought")
+    if want in ("tool_call_ready", "tool_call_invalid"):
+        return ("a function call's end is ToolCallReady when the SlotClosed's call_state is "
+                "'complete' (its `input` is the parsed arguments), else ToolCallInvalid")
+    if want == "source_added":
+        return ("an annotation on a step's text arrives as a CitationAdded change: say it "
+                "with SourceAdded on that step's block (its `citation` is the source)")
+    if want in ("usage_reported", "error_reported", "noted", "wire_event_passed"):
+        return ("changes your adapter does not read itself (ResponseChanged, InBandError, "
+                "DiagnosticNoted, UnknownEvent...) go to the base: `super().feed([change])`")
+    return "compare your handling of this change with the API card"
+
+
+def _explain_events(expected: list[dict], got: list[dict]) -> str | None:
+    """The first event that differs, what was expected, and the likely mistake."""
+    at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
+              min(len(expected), len(got)))
+    if at == len(expected) == len(got):
+        return None
+    want = expected[at] if at < len(expected) else None
+    have = got[at] if at < len(got) else None
+    before = f" (after {expected[at - 1]['kind']})" if at else ""
+    return (f"turn event {at}{before}: expected {_one(want)}, got {_one(have)}.\n"
+            f"  Fix: {_advice(want, have)}.")
+
+
+def _one(event: dict | None) -> str:
+    if event is None:
+        return "no event (your events end here)"
+    text = ", ".join(f"{k}={v!r}" for k, v in event.items() if k != "kind")
+    text = f"{event['kind']}({text})"
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def interactions_cases() -> tuple[Case, ...]:
+    """One case per Interactions capture: the course adapter's events are the answer."""
+    return _cases_under(str(reference_dir()))
+
+
+@cache
+def _cases_under(reference: str) -> tuple[Case, ...]:
+    course = ADAPTERS[INTERACTIONS]
+    captures, _ = interactions_captures()
+    return tuple(Case(c.key, (c,), adapter_events(course, c),
+                      lambda e, g: _explain_events(e, g)) for c in captures)
+
+
+LIVE_DEADLINE_S = 30.0   # the turn is cancelled past it: an adapter that hangs fails
+LIVE = "live: the weather turn through LiveTurn and the course's server"
+
+
+def live_events(adapter_class: type) -> list[dict]:
+    """The weather turn run live through `LiveTurn` against the course's server, as
+    `shown`, and then how the turn ended."""
+    from ..capture.captures import load
+    from ..cli.serve import serving
+    from ..live import LiveTurn, weather_tool
+
+    request = load(f"{INTERACTIONS}/weather-turn-step1").request
+    with _adapting(adapter_class), serving(speed="instant") as url:
+        turn = LiveTurn(url, INTERACTIONS, request, [weather_tool(0.0)],
+                        deadline_s=LIVE_DEADLINE_S)
+        result = _in_a_thread(turn.run)
+    return [shown(e) for e in turn.events if e.kind not in LIVE_ONLY] + [
+        {"kind": "turn_outcome", "outcome": result.outcome}]
+
+
+def _in_a_thread(coro_fn: Callable[[], Any]) -> Any:
+    """Run a coroutine to its end in a thread of its own (a notebook's kernel already
+    runs an event loop); what it raised is raised here."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro_fn())
+        except BaseException as exc:    # raised again below, in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(LIVE_DEADLINE_S + 5)
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise TimeoutError(f"the live turn did not end within {LIVE_DEADLINE_S:g} s")
+    return box["value"]
+
+
+@cache
+def _course_live() -> tuple[dict, ...]:
+    return tuple(live_events(ADAPTERS[INTERACTIONS]))
+
+
+def check_interactions_adapter(adapter_class: type) -> Verdict:
+    """Grade a Gemini Interactions adapter class: on every constructed capture and every
+    shared recording, event by event against the course's adapter, then live on the
+    weather turn through `LiveTurn` and the course's server."""
+    _, skipped = interactions_captures()
+    if skipped:
+        print(skipped)
+    live = Case(LIVE, (LIVE,), list(_course_live()), lambda e, g: _explain_events(e, g))
+
+    def run(source: Any) -> list[dict]:
+        if not (isinstance(adapter_class, type) and issubclass(adapter_class, WireAdapter)):
+            raise TypeError(f"pass the class itself, a subclass of WireAdapter, not "
+                            f"{type(adapter_class).__name__} {adapter_class!r:.60}")
+        if source == LIVE:
+            return live_events(adapter_class)
+        return adapter_events(adapter_class, source)
+
+    return grade(ADAPTER, run, (*interactions_cases(), live))

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+from .. import wires
+from ..accumulate import changes as ch
+from ..turn.adapters.base import WireAdapter
+from ..turn.events import (
+    BlockDelta,
+    BlockEnded,
+    BlockStarted,
+    Finish,
+    SignatureAdded,
+    SourceAdded,
+    ToolCallInvalid,
+    ToolCallReady,
+)
 from ..wires.gemini import FINISH_REASONS
+
+gi = wires.gemini_interactions
 
 TEXT_KEYS = {"text", "thought", "thoughtSignature"}
 
@@ -59,3 +74,91 @@ def gemini_finish(finish_reason: str | None, parts: list[dict]) -> str:
     if unified == "stop" and any("functionCall" in part for part in parts):
         return "tool_calls"
     return unified
+
+
+# -- exercise 3: the whole Gemini Interactions adapter ---------------------------------------
+
+class InteractionsAdapter(WireAdapter):
+    """Gemini Interactions' changes as turn events, written plainly (exercise 3).
+
+    It handles the changes that make blocks itself (a step opened, its text or
+    its arguments grew, a thought signed, a source cited, a step stopped, the stream ended
+    with steps still open) and passes every other change (usage, errors,
+    notes, the terminal, the step's end) to the base class.
+    """
+
+    wire = gi.WIRE
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # a step's index -> its block id, block kind, and a call's name and id
+        self.open: dict = {}
+
+    def feed(self, changes, *, t=None, at=None):
+        """The turn events that one wire event's changes mean."""
+        out = []
+        for c in changes or ():
+            if isinstance(c, ch.SlotOpened):
+                out += self.step_started(c)
+            elif isinstance(c, ch.TextAppended | ch.ToolInputGrew) and c.address in self.open:
+                block, kind = self.open[c.address][:2]
+                channel = "reasoning" if kind == "reasoning" else "text"
+                out.append(BlockDelta(self.seq(), block=block, fragment=c.fragment,
+                                      channel=channel))
+            elif isinstance(c, ch.SlotSigned) and c.address in self.open:
+                out.append(SignatureAdded(self.seq(), block=self.open[c.address][0],
+                                          signature=c.signature))
+            elif isinstance(c, ch.CitationAdded) and c.address in self.open:
+                out.append(SourceAdded(self.seq(), block=self.open[c.address][0],
+                                       source=c.citation))
+            elif isinstance(c, ch.SlotClosed) and c.address in self.open:
+                out += self.step_stopped(c)
+            elif isinstance(c, ch.StreamEnded):
+                for address in list(self.open):     # steps the stream never stopped
+                    out += self.step_stopped(ch.SlotClosed(None, address, "end_of_stream",
+                                                           synthesised=True, call_state="cut"))
+                out += super().feed([c], t=t, at=at)
+            else:
+                out += super().feed([c], t=t, at=at)
+        return out
+
+    def step_started(self, c: ch.SlotOpened) -> list:
+        """A step began: a block of the kind its step type says (a server step whole)."""
+        kind, server = {gi.THOUGHT_STEP: ("reasoning", False),
+                        gi.MODEL_OUTPUT_STEP: ("text", False),
+                        gi.FUNCTION_CALL_STEP: ("tool_call", False)}.get(
+                            c.slot_kind, ("tool_result", True) if c.slot_kind
+                            in gi.SERVER_RESULT_STEPS else ("other", True))
+        block = self.new_block_id()
+        self.output_seen = True
+        channel = "reasoning" if kind == "reasoning" else "other" if server else "text"
+        out = [BlockStarted(self.seq(), block=block, step=self.step, block_kind=kind,
+                            channel=channel, name=c.name, call_id=c.call_id,
+                            server_side=server, content=c.content)]
+        if c.whole:
+            out.append(BlockEnded(self.seq(), block=block))
+        else:
+            self.open[c.address] = (block, kind, c.name, c.call_id)
+        return out
+
+    def step_stopped(self, c: ch.SlotClosed) -> list:
+        """A step ended: its block ends, and a function call is ready (or not) only now,
+        once its arguments have all arrived."""
+        block, kind, name, call_id = self.open.pop(c.address)
+        cut = c.synthesised
+        out = [BlockEnded(self.seq(), block=block, complete=not cut, synthesised=cut)]
+        if kind != "tool_call":
+            return out
+        if c.call_state == "complete":
+            out.append(ToolCallReady(self.seq(), block=block, name=name, call_id=call_id,
+                                     input=c.input))
+        else:
+            out.append(ToolCallInvalid(self.seq(), block=block, name=name, call_id=call_id,
+                                       state="cut" if cut else "invalid"))
+        return out
+
+    def finish(self) -> Finish:
+        """The interaction's last ``status`` in the turn's words (``requires_action``:
+        the model waits on tools)."""
+        raw = self.response.get("status")
+        return Finish(gi.finish_reason(raw) or "other", raw)
