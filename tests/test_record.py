@@ -74,11 +74,14 @@ def test_record_from_serve_gives_the_same_bytes_and_chunk_ends(server, tmp_path,
 def test_record_offers_every_wire_whose_registry_entry_has_a_record_route():
     offered = set(recordable())
     assert offered == {w for w, e in wires.ENTRIES.items() if e.record is not None}
-    assert {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini"} <= offered
+    assert {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini",
+            "google-gemini-interactions"} <= offered
 
 
-@pytest.mark.parametrize("key", ["google-gemini/text-crlf"])
-def test_record_through_google_genai_pointed_at_serve_gives_the_same_bytes(tmp_path, key):
+@pytest.mark.parametrize("key, asked", [("google-gemini/text-crlf", "contents"),
+                                        ("google-gemini-interactions/text", "input")])
+def test_record_through_google_genai_pointed_at_serve_gives_the_same_bytes(tmp_path, key,
+                                                                           asked):
     cap = load(key)
     env = dict(os.environ, GEMINI_API_KEY=FAKE_KEY)
     with serving(speed=1, capture=key) as base:
@@ -88,7 +91,7 @@ def test_record_through_google_genai_pointed_at_serve_gives_the_same_bytes(tmp_p
     again = load(tmp_path / cap.wire / "again.sse")
     assert again.body == cap.body
     assert again.chunk_ends == cap.chunk_ends
-    assert again.sidecar["request"] == {"model": cap.request["model"], "contents": "hi"}
+    assert again.sidecar["request"] == {"model": cap.request["model"], asked: "hi"}
     assert FAKE_KEY.encode() not in every_byte(tmp_path)
     assert cli.main(["check", str(again.path)]) == 0
 

@@ -20,7 +20,7 @@ import contextlib
 import datetime as dt
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -195,6 +195,24 @@ def gemini_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any,
     are handed on as the SDK's records arrive. Its errors come as the raw
     route's: a refused request with its status, headers and body.
     """
+    return _genai_create(key, base_url, on_request,
+                         lambda client, kwargs: client.models.generate_content_stream(**kwargs))
+
+
+def interactions_request(prompt: str, model: str, max_tokens: int) -> dict[str, Any]:
+    """Gemini Interactions: the prompt as the input (the server makes it one user turn)."""
+    return {"model": model, "input": prompt}
+
+
+def interactions_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any, Any]:
+    """google-genai's ``interactions.create(..., stream=True)``, read as a raw streaming
+    response the way `gemini_create` reads Gemini's (one SDK event per piece handed on)."""
+    return _genai_create(key, base_url, on_request,
+                         lambda client, kwargs: client.interactions.create(stream=True, **kwargs))
+
+
+def _genai_create(key: str, base_url: str | None, on_request: Any,
+                  stream: Callable[[Any, dict[str, Any]], Iterator[Any]]) -> tuple[Any, Any]:
     import httpx2
     from google import genai
     from google.genai import types
@@ -207,7 +225,7 @@ def gemini_create(key: str, base_url: str | None, on_request: Any) -> tuple[Any,
 
     @contextlib.contextmanager
     def create(**kwargs: Any) -> Iterator[_Streamed]:
-        yield _Streamed(tee, client.models.generate_content_stream(**kwargs))
+        yield _Streamed(tee, iter(stream(client, kwargs)))
 
     return create, SimpleNamespace(APIStatusError=_Refused, APIConnectionError=httpx2.TransportError)
 

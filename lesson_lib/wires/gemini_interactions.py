@@ -37,7 +37,7 @@ from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import SSE_CONTENT_TYPE, Entry, SDKRoute
+from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
 from .resume import Resume
@@ -267,4 +267,9 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
                            replay="lesson_lib.capture.replay:replay_interactions",
                            request="lesson_lib.capture.replay:interactions_kwargs",
                            model="gemini-2.5-flash"),
+              record=RecordRoute(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash",
+                                 "lesson_lib.capture.record:interactions_request",
+                                 "lesson_lib.capture.record:interactions_create",
+                                 via="interactions.create(stream=True), the body read by its "
+                                     "HTTP transport"),
               reference_folders=(WIRE,))
