@@ -205,3 +205,15 @@ def test_an_instance_instead_of_the_class_is_named():
     verdict = checks.check_interactions_adapter(solutions.InteractionsAdapter())
     assert verdict.status == "failed"
     assert "pass the class itself, a subclass of WireAdapter" in verdict.message
+
+
+def test_an_adapter_not_attempted_prints_nothing_of_the_recordings(monkeypatch, tmp_path, capsys):
+    # The committed notebook's output must not depend on where the course runs.
+    class Starter(checks.WireAdapter):
+        def feed(self, changes, t=None, at=None):
+            raise NotImplementedError
+
+    monkeypatch.setenv("REFERENCE_CAPTURES", str(tmp_path))
+    verdict = checks.check_interactions_adapter(Starter)
+    assert verdict.status == "not attempted"
+    assert capsys.readouterr().out == ""
