@@ -35,7 +35,7 @@ NAMES = [
     "http-529-overloaded", "html-in-text", "write-file-tool",
     "weather-turn-step1", "weather-turn-step2", "http-429-rate-limited", "overloaded-first",
     "fallback-after-refusal", "code-execution-pause", "mcp-listing-window-full",
-    "compaction-stop", "stop-sequence",
+    "compaction-stop", "stop-sequence", "fallback-after-tool-call",
 ]
 HTTP_ERRORS = {"http-529-overloaded", "http-429-rate-limited"}
 STREAMS = [n for n in NAMES if n not in HTTP_ERRORS]

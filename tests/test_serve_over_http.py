@@ -60,7 +60,7 @@ def client_for(base: str, cap, **query):
     headers = {"capture": cap.key}
     if cap.wire in ("aws-bedrock-converse", "aws-bedrock-invoke"):
         return served_client(base, cap.key, **query)     # boto3, endpoint_url at the server
-    if cap.wire == "google-gemini":
+    if cap.wire in ("google-gemini", "google-gemini-interactions"):
         from google import genai
         from google.genai import types
         assert not query, "the Gemini client here names its capture by header only"

@@ -217,7 +217,8 @@ PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow])
 GOOD = [c for c in corpus() if c.status < 300 and how_it_ended(
     c.wire, parse_all(c.events), c.sse_diagnostics).kind == "ended"
-    and "starting_after" not in c.request]    # a resumed stream joins its first one
+    and "starting_after" not in c.request     # a resumed stream joins its first one
+    and not (c.sidecar.get("sdk") or {}).get("raises")]   # a helper that refuses it whole
 
 
 @st.composite
@@ -532,3 +533,12 @@ def test_bytes_after_the_terminal_that_make_no_event_are_no_proper_end_on_the_sd
     events = turn_events(cap, "sdk")
     assert any(getattr(e, "code", None) == "sdk_missed_tail" for e in events)
     assert turn_state(whole, route="sdk").outcome == "completed"
+
+
+def test_a_helper_that_refuses_a_stream_before_its_in_band_error_fails_the_turn():
+    # rotating-ids: openai's helper raises at response.in_progress; an error injected after
+    # it is never reached by the SDK, and the bytes arrived whole: the SDK's refusal, not a cut.
+    cap = faults.inject_error(load("openai-responses/rotating-ids"), 1)
+    state = reduce_all(turn_events(cap, "sdk"))
+    assert state.outcome == "failed"
+    assert [(e.code, e.scope) for e in state.errors] == [("sdk_refused", "protocol")]

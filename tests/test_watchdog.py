@@ -26,9 +26,7 @@ def _silences(cap):
 
 
 def test_thresholds_exist_for_every_wire():
-    assert set(LIMITS) == {"anthropic-messages", "openai-responses", "openai-chat",
-                           "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke",
-                           "google-gemini-interactions"}
+    assert set(LIMITS) == set(wires.WIRES)
     for limits in LIMITS.values():
         assert limits.lost_ms > max(limits.pause_ms.values())
 

@@ -326,7 +326,7 @@ def sidecar_shape_problem(sidecar: Any) -> str | None:
     if not isinstance(sidecar, dict):
         return f"sidecar is a JSON {type(sidecar).__name__}, not an object"
     wire = sidecar.get("wire")
-    if wire is not None and wire not in ENTRIES:
+    if wire is not None and (not isinstance(wire, str) or wire not in ENTRIES):
         return f"sidecar field 'wire' is {_short(wire)}, not one of {', '.join(ENTRIES)}"
     for name in ("request", "response", "chunks", "provenance", "sdk", "turn"):
         if sidecar.get(name) is not None and not isinstance(sidecar[name], dict):

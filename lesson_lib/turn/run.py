@@ -127,12 +127,13 @@ def _wire_batches(capture: Capture, step: int, seq: Counter | None) -> Iterator[
 
 
 def _wire_ended(capture: Capture, error: BaseException | None) -> bool:
-    """Whether the capture's bytes ended properly, where the SDK raised (so that the SDK
-    route can tell an SDK's refusal of a whole stream from a stream cut under it)."""
+    """Whether the capture's bytes arrived whole, where the SDK raised: they ended properly,
+    or with an in-band error the SDK never reached (so that the SDK route can tell an SDK's
+    refusal of a whole stream from a stream cut under it)."""
     if error is None:
         return False
     return how_it_ended(capture.wire, parse_all(capture.events), capture.sse_diagnostics,
-                        capture.status, request=capture.request).proper
+                        capture.status, request=capture.request).kind in ("ended", "error")
 
 
 def _tail_cut(capture: Capture, error: BaseException | None) -> str | None:

@@ -19,8 +19,9 @@ from .openai_sidecar import provenance
 from .weather_turn import ANSWER, CALLS, RESULTS, TOOL_NAME, TURN_NAME, result_text
 from .weather_turn import QUESTION as QUESTION_WEATHER
 
-_HEADERS = {"content-type": "text/event-stream; charset=utf-8",
-            "anthropic-beta": "managed-agents-2026-04-01"}
+# The response's headers as a sidecar keeps them (the allowlist: `anthropic-beta` is the
+# request's, sent by the SDK, never the response's).
+_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}
 QUESTION = "Which Python files in the repo import requests? Fix any that pin an old version."
 
 

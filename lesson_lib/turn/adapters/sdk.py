@@ -546,11 +546,12 @@ class SDKAdapter:
             else:
                 changes.append(ch.InBandError(None, message or str(error), body, etype))
         elif error is not None and wire_ended and not self.translator.terminal:
-            # The wire completed, and the helper refused it before its terminal (a
-            # Responses stream that begins with response.queued): what the application
-            # got is the SDK's refusal, not a cut stream.
+            # The bytes arrived whole (ended properly, or with an in-band error the helper
+            # never reached), and the helper refused them before its terminal (a Responses
+            # stream that begins with response.queued, ids that rotate): what the
+            # application got is the SDK's refusal, not a cut stream.
             changes.append(ch.DiagnosticNoted(None, Diagnostic(
-                "sdk_refused", "the SDK's helper refused a stream that ended properly on "
+                "sdk_refused", "the SDK's helper refused a stream that arrived whole on "
                 f"the wire: {type(error).__name__}: {error}", severity="error",
                 raw=str(error))))
         elif error is not None:
