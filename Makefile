@@ -51,14 +51,14 @@ hub-proxy:
 	elif ! $(MAKE) --no-print-directory $(HUB_PROXY); then \
 		echo "configurable-http-proxy could not be installed: tests/test_hub_real.py will skip"; fi
 
-# The suite runs on every core (pytest-xdist): a notebook's cells, and a module's tests that
-# share a server or a built corpus, stay on one worker (tests/conftest.py). TEST_JOBS=0 runs
-# it in this process alone.
+# The suite runs on every core (pytest-xdist), one test file at a time on a worker: a
+# notebook's cells run in order in one kernel, and a module's shared server or built corpus
+# is made once. TEST_JOBS=0 runs it in this process alone.
 TEST_JOBS ?= auto
 
 test: $(STAMP) hub-proxy
 	$(BIN)/ruff check lesson_lib tests scripts bench
-	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup --nbval --nbval-current-env \
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with notebooks/sanitize.cfg tests notebooks/[0-9][0-9]*-*.ipynb
 
 notebooks: $(STAMP)

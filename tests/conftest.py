@@ -17,11 +17,8 @@ def fresh_progress():
 
 def pytest_collection_modifyitems(items):
     """Skip, with its reason, each reference capture a pending issue is about to read
-    (`tests/pending.py`); keep together on one worker what must run together when the suite
-    runs in parallel (`xdist_groups`)."""
+    (`tests/pending.py`)."""
     from pending import reason
-
-    xdist_groups(items)
 
     from lesson_lib.capture.captures import Capture
 
@@ -42,28 +39,3 @@ def _is_reference(capture) -> bool:
             reference_dir().resolve())
     except OSError:
         return False
-
-
-def xdist_groups(items) -> None:
-    """Under ``pytest -n N --dist loadgroup`` (``make test``), the tests that must share one
-    process stay on one worker: a notebook's cells (nbval runs them in order in one kernel)
-    and the tests of a module with a module- or session-scoped fixture (a server, a lab, a
-    hub: started once, not once per worker). Every other test goes wherever a worker is
-    free."""
-    for item in items:
-        path = str(getattr(item, "path", "") or item.nodeid.split("::")[0])
-        if path.endswith(".ipynb") or _has_shared_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(name=path))
-
-
-def _has_shared_fixture(item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    for name in info.names_closure:
-        for definition in info.name2fixturedefs.get(name, ()):
-            # A fixture of the project's own (pytest's and plugins' have no baseid).
-            if definition.baseid and definition.scope in ("module", "session", "package",
-                                                          "class"):
-                return True
-    return False

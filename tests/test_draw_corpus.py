@@ -20,10 +20,6 @@ from lesson_lib.turn import initial, reduce
 from lesson_lib.turn.adapters import ADAPTERS
 from lesson_lib.turn.run import turn_events
 
-# The count of drawings checked reads what the module's other tests counted: under
-# `pytest -n`, they all run on one worker.
-pytestmark = pytest.mark.xdist_group("draw_corpus")
-
 WIRES = tuple(ADAPTERS)          # every wire the course reads: each has an adapter
 ALL = corpus() + reference_corpus()
 CAPTURES = [c for c in ALL if c.wire in WIRES]

@@ -112,7 +112,7 @@ def test_make_lab_installs_the_lab_extra_only_and_make_test_adds_the_test_tools(
                    "/fresh/.venv/bin/python -m pip install -q -e '.[lab]'"]
     assert f'labextension disable "{NEWS}"' in dry_run("lab")
     test = dry_run("test")
-    assert "pip install -q -e '.[lab,test]'" in test and "pytest -n auto --dist loadgroup --nbval" in test
+    assert "pip install -q -e '.[lab,test]'" in test and "pytest -n auto --dist loadfile --nbval" in test
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

@@ -281,17 +281,9 @@ class ConverseAccumulator(IndexedAccumulator):
                       slot=index, raw=event.sse.data)
 
     def _block_stop(self, payload: dict, event: WireEvent) -> None:
-        index = payload.get("contentBlockIndex")
-        block = self.blocks.get(index) if isinstance(index, int) else None
+        block = self.block_to_stop(payload.get("contentBlockIndex"), event)
         if block is None:
-            self.note("unknown_slot", f"stop for slot {index!r}, which never began",
-                      event=event, slot=index, raw=event.sse.data)
             return
-        if block.state != "open":
-            self.note("duplicate_stop", f"slot {index} stopped twice", event=event,
-                      slot=index, raw=event.sse.data)
-            return
-        block.state = "closed"
         self._close(block, cut=False, event=event)
 
     def _close(self, block: _Block, *, cut: bool, event: WireEvent | None) -> None:

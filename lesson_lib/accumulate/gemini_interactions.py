@@ -428,15 +428,9 @@ class GeminiInteractionsAccumulator(IndexedAccumulator):
         return True
 
     def _step_stop(self, payload: dict, event: WireEvent) -> None:
-        index = payload.get("index")
-        block = self.blocks.get(index) if type(index) is int else None
-        if block is None or block.state != "open":
-            code = "unknown_slot" if block is None else "duplicate_stop"
-            self.note(code, f"stop for slot {index!r}, which was never started"
-                      if block is None else f"slot {index} stopped twice", event=event,
-                      slot=index, raw=event.sse.data)
+        block = self.block_to_stop(payload.get("index"), event)
+        if block is None:
             return
-        block.state = "closed"
         if payload.get("step_usage") is not None:
             self.step_usage[block.index] = copy.deepcopy(payload["step_usage"])
         if isinstance(payload.get("usage"), dict):

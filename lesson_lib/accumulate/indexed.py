@@ -90,6 +90,22 @@ class IndexedAccumulator(Accumulator):
         """The blocks in index order."""
         return [self.blocks[i] for i in sorted(self.blocks)]
 
+    def block_to_stop(self, index: Any, event: Any) -> Any:
+        """The open block a stop event names by `index`, now closed; None (noted:
+        ``unknown_slot`` for a block never started, ``duplicate_stop`` for one stopped
+        already) when there is none to stop."""
+        block = self.blocks.get(index) if type(index) is int else None
+        if block is None:
+            self.note("unknown_slot", f"stop for slot {index!r}, which was never started",
+                      event=event, slot=index, raw=event.sse.data)
+            return None
+        if block.state != "open":
+            self.note("duplicate_stop", f"slot {index} stopped twice", event=event,
+                      slot=index, raw=event.sse.data)
+            return None
+        block.state = "closed"
+        return block
+
     def live_tool_calls(self) -> list[ToolCall]:
         """The tool call of every block that takes input, in index order."""
         return [block.call for block in self.ordered_blocks() if block.call is not None]

@@ -279,16 +279,9 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
 
     def _block_stop(self, payload: dict, event: WireEvent) -> None:
         index = payload.get("index")
-        block = self.blocks.get(index) if isinstance(index, int) else None
+        block = self.block_to_stop(index, event)
         if block is None:
-            self.note("unknown_slot", f"stop for slot {index!r}, which was never started",
-                      event=event, slot=index, raw=event.sse.data)
             return
-        if block.state != "open":
-            self.note("duplicate_stop", f"slot {index} stopped twice", event=event,
-                      slot=index, raw=event.sse.data)
-            return
-        block.state = "closed"
         self._sinks.pop(index, None)
         self._end_input(block, cut=False, event=event)
 
