@@ -15,6 +15,8 @@ import ast
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from source_ast import parse as parse_source
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "lesson_lib"
 
@@ -47,7 +49,7 @@ def imports_of(name: str, path: Path, known: Iterable[str]) -> set[str]:
     known = set(known)
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse_source(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

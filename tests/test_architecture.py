@@ -11,6 +11,7 @@ import fnmatch
 from pathlib import Path
 
 from import_graph import PACKAGE, ROOT, find_cycle, import_graph, module_names
+from source_ast import parse as parse_source
 
 # -- the finder itself ------------------------------------------------------------------
 
@@ -95,7 +96,7 @@ def test_the_corpus_builders_are_outside_lesson_lib():
     installed = packages_found(ROOT, find["packages"]["find"]["include"])
     assert "lesson_lib" in installed and not [p for p in installed if "corpus" in p]
     for name, path in module_names(PACKAGE).items():
-        tree = ast.parse(path.read_text())
+        tree = parse_source(path.read_text())
         named = {alias.name.split(".")[0] for node in ast.walk(tree)
                  if isinstance(node, ast.Import) for alias in node.names}
         named |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
@@ -117,7 +118,7 @@ def test_views_do_not_reach_into_each_others_modules():
 
 def identity_calls(source: str) -> list[int]:
     """The lines of `source` that call the builtin ``id`` (the key of a per-object cache)."""
-    return [node.lineno for node in ast.walk(ast.parse(source))
+    return [node.lineno for node in ast.walk(parse_source(source))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id == "id"]
 

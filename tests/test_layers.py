@@ -26,6 +26,7 @@ from functools import cache
 
 from import_graph import PACKAGE, module_names
 from import_graph import import_graph as _import_graph
+from source_ast import parse as parse_source
 
 import_graph = cache(_import_graph)     # read once for the three rules
 
@@ -169,7 +170,7 @@ def top_level_imports(path) -> set[str]:
     """The top-level names of every package a module imports (``pandas`` for
     ``import pandas.api``), relative imports left out."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse_source(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and not node.level:

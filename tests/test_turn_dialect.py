@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from source_ast import parse as parse_source
 
 from lesson_lib.capture.captures import from_bytes, reference_dir
 from lesson_lib.turn import adapters
@@ -90,10 +91,10 @@ def test_the_reducer_and_the_views_know_no_adapter_and_no_dialect():
     for path in files:
         text = _source(path)
         assert not any(n in text.lower() for n in names), path
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(parse_source(text)):
             if isinstance(node, ast.ImportFrom):
                 assert "adapters" not in (node.module or ""), (path, node.module)
-    registry = ast.parse(_source(PACKAGE / "turn" / "adapters" / "__init__.py"))
+    registry = parse_source(_source(PACKAGE / "turn" / "adapters" / "__init__.py"))
     assigned = {t.id for n in ast.walk(registry) if isinstance(n, ast.AnnAssign)
                 for t in [n.target] if isinstance(t, ast.Name)}
     assert {"ADAPTERS", "DIALECTS"} <= assigned       # the registry is data

@@ -23,6 +23,7 @@ import re
 
 import pytest
 from import_graph import PACKAGE, imports_of, module_names
+from source_ast import parse as parse_source
 
 from lesson_lib import wires
 
@@ -87,7 +88,7 @@ def wire_mentions(source: str) -> list[str]:
     """Where code names a wire: literals (docstrings aside), identifiers, attributes,
     definitions and import aliases that carry a wire's name, and literals that are a
     wire's own event names."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     docs = _docstrings(tree)
     found = []
     for node in ast.walk(tree):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from import_graph import PACKAGE, module_names
+from source_ast import parse as parse_source
 
 from lesson_lib.wires import WIRES, gemini_interactions
 
@@ -83,7 +84,7 @@ def docstrings(tree: ast.AST) -> set[int]:
 
 def wire_literals(source: str, vocabulary: frozenset[str] = VOCABULARY) -> dict[str, list[int]]:
     """The event-type literals in `source`, with the lines they are on."""
-    tree = ast.parse(source)
+    tree = parse_source(source)
     skip = docstrings(tree)
     found: dict[str, list[int]] = {}
     for node in ast.walk(tree):

@@ -8,6 +8,7 @@ import typing
 from pathlib import Path
 
 import pytest
+from source_ast import parse as parse_source
 
 from lesson_lib import wires
 from lesson_lib.accumulate import accumulate, http_error
@@ -328,7 +329,7 @@ def test_one_retry_rule_in_common_each_wire_its_own_names():
         assert (module.RETRYABLE_ERRORS, module.FINAL_ERRORS) == (rule.retryable, rule.final)
         assert module.retryable_error == rule.error and module.retryable == rule.reported
         # No wire writes the rule out again: its module defines no function of its own for it.
-        tree = ast.parse(Path(module.__file__).read_text())
+        tree = parse_source(Path(module.__file__).read_text())
         defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert not {"retryable_error", "retryable"} & defined, module.WIRE
     assert wires.chat.RETRYABLE_ERRORS == wires.responses.RETRYABLE_ERRORS
@@ -420,7 +421,7 @@ OLD = {
 
 def _assigned(path: Path) -> set[str]:
     names = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in parse_source(path.read_text()).body:
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AnnAssign) else []
         names |= {t.id for t in targets if isinstance(t, ast.Name)}
