@@ -93,8 +93,10 @@ def test_a_rule_added_to_the_core_once_holds_in_both_loops(wire, monkeypatch):
 
 
 @pytest.mark.parametrize("wire", WIRES)
-@pytest.mark.parametrize("max_steps", [1, 2, 3])
+@pytest.mark.parametrize("max_steps", [0, 1, 2, 3])
 def test_both_loops_end_the_weather_turn_the_same_way(wire, max_steps):
+    """Same captures, same ends: a step limit (0 too) ends both as ``max_steps``; a turn
+    within it ends as its last step says."""
     offline = simulated(weather(wire), max_steps=max_steps)
     online, sent = live(weather(wire), max_steps=max_steps)
     assert offline.state.end == online.state.end

@@ -280,8 +280,8 @@ class LiveTurn:
                 # No resume after all (stopped meanwhile, or a wait too long): the break
                 # ends the step as it would have.
                 self.emit(stream.transport_error(attempt.errors[-1].message,
-                                                  code=attempt.errors[-1].code or "transport",
-                                                  t=self._now()))
+                                                 code=attempt.errors[-1].code or "transport",
+                                                 t=self._now()))
                 return next((e for e in reversed(self.events) if e.kind == "step_finished"
                              and e.step == step), None)
             if wait is not None:
