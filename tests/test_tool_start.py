@@ -185,7 +185,7 @@ def test_where_the_chunks_are_cut_does_not_move_a_start(cuts):
 
 
 def test_the_table_measures_both_rules_and_the_time_each_wins():
-    from tool_start_table import measure, render
+    from lesson_lib.turn.tool_start_table import measure, render
 
     assert measure(load("anthropic-messages/hello")) is None     # no call to start
     rows, turn = measure(load("anthropic-messages/weather-turn-step1"))
@@ -201,7 +201,7 @@ def test_the_table_measures_both_rules_and_the_time_each_wins():
 
 def test_in_a_cut_step_every_start_is_contradicted_and_the_rest_never_runs():
     from lesson_lib.breaks.faults import cut_at
-    from tool_start_table import measure, render
+    from lesson_lib.turn.tool_start_table import measure, render
 
     whole = load("anthropic-messages/weather-turn-step1")
     cut = cut_at(whole, whole.body.index(b"event: message_delta"))   # both calls settled
