@@ -128,6 +128,8 @@ USER_EVENTS = frozenset({USER_MESSAGE, USER_INTERRUPT, USER_TOOL_CONFIRMATION,
 # A call's permission as the server evaluated it: ``ask`` holds the call for a confirmation.
 PERMISSION_FIELD = "evaluated_permission"
 ASK = "ask"
+# A ``user.tool_confirmation``'s ``result`` (a ``deny_message`` may say why it was denied).
+ALLOW, DENY = "allow", "deny"
 
 # -- the ending ----------------------------------------------------------------------
 # A session idle (or terminated) ends the turn; an idle that asks for action may be
