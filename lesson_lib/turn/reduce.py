@@ -16,6 +16,21 @@ only copy, and the linear path never takes it.
 The same sharing gives the state at any event index for free:
 ``final.at(i)`` is the state after the first `i` events, without replaying
 (the player's slider).
+
+It also lets a reader that follows the turn as it forms (the drawing, lesson
+6) read only what a state gained since a count: what began or ended
+(`outline_since`), which blocks changed (`blocks_changed_since`) and what
+each gained (`block_news`), and the turn's standing (`tools_running`,
+`calls_forming`, `between_steps`, `interruptions`, `finished`, `last_t`),
+each kept as a log entry when it changes. So the reducer is the turn's one
+fold over its events; the drawing reads it and never folds them again.
+
+One fold per layer: lesson 2's fold over an accumulator's changes
+(`lesson_lib.accumulate.fold`) stays apart from this one. It rebuilds a
+*wire's* slots from the accumulator's changes, to check that the changes say
+everything the provider's final object says; this one builds the *turn*,
+across wires and steps, from the turn events. Neither can read the other's
+input.
 """
 
 from __future__ import annotations
