@@ -1,15 +1,17 @@
-"""Blocks in slots addressed by an integer index: what Anthropic's Messages stream and
-Bedrock's ConverseStream share.
+"""Blocks in slots addressed by an integer index: what Anthropic's Messages stream,
+Bedrock's ConverseStream and Gemini's Interactions stream share.
 
-Both wires put each content block in a slot named by its index (``index``,
+Each of these wires puts each content block in a slot named by its index (``index``,
 ``contentBlockIndex``); a block that takes input keeps its `ToolCall`. How a
 block begins, what its deltas do and what its final form is differ per wire
 (each wire module has its own block class); reading the blocks back does not:
 
-- `IndexedBlock` is the part of a block both wires have: its index, kind,
+- `IndexedBlock` is the part of a block every such wire has: its index, kind,
   state and tool call, its label, and what its tool call has received;
 - `IndexedAccumulator` reads the blocks back in index order: the live tool
-  calls and the slots of the slot view.
+  calls and the slots of the slot view; it also says what every such wire says of
+  an event it cannot read (`unreadable`, `unknown_event`) or a stop it cannot
+  apply (`block_to_stop`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from abc import abstractmethod
 from typing import Any
 
 from ..tool_calls import ToolCall
+from ..wires.wire_events import WireEvent
 from .base import Accumulator, Slot, SlotState
+from .changes import UnknownEvent
 
 
 class IndexedBlock:
@@ -85,6 +89,24 @@ class IndexedAccumulator(Accumulator):
     def __init__(self) -> None:
         super().__init__()
         self.blocks: dict[int, Any] = {}
+
+    def unreadable(self, event: WireEvent) -> bool:
+        """Whether `event` carries no JSON object to read: noted (``unparseable_json``, its
+        raw data kept), and skipped."""
+        if event.parse_error is None and isinstance(event.payload, dict):
+            return False
+        why = event.parse_error or "the payload is not a JSON object"
+        self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
+                  event=event, raw=event.sse.data)
+        return True
+
+    def unknown_event(self, event: WireEvent, kind: str, stream: str) -> None:
+        """An event whose type `kind` is not part of `stream`: handed on as an
+        `UnknownEvent` and noted (``unknown_event``) with its raw data."""
+        self.changes.append(UnknownEvent(event.index, kind, event.payload))
+        self.note("unknown_event", f"event type {kind!r} is not part of {stream}; kept as "
+                  "raw data", event=event, severity="warning", raw=event.sse.data,
+                  payload=event.payload)
 
     def ordered_blocks(self) -> list[Any]:
         """The blocks in index order."""
