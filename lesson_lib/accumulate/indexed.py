@@ -10,8 +10,8 @@ block begins, what its deltas do and what its final form is differ per wire
   state and tool call, its label, and what its tool call has received;
 - `IndexedAccumulator` reads the blocks back in index order: the live tool
   calls and the slots of the slot view; it also says what every such wire says of
-  an event it cannot read (`unreadable`, `unknown_event`) or a stop it cannot
-  apply (`block_to_stop`).
+  an event it cannot read (`unreadable`, `unknown_event`), a second start
+  (`already_started`) and a stop it cannot apply (`block_to_stop`).
 """
 
 from __future__ import annotations
@@ -111,6 +111,15 @@ class IndexedAccumulator(Accumulator):
     def ordered_blocks(self) -> list[Any]:
         """The blocks in index order."""
         return [self.blocks[i] for i in sorted(self.blocks)]
+
+    def already_started(self, index: int, event: WireEvent) -> bool:
+        """Whether slot `index` was started before: a second start is noted
+        (``duplicate_start``) and the first one kept."""
+        if index not in self.blocks:
+            return False
+        self.note("duplicate_start", f"slot {index} was already started; the first start "
+                  "is kept", event=event, slot=index, raw=event.sse.data)
+        return True
 
     def block_to_stop(self, index: Any, event: Any) -> Any:
         """The open block a stop event names by `index`, now closed; None (noted:

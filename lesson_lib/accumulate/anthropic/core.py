@@ -193,9 +193,7 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
             self.note("unknown_slot", "content_block_start without an integer index and a "
                       "content_block object", event=event, raw=event.sse.data)
             return
-        if index in self.blocks:
-            self.note("duplicate_start", f"slot {index} was already started; the first "
-                      "start is kept", event=event, slot=index, raw=event.sse.data)
+        if self.already_started(index, event):
             return
         still_open = [i for i in self._open if self.blocks[i].state == "open"]
         if still_open:

@@ -114,9 +114,7 @@ class ConverseAccumulator(IndexedAccumulator):
             self.note("unknown_slot", "contentBlockStart without an integer contentBlockIndex "
                       "and a toolUse or toolResult start", event=event, raw=event.sse.data)
             return
-        if index in self.blocks:
-            self.note("duplicate_start", f"slot {index} was already started; the first start "
-                      "is kept", event=event, slot=index, raw=event.sse.data)
+        if self.already_started(index, event):
             return
         self._open(Block(index, kinds[0], copy.deepcopy(start[kinds[0]])), event)
 

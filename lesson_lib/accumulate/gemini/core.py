@@ -57,9 +57,6 @@ from ..changes import (
 from .calls import FunctionCalls
 from .part import Candidate, Part
 
-# Fields of a candidate read on their own; any other is kept, last value.
-_CANDIDATE_OWN = frozenset({"content", "finishReason", "index", "groundingMetadata",
-                            "citationMetadata"})
 # Fields of a record read on their own; any other is kept, last value.
 _RECORD_OWN = frozenset({"candidates", "usageMetadata"})
 _TEXT_KEYS = frozenset({wire.TEXT_PART, wire.THOUGHT, wire.THOUGHT_SIGNATURE})
@@ -172,15 +169,7 @@ class GeminiAccumulator(FunctionCalls, Accumulator):
             parts = content.get("parts")
             for part in parts if isinstance(parts, list) else ():
                 self._part(cand, part, event)
-        for key, value in data.items():
-            if key not in _CANDIDATE_OWN:
-                cand.fields[key] = value
-        grounding = data.get("groundingMetadata")
-        if grounding is not None and (grounding or cand.grounding is None):
-            cand.grounding = grounding
-        cited = data.get("citationMetadata")
-        if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
-            cand.citations = (cand.citations or []) + cited["citations"]
+        cand.take_fields(data)
         reason = data.get("finishReason")
         if not isinstance(reason, str):
             return False

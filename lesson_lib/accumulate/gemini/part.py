@@ -3,7 +3,7 @@
 A `Part` is one slot ``(candidate, n)``: the part as it arrived, and the text its
 continuations appended or the call its arguments feed. A `Candidate` is one of a
 record's ``candidates``: its parts in order, its finish reason and the fields it
-carries (grounding, citations, the rest kept as they came).
+carries (grounding, citations, the rest kept as they came: `Candidate.take_fields`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from ...wires import gemini as wire
 from ..base import Fragments, SlotState
 from ..path_arguments import PathArguments
 
+# Fields of a candidate read on their own; any other is kept, last value.
+CANDIDATE_OWN = frozenset({"content", "finishReason", "index", "groundingMetadata",
+                           "citationMetadata"})
 # A whole part's text for the slot view and the turn: the code, the output.
 SAID = {wire.EXECUTABLE_CODE: "code", wire.CODE_EXECUTION_RESULT: "output"}
 
@@ -100,6 +103,20 @@ class Candidate:
         self.citations: list | None = None
         self.open_call: Part | None = None
         self.said_index = False
+
+    def take_fields(self, data: dict) -> None:
+        """Keep what a record says of the candidate besides its parts: a field not read on
+        its own (the last value), ``groundingMetadata`` (empty on every record and whole
+        on the last: the last non-empty one wins), ``citationMetadata`` (added up)."""
+        for key, value in data.items():
+            if key not in CANDIDATE_OWN:
+                self.fields[key] = value
+        grounding = data.get("groundingMetadata")
+        if grounding is not None and (grounding or self.grounding is None):
+            self.grounding = grounding
+        cited = data.get("citationMetadata")
+        if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
+            self.citations = (self.citations or []) + cited["citations"]
 
     def as_dict(self) -> dict:
         out: dict[str, Any] = {"content": {"parts": [p.as_dict() for p in self.parts],

@@ -141,9 +141,7 @@ class GeminiInteractionsAccumulator(StatedSteps, StepDeltas, IndexedAccumulator)
             self.note("unknown_slot", f"{gi.STEP_START} without an integer index and a step "
                       "object", event=event, raw=event.sse.data)
             return
-        if index in self.blocks:
-            self.note("duplicate_start", f"slot {index} was already started; the first start "
-                      "is kept", event=event, slot=index, raw=event.sse.data)
+        if self.already_started(index, event):
             return
         still_open = [i for i in self._open if self.blocks[i].state == "open"]
         if still_open:
