@@ -11,12 +11,14 @@ block begins, what its deltas do and what its final form is differ per wire
 - `IndexedAccumulator` reads the blocks back in index order: the live tool
   calls and the slots of the slot view; it also says what every such wire says of
   an event it cannot read (`unreadable`, `unknown_event`), a second start
-  (`already_started`) and a stop it cannot apply (`block_to_stop`).
+  (`already_started`), a stop it cannot apply (`block_to_stop`) and a block
+  the stream never stopped (`never_stopped`).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Iterator
 from typing import Any
 
 from ..tool_calls import ToolCall
@@ -136,6 +138,20 @@ class IndexedAccumulator(Accumulator):
             return None
         block.state = "closed"
         return block
+
+    def never_stopped(self, stop: str, *, length_stop: bool) -> Iterator[Any]:
+        """At the end of the stream, each block still open, in index order: marked
+        ``never closed`` and noted (``block_never_stopped``, naming the `stop` event it
+        never got: a warning when the stream ended properly after a `length_stop`, an
+        error otherwise), for the wire to close its slot."""
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.state != "open":
+                continue
+            block.state = "never closed"
+            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
+                      f"{stop}", slot=index, severity="warning" if length_stop else "error")
+            yield block
 
     def live_tool_calls(self) -> list[ToolCall]:
         """The tool call of every block that takes input, in index order."""

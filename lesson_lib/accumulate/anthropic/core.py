@@ -329,15 +329,9 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
         return what that changed."""
         if not self.begin_finish(sse_diagnostics):
             return []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.state != "open":
-                continue
-            block.state = "never closed"
-            self._sinks.pop(index, None)
-            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
-                      "content_block_stop", slot=index,
-                      severity="warning" if self.stopped and self.length_stop() else "error")
+        for block in self.never_stopped(anthropic.CONTENT_BLOCK_STOP,
+                                        length_stop=self.stopped and self.length_stop()):
+            self._sinks.pop(block.index, None)
             close_started(self, block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before message_stop: what arrived "

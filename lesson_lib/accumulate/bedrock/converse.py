@@ -229,18 +229,12 @@ class ConverseAccumulator(IndexedAccumulator):
             # A frame cut or broken after messageStop took the metadata (usage) with it:
             # the stream did not end as ConverseStream ends.
             self.complete = False
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.state != "open":
-                continue
-            block.state = "never closed"
-            # ConverseStream stops every block before messageStop: a block left open
-            # proves a lost frame, unless the model stopped inside it (a length stop),
-            # as on Anthropic's wire.
-            length = bedrock_converse.finish_reason(self.response.get("stopReason")) == "length"
-            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
-                      "contentBlockStop", slot=index,
-                      severity="warning" if self.stopped and length else "error")
+        # ConverseStream stops every block before messageStop: a block left open
+        # proves a lost frame, unless the model stopped inside it (a length stop),
+        # as on Anthropic's wire.
+        length = bedrock_converse.finish_reason(self.response.get("stopReason")) == "length"
+        for block in self.never_stopped(bedrock_converse.CONTENT_BLOCK_STOP,
+                                        length_stop=self.stopped and length):
             self._close(block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before messageStop: what arrived is "

@@ -230,14 +230,8 @@ class GeminiInteractionsAccumulator(StatedSteps, StepDeltas, IndexedAccumulator)
         what that changed."""
         if not self.begin_finish(sse_diagnostics):
             return []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.state != "open":
-                continue
-            block.state = "never closed"
-            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
-                      f"{gi.STEP_STOP}", slot=index,
-                      severity="warning" if self.complete and self.length_stop() else "error")
+        for block in self.never_stopped(gi.STEP_STOP,
+                                        length_stop=self.complete and self.length_stop()):
             close_started(self, block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", f"the stream ended before {gi.INTERACTION_COMPLETED}: "
