@@ -272,4 +272,5 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
                                  "lesson_lib.capture.record:interactions_create",
                                  via="interactions.create(stream=True), the body read by its "
                                      "HTTP transport"),
-              reference_folders=(WIRE,))
+              reference_folders=(WIRE,),
+              labels="lesson_lib.accumulate.labels:interactions_label")
