@@ -38,7 +38,13 @@ functions:
   and a failed request's error body and headers; how a dropped stream resumes
   where the wire can (`resume.Resume`); and where its parts live downstream
   (decoder, accumulator, adapter, next request, SDK route, record route,
-  reference folders: see `entry`).
+  reference folders; and where the course's default does not fit, lesson 2's
+  labels, the slots' order, the order faults it shows, a user's words, an
+  early usage count: see `entry`);
+- optionally ``read_row(payload, row)``, its events' cells in lesson 1's
+  table (`event_rows`, whose readers of the first wires stand in for it), and
+  ``sdk_shows(payload, event_type)``, the SDK union members an event shows
+  (`sdk_unions`, likewise).
 
 The registry is `WIRES` (each wire's module) and `ENTRIES` (its entry), and
 `register(module)` is the only way in: a new wire is its module and one call,
