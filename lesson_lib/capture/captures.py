@@ -21,7 +21,9 @@ A capture is two files side by side:
 A bare ``.sse`` file with no sidecar also loads: the wire is detected from
 the decoded events' own structure (their ``event:`` names, their payloads'
 ``type`` / ``object``), never from text a model may have written, and the
-whole body is one chunk with no timing. A body that starts with a binary
+whole body is one chunk with no timing. The wire station tells it
+(`lesson_lib.wires.detect_wire`, named here too): only `wires/` reads a
+payload's names. A body that starts with a binary
 frame whose prelude CRC holds is read as Bedrock's event stream, its wire
 told from the frames' ``:event-type`` headers.
 
