@@ -47,6 +47,10 @@ answers a read after ``close()`` as a closed socket does
 (`lesson_lib.capture.replay`): the chunk already delivered is decoded to its end,
 the next one never comes. Without that, a mock transport would go on
 handing out the rest of the capture.
+
+Which helper a capture's wire has is its registry entry's to say (its SDK
+route's `close`, a `Helper`): the three wires' helpers are below, and a wire
+whose route names none is refused with a `ValueError`.
 """
 
 from __future__ import annotations
