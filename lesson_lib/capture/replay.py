@@ -336,15 +336,13 @@ def replay_openai_session(capture: Capture, chunk_size: int | None, kwargs: dict
     reads the session and posts the input before it streams."""
     from openai.lib.beta.agents._result import AgentTurnResultCollector
     from openai.lib.streaming.agents._streams import _TurnState
-
-    from ..wires import openai_sessions
     client = client or openai_client(capture, chunk_size)
     state, collector = _TurnState(), AgentTurnResultCollector(kwargs["session_id"])
     done = False
     for event in client.beta.agents.sessions.events.stream(**kwargs):
         fresh = not done and state.accept(event)
         delta = getattr(event, "delta", "")
-        take(event, delta if fresh and event.type == openai_sessions.OUTPUT_TEXT_DELTA
+        take(event, delta if fresh and event.type == "agent.session.turn.output_text.delta"
              and isinstance(delta, str) else "")
         if fresh:
             collector.accept(event)

@@ -319,13 +319,12 @@ def read_error(event_type: str | None, payload: Any) -> WireError | None:
 SHEET = Sheet(
     wire=WIRE,
     events=(
-        (SESSION_IN_PROGRESS, "the session works (a snapshot of the session on every "
-                              "agent.session.* event)"),
-        (TURN_CREATED, "a turn begins: turn {id, subagent_id}; the root turn has none"),
-        (ITEM_ADDED, "an item begins (message, reasoning, function_call whole, "
-                     "function_call_output, the server's own tools)"),
+        (SESSION_IN_PROGRESS, "the session works (every agent.session.* event carries a "
+                              "snapshot of the session)"),
+        (TURN_CREATED, "a turn begins; the root turn has no subagent_id"),
+        (ITEM_ADDED, "an item begins: message, reasoning, function_call (whole), "
+                     "function_call_output, a server tool's item"),
         (OUTPUT_TEXT_DELTA, "text of a message: item_id, content_index, delta"),
-        (SUMMARY_TEXT_DELTA, "a reasoning summary's text: item_id, summary_index, delta"),
         (ITEM_DONE, "the item whole: its text as the server states it"),
         (SESSION_REQUIRES_ACTION, "the session waits: session.required_actions (a "
                                   "function_call to run, an approval)"),
@@ -342,7 +341,8 @@ SHEET = Sheet(
              f"{SESSION_BUDGET_REACHED}, {SESSION_FAILED}",
     in_band_error='error {"error": {"type", "code", "message"}} (a value: the stream goes '
                   "on); turn.failed {turn.error}; agent.session.failed",
-    also=((SESSION_BUDGET_REACHED, "the session's spending limit reached (vendor budget)"),
+    also=((SUMMARY_TEXT_DELTA, "a reasoning summary's text: item_id, summary_index"),
+          (SESSION_BUDGET_REACHED, "the session's spending limit reached (vendor budget)"),
           (TURN_CANCELLED, "the vendor cancelled the turn")),
     finish="root turn status at idle, else session status: " + finish_words(FINISH_REASONS),
     error_body='HTTP 4xx/5xx with {"error": {"message", "type", "param", "code"}}',
