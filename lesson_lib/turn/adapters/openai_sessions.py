@@ -68,12 +68,14 @@ class OpenAISessionsAdapter(WireAdapter):
     def stated_call(self, wire_kind: str | None, data: Any
                     ) -> tuple[str | None, str | None, Any] | None:
         """A server item's name (its tool's, else its type), id and input (its arguments,
-        its action, else its command), as the item states them."""
+        its action, or the command it runs), as the item states them."""
         if wire_kind not in _oas.SERVER_ITEMS or not isinstance(data, dict):
             return None
         name = data.get("name") if isinstance(data.get("name"), str) else wire_kind
-        stated = next((data[k] for k in ("arguments", "action", "command")
-                       if data.get(k) is not None), {})
+        if isinstance(data.get("command"), str):      # a command run: its line, as an object
+            return name, data.get("id"), {"command": data["command"]}
+        stated = next((data[k] for k in ("arguments", "action") if data.get(k) is not None),
+                      {})
         return name, data.get("id"), stated
 
     def server_failure(self, wire_kind: str | None, data: Any) -> str | None:
