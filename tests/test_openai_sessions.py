@@ -123,6 +123,7 @@ EXPECTED = {   # capture: (outcome, reason, finish reason, raw finish)
     "session-requires-action": ("paused", "requires_action", "pause", "requires_action"),
     "session-budget-reached": ("budget_reached", "vendor_budget", "length", "budget_reached"),
     "session-failed": ("failed", "error", "error", "failed"),
+    "session-failed-session": ("failed", "error", "error", "failed"),
     "session-cancelled": ("cancelled", "vendor", "other", "cancelled"),
     "session-duplicates": ("completed", "stop", "stop", "completed"),
     "weather-turn-step1": ("paused", "requires_action", "tool_calls", "requires_action"),

@@ -16,7 +16,9 @@ output, a server item, an echoed or other item). A function call arrives whole
 (``arguments`` an object) at its ``item.added``, where the SDK's helper runs it.
 The server's statement of a text (``output_text.done``, a part's or an item's
 ``done``) is the text: where it differs from the deltas it replaces them
-(`SlotRestated`, a ``text_restated`` warning), never appended.
+(`SlotRestated`, a ``text_restated`` warning), never appended. A command's output
+streams too (``command_execution_output.delta``); its item's ``done`` states it whole,
+and that is what the slot keeps.
 
 `final()` is what the SDK's helper knows of the turn (``AgentTurnResultCollector``
 and ``_TurnState``): the root ``turn`` object as last stated, its final
@@ -358,15 +360,6 @@ class OpenAISessionsAccumulator(IndexedAccumulator):
         self._stated(entry, part.get("text") if isinstance(part, dict) else None, event)
         self._close(entry, event)
 
-    def _command_output(self, payload: dict, event: WireEvent) -> None:
-        found = self.items.get(str(payload.get("item_id")))
-        delta = payload.get("delta")
-        if found is not None and isinstance(delta, str):
-            entry = self.blocks[found]
-            if entry.text is None:
-                entry.text = Fragments()
-            entry.text.append(delta)
-
     # -- items -------------------------------------------------------------------------
 
     def _item_added(self, payload: dict, event: WireEvent) -> None:
@@ -607,7 +600,6 @@ _HANDLERS = {
     oas.CONTENT_PART_ADDED: _Acc._part_added, oas.SUMMARY_PART_ADDED: _Acc._part_added,
     oas.OUTPUT_TEXT_DONE: _Acc._text_done, oas.SUMMARY_TEXT_DONE: _Acc._text_done,
     oas.CONTENT_PART_DONE: _Acc._part_done, oas.SUMMARY_PART_DONE: _Acc._part_done,
-    oas.COMMAND_OUTPUT_DELTA: _Acc._command_output,
     oas.ITEM_ADDED: _Acc._item_added, oas.ITEM_DONE: _Acc._item_done,
     oas.TURN_CREATED: _Acc._turn_created,
     **{kind: _Acc._turn_ended for kind in oas.TURN_ENDED},

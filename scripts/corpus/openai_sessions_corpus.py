@@ -146,6 +146,20 @@ def failed(root: Path) -> Path:
         sdk_note="the helper stops at the idle; its turn says failed")
 
 
+def session_failed(root: Path) -> Path:
+    """The session itself fails mid-turn: its environment is lost."""
+    s = SessionStream(7208, "sess_0198SessionFailed00")
+    _opening(s)
+    s.message(_words("Cloning the repository first."), phase="commentary")
+    s.error("server_error", "sandbox_error", "The environment stopped responding.")
+    s.failed("The session's environment stopped responding.")
+    return _write(root, "session-failed-session", s, demonstrates=(
+        "the session fails: an error event, then agent.session.failed with the session's "
+        "error, mid-turn (no turn.failed, no idle): the turn failed, and the helper stops"),
+        sdk_note="the helper stops at agent.session.failed; its state says the session "
+                 "failed")
+
+
 def cancelled(root: Path) -> Path:
     """The turn is cancelled (the application posted agent.session.input.cancel)."""
     s = SessionStream(7206, "sess_0198Cancelled000000")
@@ -216,8 +230,8 @@ def weather_turn(root: Path) -> list[Path]:
     return [first, second]
 
 
-BUILDERS = (plain_turn, reasoning, requires_action, budget_reached, failed, cancelled,
-            duplicates)
+BUILDERS = (plain_turn, reasoning, requires_action, budget_reached, failed, session_failed,
+            cancelled, duplicates)
 
 
 def build(root: Path) -> list[Path]:
