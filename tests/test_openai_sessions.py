@@ -313,6 +313,16 @@ def test_any_redelivery_leaves_the_turn_unchanged(data):
     assert _turn(broken) == _turn(capture)
 
 
+def test_serve_s_duplicate_spec_redelivers_event_n_and_the_turn_is_the_same():
+    from lesson_lib.cli.serve import fault_spec
+    [spec] = fault_spec.parse_all(["duplicate:3"])
+    capture = BY_NAME["weather-turn-step2"]
+    served = fault_spec.apply(capture, [spec])
+    assert served.body == faults.redeliver(capture, 3).body != capture.body
+    assert _turn(served) == _turn(capture)
+    assert "duplicate_event" in [d.code for d in accumulate(served).diagnostics]
+
+
 # -- the turn --------------------------------------------------------------------------
 
 

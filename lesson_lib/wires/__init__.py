@@ -4,8 +4,8 @@ two streaming APIs.
 
 Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `gemini_interactions`,
 `bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share;
-lesson 7's `managed_agents` and `openai_sessions`, two vendors' session streams) holds, as data and small pure
-functions:
+lesson 7's `managed_agents` and `openai_sessions`, two vendors' session streams) holds,
+as data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;
