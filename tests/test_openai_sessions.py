@@ -398,3 +398,39 @@ def test_the_sdk_route_gives_the_same_turn(capture):
     assert sdk["outcome"] == wire["outcome"] and sdk["blocks"] == wire["blocks"]
     assert [s["finish"] for s in sdk["steps"]] == [s["finish"] for s in wire["steps"]]
     assert [s["usage"] for s in sdk["steps"]] == [s["usage"] for s in wire["steps"]]
+
+
+# -- live, over a socket -----------------------------------------------------------------
+
+
+def test_stop_cancels_the_live_session_turn_and_its_running_function():
+    from lesson_lib.cli.serve.background import serving
+    from lesson_lib.live import LiveTool, LiveTurn
+    seen = []
+
+    async def slow(arguments):
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            seen.append(arguments)
+            raise
+
+    async def go(url):
+        step1 = BY_NAME["weather-turn-step1"]
+        turn = LiveTurn(url, oas.WIRE, step1.request, [LiveTool("get_weather", slow)])
+
+        async def stop_when_a_tool_runs():
+            while not any(b.execution == "running" for b in turn.state.calls):
+                await asyncio.sleep(0.005)
+            turn.cancel()
+
+        stopper = asyncio.ensure_future(stop_when_a_tool_runs())
+        result = await asyncio.wait_for(turn.run(), 30)
+        stopper.cancel()
+        return result
+
+    with serving(speed="instant") as url:
+        result = asyncio.run(go(url))
+    assert (result.outcome, result.state.end.reason) == ("cancelled", "user")
+    assert seen and "interrupted" in {b.execution_status for b in result.state.calls}
+    assert check(result.events) == []
