@@ -182,6 +182,29 @@ def test_our_final_is_the_helper_s_state_after_every_event(capture):
         assert acc.final() == state, (capture.name, event.index, event.type)
 
 
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_our_final_is_the_helper_s_state_on_any_redelivery(data):
+    capture = data.draw(st.sampled_from(CAPTURES), label="capture")
+    events = parse_all(capture.events)
+    index = data.draw(st.integers(0, len(events) - 1), label="event")
+    later = data.draw(st.integers(0, len(events) - 1 - index), label="later")
+    broken = faults.duplicate(capture, index, later=later)
+    acc = OpenAISessionsAccumulator(broken.request)
+    for event, state in zip(parse_all(broken.events), _helper_states(broken), strict=True):
+        acc.feed(event)
+        assert acc.final() == state, (event.index, event.type)
+
+
+@pytest.mark.parametrize("size", [1, 7, 64])
+def test_final_does_not_depend_on_the_chunking(size):
+    for capture in CAPTURES:
+        whole, chunked = accumulate(capture), accumulate(capture, chunk_size=size)
+        assert (chunked.final, chunked.complete) == (whole.final, whole.complete)
+        assert [d.as_dict() for d in chunked.diagnostics] == [
+            d.as_dict() for d in whole.diagnostics]
+
+
 def test_the_helper_reads_on_where_the_course_s_step_ends():
     # requires_action and a budget mid-turn: the course's turn ends (paused, budget_reached),
     # and the helper has not stopped (it would run handlers, or wait for a higher budget).
@@ -372,6 +395,15 @@ def test_an_idle_before_the_turn_is_the_session_at_rest_not_its_end():
     assert turn_state(cut).as_dict()["outcome"] == "truncated"
     whole = _capture(rest, _START, _delta("Hi", "d1"), *_ending())
     assert turn_state(whole).as_dict()["outcome"] == "completed"
+
+
+def test_an_error_event_fails_the_turn_even_when_the_turn_then_completes():
+    error = {"type": "error", "event_id": "e_err", "session_id": "s",
+             "error": {"type": "server_error", "code": "server_error", "message": "oops"}}
+    capture = _capture(_START, _delta("Hi", "d1"), error, *_ending())
+    state = turn_state(capture).as_dict()
+    assert (state["outcome"], state["reason"]) == ("failed", "error")
+    assert not accumulate(capture).complete
 
 
 def test_a_subagent_s_failed_turn_does_not_fail_the_turn():
