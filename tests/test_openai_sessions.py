@@ -92,7 +92,8 @@ def test_read_error_reads_each_failure_shape():
     failed = oas.read_error(oas.TURN_FAILED, {"turn": {"error": {
         "code": "context_length_exceeded", "message": "too long"}}})
     assert (failed.code, failed.message) == ("context_length_exceeded", "too long")
-    assert oas.read_error(oas.SESSION_FAILED, {"session": {"error": "gone"}}).message == "gone"
+    gone = oas.read_error(oas.SESSION_FAILED, {"session": {"error": "gone"}})
+    assert (gone.kind, gone.message, oas.retryable(gone)) == ("session_failed", "gone", False)
     assert oas.read_error(oas.ITEM_DONE, {"error": {"message": "x"}}) is None
 
 

@@ -531,8 +531,10 @@ class OpenAISessionsAccumulator(IndexedAccumulator):
     def _session_failed(self, payload: dict, event: WireEvent) -> None:
         fields = self._snapshot(payload, event)
         error = oas.read_error(oas.SESSION_FAILED, payload)
+        session = payload.get("session")
+        said = session.get("error") if isinstance(session, dict) else None
         self._failed(f"session failed: {(error and error.message) or 'no reason given'}",
-                     copy.deepcopy(payload.get("session", {}).get("error")), None, event)
+                     copy.deepcopy(said), error.kind if error is not None else None, event)
         self._end_step(oas.FAILED, payload, event, fields)
 
     def _end_step(self, raw: str, payload: dict, event: WireEvent,

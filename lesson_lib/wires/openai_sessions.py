@@ -282,7 +282,9 @@ def usage_counts(usage: Any) -> dict[str, int]:
 
 
 # -- errors ----------------------------------------------------------------------------
-# OpenAI's codes, read by ``code``, with a failed turn's own (``turn.error.code``).
+# OpenAI's codes, read by ``code``, with a failed turn's own (``turn.error.code``); a
+# failed session says only why, in words: its error is named `SESSION_FAILED_ERROR`, final.
+SESSION_FAILED_ERROR = "session_failed"
 RETRY = RetryRule(OPENAI_RETRYABLE_ERRORS | {"server_overloaded", "internal_error",
                                              "connection_failed", "request_timeout",
                                              "flex_unavailable"},
@@ -290,7 +292,8 @@ RETRY = RetryRule(OPENAI_RETRYABLE_ERRORS | {"server_overloaded", "internal_erro
                                          "billing_not_active", "credit_balance_exhausted",
                                          "cyber_policy", "misalignment_policy_violation",
                                          "authentication_error", "invalid_request",
-                                         "resource_not_found", "max_output_tokens"},
+                                         "resource_not_found", "max_output_tokens",
+                                         SESSION_FAILED_ERROR},
                   by="code")
 RETRYABLE_ERRORS, FINAL_ERRORS = RETRY.retryable, RETRY.final
 retryable_error, retryable = RETRY.error, RETRY.reported
@@ -310,7 +313,8 @@ def read_error(event_type: str | None, payload: Any) -> WireError | None:
     if event_type == SESSION_FAILED:
         session = payload.get("session")
         said = session.get("error") if isinstance(session, dict) else None
-        return WireError(None, None, said if isinstance(said, str) and said else None,
+        return WireError(SESSION_FAILED_ERROR, None,
+                         said if isinstance(said, str) and said else "the session failed",
                          "error")
     return read_error_object(payload.get("error"), "error") or WireError(None, None, None,
                                                                            "error")
