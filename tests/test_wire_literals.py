@@ -34,7 +34,8 @@ SPELLED: dict[str, tuple[frozenset[str], str]] = {
                    "contentBlockStop", "messageStop"}),
         f"Bedrock's framing builds events from frames, {UPSTREAM}"),
     "lesson_lib.capture.replay": (
-        frozenset({"response.output_text.delta", "interaction.completed"}),
+        frozenset({"response.output_text.delta", "interaction.completed",
+                   "agent.session.turn.output_text.delta"}),
         f"the SDK's own text events, and the event that reports Gemini Interactions' "
         f"interaction, read from the SDK's objects, {UPSTREAM}"),
     "lesson_lib.capture.bedrock_replay": (

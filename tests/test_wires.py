@@ -50,7 +50,8 @@ def test_every_wire_module_offers_the_same_facts():
         assert module.SHEET.wire == name == module.WIRE
     assert set(wires.WIRES) == {"anthropic-messages", "openai-responses", "openai-chat",
                                 "google-gemini", "aws-bedrock-converse", "aws-bedrock-invoke",
-                                "google-gemini-interactions", "anthropic-managed-agents"}
+                                "google-gemini-interactions", "anthropic-managed-agents",
+                                "openai-agent-sessions"}
 
 
 def test_for_wire_names_the_module_and_refuses_an_unknown_wire():

@@ -310,6 +310,52 @@ def replay_session(capture: Capture, chunk_size: int | None, kwargs: dict[str, A
     return final
 
 
+def openai_session_kwargs(req: dict[str, Any], model: str) -> dict[str, Any]:
+    """An OpenAI Agents session stream: ``beta.agents.sessions.events.stream``'s arguments
+    (the session; no model)."""
+    return {"session_id": req.get("session_id") or "sess_offline"}
+
+
+class HelperState(dict):
+    """What the openai SDK's session stream helper kept, as data (``model_dump`` gives it
+    back, as the other SDKs' final objects do)."""
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """The state as JSON data."""
+        return dict(self)
+
+
+def replay_openai_session(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
+                          client: Any, take: Take) -> Any:
+    """An OpenAI Agents session stream through ``beta.agents.sessions.events.stream``,
+    every event it yields taken, and the events the helper (``sessions.stream``) accepts
+    (``_TurnState.accept``: each id once in its window) fed to its own state, until it
+    stops (``_TurnState.terminal``): the final object is that state (`HelperState`: the
+    ``AgentTurnResultCollector``'s turn, messages, required actions and failure, the root
+    turn's end, and whether the helper stopped). The helper itself cannot run offline: it
+    reads the session and posts the input before it streams."""
+    from openai.lib.beta.agents._result import AgentTurnResultCollector
+    from openai.lib.streaming.agents._streams import _TurnState
+    client = client or openai_client(capture, chunk_size)
+    state, collector = _TurnState(), AgentTurnResultCollector(kwargs["session_id"])
+    done = False
+    for event in client.beta.agents.sessions.events.stream(**kwargs):
+        fresh = not done and state.accept(event)
+        delta = getattr(event, "delta", "")
+        take(event, delta if fresh and event.type == "agent.session.turn.output_text.delta"
+             and isinstance(delta, str) else "")
+        if fresh:
+            collector.accept(event)
+            done = state.terminal(event, kwargs["session_id"])
+
+    def dump(model: Any) -> Any:
+        return model.to_dict(mode="json") if model is not None else None
+    return HelperState(turn=dump(collector.turn), messages=[dump(m) for m in collector.messages()],
+                       required_actions=[dump(a) for a in collector.required_actions],
+                       session_failed=collector.session_failed, turn_ended=state.turn_ended,
+                       done=done)
+
+
 def replay_boto3(capture: Capture, chunk_size: int | None, kwargs: dict[str, Any],
                  client: Any, take: Take) -> Any:
     """Bedrock: boto3 yields plain dicts and assembles no final object (`bedrock_replay`)."""

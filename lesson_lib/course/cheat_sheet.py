@@ -83,14 +83,25 @@ def _html_cell(value) -> str:
             or NONE_ON_THIS_WIRE)
 
 
-# The printed sheets: each fits one landscape page, so the wires go three to a page.
+# The printed sheets: each fits one landscape page, so the wires go three to a page, and a
+# session stream's long column shares its page with one other at most.
 FIRST_PAGE = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE)
+PER_PAGE, PER_PAGE_WITH_A_SESSION = 3, 2
 
 
 def pages() -> list[tuple[str, ...]]:
-    """The wires of each printed page: the course's first three, then the others."""
-    rest = tuple(name for name in wires.WIRES if name not in FIRST_PAGE)
-    return [FIRST_PAGE] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+    """The wires of each printed page: the course's first three, then the others in order,
+    three to a page (two where one of them is a session stream, a GET)."""
+    out: list[tuple[str, ...]] = [FIRST_PAGE]
+    page: list[str] = []
+    for name in (n for n in wires.WIRES if n not in FIRST_PAGE):
+        room = PER_PAGE_WITH_A_SESSION if any(
+            wires.ENTRIES[n].method == "GET" for n in (*page, name)) else PER_PAGE
+        if page and len(page) >= room:
+            out.append(tuple(page))
+            page = []
+        page.append(name)
+    return out + ([tuple(page)] if page else [])
 
 
 def page_title(names: tuple[str, ...]) -> str:

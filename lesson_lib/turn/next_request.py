@@ -63,6 +63,7 @@ from ..wires import (
     gemini,
     gemini_interactions,
     managed_agents,
+    openai_sessions,
     responses,
 )
 from .fake_tools import result_as_text
@@ -157,6 +158,21 @@ def for_session(out: dict, blocks: list[BlockView], **_: Any) -> dict:
                       "custom_tool_use_id": b.call_id,
                       "content": [{"type": managed_agents.TEXT_BLOCK, "text": _result(b)}]}
                      | ({} if b.execution_status == "ok" else {"is_error": True})
+                     for b in _runs(blocks)]
+    return out
+
+
+def for_openai_session(out: dict, blocks: list[BlockView], *, step: Any = None,
+                       **_: Any) -> dict:
+    """An OpenAI Agents session: the events it is sent after it asked, one
+    ``agent.session.input.tool_result`` per call of the application's functions, naming
+    the turn that made it (the step's root turn: its ``response_id``), as the SDK's helper
+    posts them (a failed run says so, without the exception's text)."""
+    turn_id = getattr(step, "response_id", None)
+    out["events"] = [{"type": openai_sessions.INPUT_TOOL_RESULT, "turn_id": turn_id,
+                      "call_id": b.call_id}
+                     | ({"success": True, "output": _result(b)} if b.execution_status == "ok"
+                        else {"success": False, "error": _result(b)})
                      for b in _runs(blocks)]
     return out
 

@@ -4,8 +4,8 @@ two streaming APIs.
 
 Each wire's module (`anthropic`, `responses`, `chat`, `gemini`, `gemini_interactions`,
 `bedrock_converse`, `bedrock_invoke`; `bedrock` holds what the two Bedrock APIs share;
-lesson 7's `managed_agents`, an agent session's stream) holds, as data and small pure
-functions:
+lesson 7's `managed_agents` and `openai_sessions`, two vendors' session streams) holds,
+as data and small pure functions:
 
 - ``EVENT_TYPES`` (and ``DELTA_TYPES`` where the wire names its deltas):
   the vocabulary the event table flags unknown types against;
@@ -84,6 +84,7 @@ from . import (
     gemini,
     gemini_interactions,
     managed_agents,
+    openai_sessions,
     responses,
 )
 from .common import (
@@ -112,7 +113,8 @@ __all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "
            "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
            "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "detect_wire",
            "entry_for",
-           "error_body", "for_wire", "gemini", "gemini_interactions", "managed_agents", "read_error",
+           "error_body", "for_wire", "gemini", "gemini_interactions", "managed_agents", "openai_sessions",
+           "read_error",
            "register", "responses",
            "retryable_status", "unregister"]
 
@@ -171,7 +173,7 @@ def unregister(name: str) -> None:
 
 # The course's wires: one line each.
 for _module in (anthropic, responses, chat, gemini, bedrock_converse, bedrock_invoke,
-                gemini_interactions, managed_agents):
+                gemini_interactions, managed_agents, openai_sessions):
     register(_module)
 # Every event type that reports an in-band failure on one of the course's wires.
 FAILURE_TYPES = frozenset().union(*(m.FAILURES for m in WIRES.values()))

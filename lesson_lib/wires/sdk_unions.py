@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import wires
 from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
-from . import bedrock, bedrock_converse, bedrock_invoke, gemini, managed_agents
+from . import bedrock, bedrock_converse, bedrock_invoke, gemini, managed_agents, openai_sessions
 from . import gemini_interactions as gi
 from .wire_events import WireEvent
 
@@ -117,6 +117,9 @@ UNIONS = (
     Union("sessions.stop_reasons", managed_agents.WIRE, "idle stop reasons",
           "BetaManagedAgentsSessionStatusIdleEvent.stop_reason", "anthropic.types.beta.sessions",
           "BetaManagedAgentsSessionStatusIdleEvent", field="stop_reason"),
+    Union("agent_sessions.events", openai_sessions.WIRE, "session stream event types",
+          "openai.types.beta.AgentSessionEvent", "openai.types.beta.agent_session_event",
+          "AgentSessionEvent"),
 )
 
 # Each SDK type no capture shows, with why it has none. The test fails when a type here
@@ -227,6 +230,17 @@ NOT_IN_CORPUS: dict[tuple[str, str], str] = {
     **{("sessions.events", name): "a call of an MCP server's tool and its result; no "
        "constructed session connects one" for name in (
            "agent.mcp_tool_use", "agent.mcp_tool_result")},
+    ("agent_sessions.events", openai_sessions.SESSION_CREATED):
+        "a session's first event, before any turn; the constructed streams follow a "
+        "session that exists",
+    **{("agent_sessions.events", name): "the session's environment (a hosted or "
+       "self-hosted sandbox); the constructed sessions run without one"
+       for name in (*openai_sessions.ENVIRONMENT_EVENTS, openai_sessions.ENVIRONMENT_FAILED)},
+    **{("agent_sessions.events", name): "a subagent's lifecycle (multi-agent sessions); the "
+       "constructed sessions have one agent" for name in openai_sessions.SUBAGENT_EVENTS},
+    ("agent_sessions.events", openai_sessions.COMMAND_OUTPUT_DELTA):
+        "a command's output as it runs; the constructed command states it whole at its "
+        "item.done",
 }
 
 

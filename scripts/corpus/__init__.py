@@ -15,7 +15,8 @@ import importlib
 from pathlib import Path
 
 BUILDERS = ("anthropic_corpus", "responses_corpus", "chat_corpus", "gemini_corpus",
-            "bedrock_corpus", "gemini_interactions_corpus", "managed_agents_corpus")
+            "bedrock_corpus", "gemini_interactions_corpus", "managed_agents_corpus",
+            "openai_sessions_corpus")
 
 
 def build_all(root: Path) -> list[Path]:

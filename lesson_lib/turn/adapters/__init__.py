@@ -25,12 +25,13 @@ from .deepseek import DeepSeekChatAdapter
 from .gemini import GeminiAdapter
 from .gemini_interactions import GeminiInteractionsAdapter
 from .managed_agents import ManagedAgentsAdapter
+from .openai_sessions import OpenAISessionsAdapter
 from .responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "DIALECTS", "AnthropicAdapter", "ChatAdapter", "ConverseAdapter",
            "Counter", "DeepSeekChatAdapter", "Dialect", "GeminiAdapter",
            "GeminiInteractionsAdapter", "InvokeAdapter", "ManagedAgentsAdapter",
-           "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
+           "OpenAISessionsAdapter", "ResponsesAdapter", "WireAdapter", "adapter_for", "dialect_for", "dialect_of",
            "named_dialect"]
 
 

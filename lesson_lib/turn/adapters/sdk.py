@@ -473,8 +473,27 @@ class _SessionSDK(_ChatSDK):
         return self.acc.feed(event)
 
 
+class _OpenAISessionSDK(_ChatSDK):
+    """An OpenAI Agents session's events (``beta.agents.sessions.events.stream``), read by
+    the wire's own accumulator: each event's dump (the fields the server sent) is the
+    wire's payload, so the SDK route and the wire route are one reading (duplicates and
+    all). The stream yields ``error`` events as values: read as the wire reads them."""
+
+    def __init__(self) -> None:
+        from ...accumulate import accumulator_for
+        self.acc = accumulator_for(wires.openai_sessions.WIRE)
+        self.count = 0
+        self._end: list | None = None
+
+    def changes(self, ev: Any) -> list:
+        data = json.dumps(ev.to_dict(mode="json"))
+        event = parse_payload(ServerSentEvent(ev.type, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
+
+
 AnthropicSDK, ResponsesSDK, ChatSDK = _AnthropicSDK, _ResponsesSDK, _ChatSDK
-SessionSDK = _SessionSDK
+SessionSDK, OpenAISessionSDK = _SessionSDK, _OpenAISessionSDK
 
 
 class SDKAdapter:
