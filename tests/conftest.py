@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from examples import examples
+from hypothesis import settings
 
 from lesson_lib import exercises
+
+# A property that names no number of examples tries hypothesis's default (100), scaled the
+# same way as those that do (`tests/examples.py`).
+settings.register_profile("course", max_examples=examples(100))
+settings.load_profile("course")
 
 
 @pytest.fixture

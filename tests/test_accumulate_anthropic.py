@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -302,7 +303,7 @@ _EVENT = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_EVENT, max_size=25))
 def test_any_sequence_of_events_is_accumulated_without_raising(payloads):
     acc = AnthropicAccumulator()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -335,7 +336,7 @@ _PAYLOAD = st.one_of(
                               st.lists(st.integers(), max_size=2))))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_PAYLOAD, max_size=20))
 def test_any_sequence_of_chunks_is_accumulated_without_raising(payloads):
     acc = ChatAccumulator()
@@ -362,7 +363,7 @@ _TOOL_CHUNK = st.one_of(
     st.just(chunk(choice(finish="tool_calls"))))
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(st.lists(_TOOL_CHUNK, max_size=12))
 def test_no_argument_text_is_lost_whatever_the_order(payloads):
     r = run(*payloads, DONE)

@@ -13,6 +13,7 @@ import json
 import time
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -819,7 +820,7 @@ _payloads = st.builds(
         _values, max_size=6))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_payloads, max_size=12))
 def test_any_sequence_of_payloads_never_raises(payloads):
     acc = feed(payloads)
@@ -858,7 +859,7 @@ _plausible = st.builds(
         "refusal": st.just("no")}))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_plausible, max_size=16))
 def test_any_plausible_stream_never_raises(payloads):
     acc = feed(payloads)
@@ -868,7 +869,7 @@ def test_any_plausible_stream_never_raises(payloads):
         assert slot.state in ("closed", "never closed")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.permutations(list(range(len(HELLO)))))
 def test_any_order_of_a_real_stream_never_raises(order):
     acc = feed([HELLO[i] for i in order], numbered=False)
@@ -1119,7 +1120,7 @@ def test_recorded_stream_resumed_mid_way():
     assert acc.complete
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_plausible, max_size=16))
 def test_the_changes_of_any_plausible_stream_fold_into_its_slots_and_calls(payloads):

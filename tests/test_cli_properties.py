@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pending import readable
@@ -102,7 +103,7 @@ def tmp(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("mutations")
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=examples(120), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(case=mutated(), check=st.integers(0, 24))
@@ -111,7 +112,7 @@ def test_no_mutation_of_a_capture_escapes_as_an_exception(tmp, case, check):
     exercise(tmp, body, sidecar, with_check=check == 0)
 
 
-@settings(max_examples=80, deadline=None, derandomize=True,
+@settings(max_examples=examples(80), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(body=st.one_of(st.binary(max_size=300),
                       st.lists(st.sampled_from(SPECIAL), max_size=40).map(b"".join)),

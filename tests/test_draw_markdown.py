@@ -7,6 +7,7 @@ import time
 from html.parser import HTMLParser
 
 import pytest
+from examples import examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +39,7 @@ def cut(text: str, points: list[int]) -> list[str]:
     return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=25), st.lists(st.integers(0, 10_000),
                                                                max_size=30))
 def test_blocks_settled_mid_stream_are_the_blocks_of_the_whole_text(lines, points):
@@ -55,7 +56,7 @@ def test_blocks_settled_mid_stream_are_the_blocks_of_the_whole_text(lines, point
     assert joined == render(normal, forming=False)   # each block drawn alone as in context
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=12))
 def test_a_held_back_tail_never_raises_and_never_draws_a_live_element(lines):
     text = "\n".join(lines)
@@ -97,7 +98,7 @@ FENCE_LINES = ["```py", "~~~", "````", "  ```js x", "code <b>&amp;", "  indented
                "~~~~", "   ``` ", "    ```", "", "text after", "`", "``"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(FENCE_LINES), min_size=1, max_size=20),
        st.lists(st.integers(0, 10_000), max_size=20))
 def test_an_open_fence_is_drawn_without_a_parse_as_markdown_it_draws_it(lines, points):
@@ -175,7 +176,7 @@ TABLE = st.builds(lambda head, rows: "\n|" + "|".join(head) + "|\n|" + "---|" * 
 _FENCE_INFO_WORDS = re.compile(r"(```|~~~)[^\n]*\s[^\n]*[a-z]")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(WORD, WORD, MARKUP, NESTING, TABLE), max_size=60))
 def test_every_word_of_a_text_is_drawn_at_any_depth(tokens):
     text = "".join(tokens)
@@ -202,7 +203,7 @@ LONG_BLOCK_LINES = ["- item", "- **bold** item", "* star", "+ plus", "1. one", "
                     "> quote", "# head", "```", "x |", "- ", "-", "10. ten", "  ", "\t- tab"]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(LONG_BLOCK_LINES), max_size=40),
        st.lists(st.integers(0, 10_000), max_size=40))
 def test_a_block_settles_at_the_line_a_whole_parse_says_it_ends(lines, points):
@@ -312,7 +313,7 @@ CODE_LINES = FENCE_LINES + ["x = a < b && c > d", "print('<script>')", "", "    
                             "x" * 30, "![img](https://example.com/i.png)", "# not a heading"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=30),
        st.lists(st.integers(0, 10_000), max_size=25), st.integers(1, 40),
        st.sampled_from(["", "Intro\n\n", "\n \n"]))

@@ -10,6 +10,7 @@ that, and the readers to what the state's materialised views say.
 from __future__ import annotations
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,7 +117,7 @@ def test_a_request_cancelled_before_its_first_byte_is_an_interruption():
     assert "the request for step 2 before its first byte" in draw(state).text
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(key=st.sampled_from(CAPTURES),
        cut=st.tuples(st.floats(0, 1), st.floats(0, 1)))
 def test_a_blocks_news_is_what_its_view_gained(key, cut):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from botocore.eventstream import EventStreamBuffer, ParserError
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -158,7 +159,7 @@ def _cuts(body: bytes, points: list[int]) -> list[bytes]:
     return [body[a:b] for a, b in zip(edges, edges[1:], strict=False)]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_frames, st.lists(st.integers(0, 10_000), max_size=12))
 def test_random_frames_decode_to_what_was_written_and_to_what_botocore_reads(frames, points):
     body = _body(frames)
@@ -173,7 +174,7 @@ def test_random_frames_decode_to_what_was_written_and_to_what_botocore_reads(fra
         [(h.name, h.type) for h in headers] for headers, _ in frames]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_frames, st.integers(0, 10**6), st.integers(1, 255),
        st.lists(st.integers(0, 10_000), max_size=6))
 def test_a_random_corruption_is_reported_where_botocore_raises(frames, where, mask, points):
@@ -189,7 +190,7 @@ def test_a_random_corruption_is_reported_where_botocore_raises(frames, where, ma
     assert diagnostics[0].offset <= at
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_frames, st.integers(0, 10**6))
 def test_a_random_cut_keeps_the_frames_before_it(frames, where):
     body = _body(frames)

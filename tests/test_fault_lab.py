@@ -101,6 +101,7 @@ def _shown(lab) -> tuple[str, str, int]:
 def test_the_view_follows_its_dropdowns_however_quickly_they_change():
     """Any sequence of changes, one straight after another: after each, the view shows
     exactly what the controls say (a view left on `swap` under a `cut_at` dropdown fails)."""
+    from examples import examples
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -110,7 +111,7 @@ def test_the_view_follows_its_dropdowns_however_quickly_they_change():
         st.tuples(st.just("fault"), st.sampled_from(list(FAULTS))),
         st.tuples(st.just("slider"), st.integers(0, 100))), min_size=1, max_size=12)
 
-    @settings(max_examples=40, deadline=None, derandomize=True)
+    @settings(max_examples=examples(40), deadline=None, derandomize=True)
     @given(moves)
     def follows(sequence):
         for control, value in sequence:

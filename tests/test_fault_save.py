@@ -10,6 +10,7 @@ import io
 import json
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -108,7 +109,7 @@ def test_a_bad_name_is_a_typed_diagnostic_and_writes_nothing(tmp_path, name):
     assert fault_save.check_name(name) is not None
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(st.text(max_size=120))
 def test_any_name_is_either_a_plain_file_name_or_a_diagnostic_never_an_exception(name):
     source = load("anthropic-messages/hello")
@@ -302,7 +303,7 @@ _ANY = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(150), deadline=None, derandomize=True, database=None)
 @given(_ANY)
 def test_any_value_in_the_sidecar_is_saved_and_read_back_or_a_diagnostic(tmp_path_factory, odd):
     folder = tmp_path_factory.mktemp("saved")

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pending import readable
@@ -49,9 +50,9 @@ def _key(cap: Capture) -> str:
 NEEDS_REFERENCE = pytest.mark.skipif(not REFERENCE,
                                      reason="reference captures absent (REFERENCE_CAPTURES)")
 
-PROPERTY = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+PROPERTY = settings(max_examples=examples(150), deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
-CLI_PROPERTY = settings(PROPERTY, max_examples=50)
+CLI_PROPERTY = settings(PROPERTY, max_examples=examples(50))
 
 # The codes that say "the stream was broken" (any one of them, per fault).
 CUT_CODES = {"undispatched_bytes", "no_terminal", "cut_tool_input", "block_never_stopped"}

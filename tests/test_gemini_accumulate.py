@@ -13,6 +13,7 @@ import json
 
 import pytest
 import test_accumulate_fold as fold_contract
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -277,7 +278,7 @@ def _has_empty_container(value) -> bool:
     return False
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_arguments, st.lists(st.integers(0, 40), max_size=3))
 def test_the_vendors_settled_paths_are_lesson_3s(value, cuts):
     args = PathArguments()

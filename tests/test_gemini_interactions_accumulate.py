@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -198,7 +199,7 @@ def test_folding_the_changes_gives_the_slots_and_calls_at_every_index(path):
 
 
 @needs_recordings
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_a_body_cut_anywhere_never_raises_and_never_claims_complete(data):
     path = data.draw(st.sampled_from(RECORDINGS))

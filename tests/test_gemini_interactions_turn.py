@@ -16,6 +16,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +214,7 @@ def pushed(capture, chunks) -> list:
     return out + stream.finish()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_chunkings_give_the_same_turn_events(data):
     capture = data.draw(st.sampled_from(CAPTURES), label="capture")

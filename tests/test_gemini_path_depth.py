@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_gemini_accumulate import gemini, rec
@@ -107,7 +108,7 @@ _pattern = st.lists(st.one_of(st.sampled_from(["a", "b c", "é"]), st.just(0)),
                     min_size=1, max_size=6)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None)
 @given(_pattern, st.integers(1, MAX_DEPTH + 40))
 def test_a_path_is_read_to_the_rule_and_refused_past_it(pattern, depth):
     # A short pattern repeated to `depth` steps, after the name every argument has.

@@ -10,6 +10,7 @@ import re
 import zlib
 
 import httpx
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -293,7 +294,7 @@ class _Pieces(httpx.AsyncByteStream):
             yield piece
 
 
-@settings(derandomize=True, max_examples=40, deadline=None)
+@settings(derandomize=True, max_examples=examples(40), deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=2000), max_size=12),
        st.sampled_from([(31, "gzip"), (15, "deflate"), (-15, "deflate")]))
 def test_a_compressed_body_split_anywhere_reads_as_the_plain_one(cuts, coding):
@@ -321,7 +322,7 @@ def _text_of(state) -> str:
     return "".join(b.text for b in state.blocks if b.kind == "text")
 
 
-@settings(derandomize=True, max_examples=100, deadline=None)
+@settings(derandomize=True, max_examples=examples(100), deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.floats(min_value=0.0, max_value=5.0)),
                 max_size=20))
 def test_keepalives_never_move_the_progress_clock(arrivals):

@@ -13,6 +13,7 @@ from anthropic.types.beta.sessions import BetaManagedAgentsStreamSessionEvents
 from anthropic.types.beta.sessions.beta_managed_agents_session_status_idle_event import (
     StopReason,
 )
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -248,7 +249,7 @@ def test_every_event_delivered_again_later_leaves_the_turn_unchanged(name):
             assert _turn(broken) == want, (index, broken.sidecar["demonstrates"])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_any_redelivery_of_ids_leaves_the_turn_unchanged(data):
     capture = data.draw(st.sampled_from(CAPTURES), label="capture")

@@ -12,6 +12,7 @@ from typing import Any, get_args
 
 import httpx2
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai import OpenAI
@@ -183,7 +184,7 @@ def test_our_final_is_the_helper_s_state_after_every_event(capture):
         assert acc.final() == state, (capture.name, event.index, event.type)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(data=st.data())
 def test_our_final_is_the_helper_s_state_on_any_redelivery(data):
     capture = data.draw(st.sampled_from(CAPTURES), label="capture")
@@ -303,7 +304,7 @@ def test_an_id_older_than_the_window_is_new_again_as_the_sdk_says():
     assert _ours_accepts(outside) == _sdk_accepts(outside)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), max_size=40))
 def test_the_window_accepts_what_the_sdk_accepts(ids):
     assert _ours_accepts(ids) == _sdk_accepts(ids)
@@ -324,7 +325,7 @@ def test_every_event_delivered_again_later_leaves_the_turn_unchanged(name):
             assert _turn(broken) == want, (index, broken.sidecar["demonstrates"])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_any_redelivery_leaves_the_turn_unchanged(data):
     capture = data.draw(st.sampled_from(CAPTURES), label="capture")

@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -414,7 +415,7 @@ def split(text: str, pick: st.DataObject) -> list[str]:
     return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
 
 
-SETTINGS = settings(deadline=None, max_examples=150,
+SETTINGS = settings(deadline=None, max_examples=examples(150),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -604,7 +605,7 @@ def _mutable_fields_shared(a: PartialJSON, b: PartialJSON) -> list[str]:
             if isinstance(value, (list, dict)) and mine[name] is value]
 
 
-@settings(deadline=None, max_examples=120, derandomize=True, database=None,
+@settings(deadline=None, max_examples=examples(120), derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(documents, st.sampled_from(STYLES), st.data())
 def test_a_copy_taken_after_any_fragment_goes_on_like_a_fresh_parser(
@@ -650,7 +651,7 @@ def _fed(parser: PartialJSON, piece: str) -> tuple:
         return ("error", error.position, error.message.removeprefix("this parser already failed: "))
 
 
-@settings(deadline=None, max_examples=100, derandomize=True, database=None,
+@settings(deadline=None, max_examples=examples(100), derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(documents, st.sampled_from(STYLES), st.data())
 def test_copies_taken_anywhere_go_on_alone_and_never_move_each_other(

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,7 +85,7 @@ def _event(i: int, eid: str | None) -> WireEvent:
     return WireEvent(i, None, gi.STEP_DELTA, payload)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.uuids().map(str), min_size=1, max_size=30, unique=True), st.data())
 def test_an_event_id_stream_cut_and_resumed_with_overlap_joins_to_itself(ids, data):
     events = [_event(i, eid) for i, eid in enumerate(ids)]
@@ -389,7 +390,7 @@ STREAMS = {"background": _whole_background,
            "weather": lambda: load("openai-responses/weather-turn-step1").body}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.sampled_from(sorted(STREAMS)), st.data())
 def test_a_turn_stream_cut_anywhere_and_resumed_is_the_uncut_turn(name, data):
     body = STREAMS[name]()

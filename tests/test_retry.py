@@ -6,6 +6,7 @@ import random
 from datetime import UTC, datetime
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,7 +81,7 @@ def test_bad_durations_are_none(text):
     assert retry.parse_duration(text) is None
 
 
-@settings(max_examples=200, derandomize=True, database=None)
+@settings(max_examples=examples(200), derandomize=True, database=None)
 @given(st.dictionaries(st.sampled_from(["retry-after", "retry-after-ms", "date",
                                         "x-ratelimit-reset-tokens",
                                         "anthropic-ratelimit-tokens-reset"]),

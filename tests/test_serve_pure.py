@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ def test_bad_fault_specs_say_what_is_wrong(spec, says):
         fault_spec.parse(spec)
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(st.text(max_size=30))
 def test_any_spec_text_parses_or_is_a_fault_spec_error(text):
     try:

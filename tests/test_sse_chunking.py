@@ -12,6 +12,7 @@ import bisect
 import re
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +30,7 @@ def split(body: bytes, cuts: list[int]) -> list[bytes]:
 
 @pytest.mark.skipif(not ALL, reason="no captures found (captures/ empty, reference folder absent)")
 @pytest.mark.parametrize("cap", ALL, ids=lambda c: c.key)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cuts=st.lists(st.integers(min_value=0, max_value=10**9), max_size=40))
 def test_chunking_never_changes_the_events(cap, cuts):
     whole = decode([cap.body])
@@ -50,13 +51,13 @@ GRAMMAR = st.lists(st.sampled_from([
 ]), max_size=60).map(b"".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(body=GRAMMAR, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20))
 def test_random_grammar_bodies_are_chunking_invariant(body, cuts):
     assert decode(split(body, cuts)) == decode([body])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(body=GRAMMAR)
 def test_event_ranges_are_ordered_and_inside_the_body(body):
     evs, diags = decode([body])
@@ -136,7 +137,7 @@ ONE_KIND = st.builds(
     LINES, st.sampled_from([b"\r\n", b"\r", b"\n"]), st.booleans(), st.booleans())
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(150), deadline=None, derandomize=True, database=None)
 @given(body=ONE_KIND)
 def test_one_kind_of_line_end_split_at_every_boundary_is_the_standard(body):
     # CRLF, CR or LF throughout: what the block paths read. A CR that ends the first
@@ -149,7 +150,7 @@ def test_one_kind_of_line_end_split_at_every_boundary_is_the_standard(body):
     assert decode(ones)[1] == decode([body])[1]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(150), deadline=None, derandomize=True, database=None)
 @given(body=ONE_KIND, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20))
 def test_one_kind_of_line_end_in_any_chunks_is_the_standard(body, cuts):
     chunks = split(body, cuts)
@@ -157,7 +158,7 @@ def test_one_kind_of_line_end_in_any_chunks_is_the_standard(body, cuts):
     assert decode(chunks)[1] == decode([body])[1]
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(head=ONE_KIND, tail=ONE_KIND, cuts=st.lists(st.integers(min_value=0, max_value=800),
                                                      max_size=20))
 def test_a_stream_that_changes_its_line_end_is_the_standard(head, tail, cuts):
@@ -167,7 +168,7 @@ def test_a_stream_that_changes_its_line_end_is_the_standard(head, tail, cuts):
     assert timed(body, chunks) == expected(body, chunks)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(body=GRAMMAR, cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20))
 def test_random_grammar_bodies_are_the_standard(body, cuts):
     chunks = split(body, cuts)

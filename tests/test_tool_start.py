@@ -4,6 +4,7 @@ eager one (the model moved on), over the turn's events and over the corpus."""
 from __future__ import annotations
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,7 +168,7 @@ def test_a_call_cut_off_by_a_length_stop_is_started_by_neither():
     assert tool_starts(events, "settled") == tool_starts(events, "moved_on") == []
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(cuts=st.lists(st.integers(min_value=1, max_value=10_000), max_size=12))
 def test_where_the_chunks_are_cut_does_not_move_a_start(cuts):
     capture = load("anthropic-messages/weather-turn-step1")

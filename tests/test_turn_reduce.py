@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,7 +139,7 @@ TURNS = {c.key: turn_events(c, "sdk") for c in corpus()
                             "cut-in-arguments", "error-then-failed"))}
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(80), deadline=None, derandomize=True, database=None)
 @given(st.sampled_from(sorted(TURNS)), st.floats(0, 1))
 def test_any_index_of_the_final_state_is_the_prefix_reduced(key, where):
     events = TURNS[key]

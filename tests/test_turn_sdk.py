@@ -10,6 +10,7 @@ accumulators build from the bytes.
 from __future__ import annotations
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,7 +214,7 @@ def test_chat_calls_are_correlated_by_id_first_then_index():
 # -- properties: any cut, any injected error ----------------------------------------
 
 
-PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+PROPERTY = settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 GOOD = [c for c in corpus() if c.status < 300 and how_it_ended(
     c.wire, parse_all(c.events), c.sse_diagnostics).kind == "ended"

@@ -15,6 +15,7 @@ import json
 from dataclasses import fields
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -178,7 +179,7 @@ _BLOCKS = st.lists(st.one_of(
     max_size=4)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_BLOCKS)
 def test_anthropic_any_stated_blocks_mean_what_they_mean_streamed(content):
     whole = turn_events(cap(anthropic_whole(content), ANTHROPIC))

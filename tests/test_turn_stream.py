@@ -15,6 +15,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +71,7 @@ SAMPLE = [c for c in CAPTURES if c.wire in WIRES and c.path is not None
           and not c.path.resolve().is_relative_to(reference_dir().resolve())]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_cuts_give_the_same_events(data):
     capture = data.draw(st.sampled_from(SAMPLE), label="capture")

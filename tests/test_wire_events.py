@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -109,7 +110,7 @@ def _strict_answer(read, text):
         return "error", str(exc)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_json_texts(), st.sampled_from(["", " ", "x"]))
 def test_the_quick_read_answers_as_the_strict_reader_does(text, after):
     # `strict_loads` may skip the name check only where a count proves it idle: on any
