@@ -56,7 +56,7 @@ from ..turn.outcome import end_of_step, end_of_turn, turn_finished, where_stoppe
 from ..turn.reduce import BlockView, TurnState, initial, reduce
 from ..turn.tool_start import Rule, ToolStarter
 from .attempts import Attempt, RetryPolicy, retry_wait
-from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
+from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding, watchdog_end
 from .requests import PATHS as PATHS  # lesson 6 posts to `url + PATHS[wire]`
 from .requests import live_wires, request_body, request_url
 from .resuming import Resuming
@@ -213,6 +213,10 @@ class LiveTurn:
             if last is None or last.ended == "cancelled" or self._stop is not None:
                 return self._stop_end or TurnEnd("cancelled", "application")
             if end_of_step(last, self.wire) is not None:
+                stalled = watchdog_end(self.attempts[-1], self.state)
+                if stalled is not None:
+                    self._stop, self._stop_end = stalled.detail["by"], stalled
+                    return stalled
                 end = end_of_turn(last, self.wire)
                 return TurnEnd("failed", "gave_up", end.detail) if self._gave_up(step) else end
             held = [b for b in LiveResult(self.events, self.state).held if b.step == step]
