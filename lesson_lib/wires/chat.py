@@ -274,5 +274,5 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
                              request="lesson_lib.capture.replay:chat_kwargs", model="gpt-4.1"),
               record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
                                  "lesson_lib.capture.record:chat_request",
-                                 "lesson_lib.capture.record:chat_create"),
+                                 "lesson_lib.capture.record:chat_create", base_path="/v1"),
               reference_folders=("openai-chat", "openai-chat-compatible"))

@@ -351,5 +351,5 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
                              request="lesson_lib.capture.replay:responses_kwargs", model="gpt-4.1"),
               record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
                                  "lesson_lib.capture.record:responses_request",
-                                 "lesson_lib.capture.record:responses_create"),
+                                 "lesson_lib.capture.record:responses_create", base_path="/v1"),
               reference_folders=("openai-responses",))
