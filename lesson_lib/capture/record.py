@@ -359,7 +359,10 @@ def add_command(sub) -> None:
     parser.add_argument("--wire", required=True, choices=sorted(recordable()))
     parser.add_argument("--model", default=None, help="default: per wire, " + ", ".join(
         f"{w} {r.model}" for w, r in recordable().items()))
-    parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib serve)")
+    parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib "
+                        "serve): its root URL, plus " + ", ".join(
+                            f"{r.base_path} on {w}" for w, r in recordable().items()
+                            if r.base_path))
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"where to write (default {DEFAULT_OUT}/)")
     parser.add_argument("--name", default=None, help="the capture's name (default: recorded-TIME)")
