@@ -192,6 +192,15 @@ def test_pings_forever_are_not_progress():
     assert took < 2.0
 
 
+def test_the_banner_says_the_watchdog_stopped_the_text_arriving():
+    from lesson_lib.draw import draw
+
+    result, _, _ = run(_text_then(_pings), retry=ONCE, **SHORT)
+    shown = draw(result.state).part("turn/banner").text
+    assert shown.startswith("⊘ cancelled: the watchdog stopped a stream that had gone silent")
+    assert "while text was arriving" in shown and "between steps" not in shown, shown
+
+
 def test_one_byte_at_a_time_that_completes_no_event_is_not_progress():
     result, _, took = run(_text_then(_drip), retry=ONCE, **SHORT)
     assert result.outcome == "cancelled" and result.state.end.reason == "watchdog"
