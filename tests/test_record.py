@@ -142,6 +142,23 @@ def test_bedrock_records_with_a_secret_access_key_that_never_reaches_disk(tmp_pa
     assert len(half.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("key", ["aws-bedrock-invoke/invoke-throttling-exception",
+                                 "aws-bedrock-converse/converse-model-stream-error"])
+def test_a_bedrock_exception_frame_ends_boto3s_reading_and_the_whole_body_is_kept(tmp_path,
+                                                                                 key):
+    # boto3 raises at the exception frame; the recording goes on to the body's last byte.
+    cap = load(key)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env["AWS_BEARER_TOKEN_BEDROCK"] = FAKE_KEY
+    with serving(speed="instant", capture=key) as base:
+        out = run_record(["--wire", cap.wire, "--base-url", base, "--out", str(tmp_path),
+                          "--name", "thrown", "hi"], env)
+    assert out.returncode == 3, out.stderr          # recorded; the stream did not end well
+    again = load(tmp_path / cap.wire / "thrown.eventstream")
+    assert again.body == cap.body and again.status == 200
+    assert "transport_error" not in again.sidecar["provenance"]
+
+
 def test_a_bedrock_request_the_server_refuses_is_kept_with_its_error_type(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env["AWS_BEARER_TOKEN_BEDROCK"] = FAKE_KEY
