@@ -11,17 +11,18 @@ what is upstream of it (tests/test_layers.py). Notebook sections in brackets.
                            SDKs offline)
     1       sse/           bytes to events: the SSE decoder, framing,     01 §2
                            Bedrock's binary frames
-    1-2     wires/         one home per wire fact; wire events, how a     01 §2-5; 02 §1-2; 04 §1
-                           stream ended, the event table
-    2       accumulate/    slots and the final object; naive handler      02 §1,2,4; 04 §4
+    1-2     wires/         one home per wire fact; wire events, how a     01 §2-5; 02 §1-2; 04 §1;
+                           stream ended, the event table                  07 §2,4
+    2       accumulate/    slots and the final object; naive handler      02 §1,2,4; 04 §4; 07 §2
     3       partial_json/  tool arguments as they form, settled paths     03 exercises
     3       tool_calls/    one `ToolCall` per call, on every wire         03 §2,4
-    4       turn/          turn events, reducer, order, outcome,          04 §1,7; 05 §1-2;
-                           adapters, the agent loop and its fake tools    06 §1-2,4
+    4       turn/          turn events, reducer, order, outcome, ends,    04 §1,7; 05 §1-2;
+                           adapters, the agent loop and its fake tools,   06 §1-2,4; 07 §1,3
+                           when tools start
     5       breaks/        faults and saving them, budgets, retry,        04 §6; 05 §1-5; 06 §1
                            resume, recovery, stalls, closing an SDK
     6       draw/          the half-arrived answer, drawn                 06 §1
-    6       live/          the live loop over a real connection           06 §2-3
+    6       live/          the live loop over a real connection           06 §2-3; 07 §3
     1-6     views/         thin widgets: player, panes, timelines, cards  01 §6-7; 02-06
     side    exercises/     the exercise checkers (solutions/: answers)    every lesson's exercises
     side    course/        environment and set-up, the course plan, the   00 §2; every first cell

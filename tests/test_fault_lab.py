@@ -144,3 +144,13 @@ def test_the_panes_wrap_and_none_has_a_fixed_minimum_width():
     assert "flex-wrap:wrap" in html
     assert html.count('class="rtw-fault-lab-pane"') == 3
     assert "min-width:260px" not in html and html.count("min-width:0") >= 3
+
+
+@pytest.mark.parametrize("fault", ["none", "cut_at", "inject_error", "drop_terminal"])
+def test_the_turn_pane_is_handed_the_broken_turns_state(fault):
+    """Past the fault the lab reduces the turn once and hands its pane the state."""
+    from lesson_lib.turn.run import turn_state
+    from lesson_lib.views import TurnPane
+    capture = load("anthropic-messages/weather-turn-step1")
+    state = turn_state(apply_fault(capture, fault, 60).capture, route="auto")
+    assert TurnPane().render(state) in fault_lab.fault_lab_html(capture, fault, 60)

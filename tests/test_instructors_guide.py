@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "INSTRUCTORS.md").read_text(encoding="utf-8")
 PLAN = {lesson.notebook: lesson for lesson in plan.lessons(ROOT / "notebooks")}
 ROW = re.compile(r"^\| (\d\d):(\d\d) \| (.+?) \| ?(.*?) ?\|$", re.M)
-PLANS = {"Three-hour workshop": 180, "One day": 480, "Second morning": 205}
+PLANS = {"Three-hour workshop": 180, "One day": 480, "Second morning": 275}
 
 
 def plan_rows(heading: str) -> list[tuple[int, str, str]]:

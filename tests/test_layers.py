@@ -59,9 +59,8 @@ KNOWN_UPSTREAM = {
     ("capture.captures", "sse.bedrock_frames"): "the same, for Bedrock's binary frames read as events",
     ("capture.captures", "wires"): "a capture's wire, framing, decoder, body suffix and reference "
                          "folder are its wire's registry entry's (`wires.ENTRIES`), the one list "
-                         "of wires",
-    ("capture.captures", "wires.wire_events"): "`detect_wire` tells a bare Gemini body by its records' type, "
-                                 "named once in `wires.wire_events`",
+                         "of wires; a bare body's wire is told by the wire station "
+                         "(`wires.detect_wire`)",
     ("capture.record", "wires.stream_end"): "`record` reports whether the recorded stream ended properly "
                               "(its exit code); it is the CLI's `record` command's engine",
     ("capture.replay", "wires"): "replay puts the wire's official SDK in front of a capture: the "

@@ -185,7 +185,7 @@ def test_where_the_chunks_are_cut_does_not_move_a_start(cuts):
 
 
 def test_the_table_measures_both_rules_and_the_time_each_wins():
-    from tool_start_table import measure, render
+    from lesson_lib.turn.tool_start_table import measure, render
 
     assert measure(load("anthropic-messages/hello")) is None     # no call to start
     rows, turn = measure(load("anthropic-messages/weather-turn-step1"))
@@ -201,7 +201,7 @@ def test_the_table_measures_both_rules_and_the_time_each_wins():
 
 def test_in_a_cut_step_every_start_is_contradicted_and_the_rest_never_runs():
     from lesson_lib.breaks.faults import cut_at
-    from tool_start_table import measure, render
+    from lesson_lib.turn.tool_start_table import measure, render
 
     whole = load("anthropic-messages/weather-turn-step1")
     cut = cut_at(whole, whole.body.index(b"event: message_delta"))   # both calls settled
@@ -214,3 +214,16 @@ def test_in_a_cut_step_every_start_is_contradicted_and_the_rest_never_runs():
     assert turn.lead == {"settled": None, "moved_on": None}
     assert turn.contradicted == {"settled": 2, "moved_on": 1}
     assert "| never |" in render(rows, [turn])
+
+
+def test_the_script_prints_the_tables_the_library_measures(monkeypatch, capsys, tmp_path):
+    import tool_start_table as script
+    from lesson_lib.capture.captures import corpus
+    from lesson_lib.turn import tool_start_table
+
+    assert script.measure is tool_start_table.measure      # one home: the script only prints
+    monkeypatch.setenv("REFERENCE_CAPTURES", str(tmp_path / "none"))
+    assert script.main([]) == 0
+    out = capsys.readouterr().out
+    calls, turns, _ = tool_start_table.table(corpus())
+    assert out.rstrip("\n") == tool_start_table.render(calls, turns)

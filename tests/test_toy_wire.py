@@ -8,15 +8,20 @@ terminal) and ``error`` (an in-band failure). Its framing, accumulator and
 adapter are a few dozen lines each, below; `wires.register` adds it, and from
 outside the package the matrix runs on it: a live weather turn over TCP
 against `serve`, Stop, a dropped connection retried, a budget, the watchdog,
-the server's 404 in the wire's own error shape, the cheat sheet. No file of
-`lesson_lib` names it. What it cannot have (no official SDK, so no SDK route
-and no `record`) its entry says with None, and the matrix skips that, saying why.
+the server's 404 in the wire's own error shape, the cheat sheet, lesson 1's
+event table, lesson 2's labels and fold, lesson 5's order faults and the
+"continue" of a turn that failed after output. No file of `lesson_lib` names
+it. Where the course's default fits (its slots' order, a swap it cannot show,
+how a user's words are appended) its entry names nothing; what it cannot have
+(no official SDK, so no SDK route, no `record`, no SDK helper to close) its
+entry says with None, and the matrix skips that, saying why.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import contextmanager
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
@@ -27,6 +32,11 @@ import pytest
 from lesson_lib import wires
 from lesson_lib.accumulate import Accumulator, Slot, accumulator_for
 from lesson_lib.accumulate import changes as ch
+from lesson_lib.accumulate import labels as lesson2_labels
+from lesson_lib.accumulate.fold import Fold
+from lesson_lib.breaks.recovery import CONTINUE_PROMPT, after_output_options
+from lesson_lib.breaks.sdk_close import close_early
+from lesson_lib.breaks.visibility import visibility
 from lesson_lib.breaks.watchdog import kinds
 from lesson_lib.capture.captures import from_bytes, load
 from lesson_lib.cli import commands as cli
@@ -38,9 +48,12 @@ from lesson_lib.sse.decoder import ServerSentEvent
 from lesson_lib.turn.adapters.base import WireAdapter
 from lesson_lib.turn.events import Finish
 from lesson_lib.turn.order import check
+from lesson_lib.turn.run import _aligned_times, turn_state
 from lesson_lib.turn.weather import RESULTS, TOOL_NAME, result_text
 from lesson_lib.wires.common import RetryRule, Sheet, WireError
-from lesson_lib.wires.entry import Entry
+from lesson_lib.wires.entry import Entry, SDKRoute, resolve
+from lesson_lib.wires.event_rows import event_row
+from lesson_lib.wires.row_text import preview_text
 from lesson_lib.wires.wire_events import parse_all
 
 TOY = "toy-ndjson"
@@ -93,7 +106,7 @@ class ToyAccumulator(Accumulator):
 
     def _close(self, index: int | None, *, cut: bool = False) -> None:
         if self.slots_ and self.slots_[-1]["open"]:
-            self.slots_[-1]["open"] = False
+            self.slots_[-1].update(open=False, state="never closed" if cut else "closed")
             self.changes.append(ch.SlotClosed(index, len(self.slots_) - 1,
                                               "end_of_stream" if cut else "stop", synthesised=cut))
 
@@ -143,8 +156,8 @@ class ToyAccumulator(Accumulator):
             {"kind": s["kind"], "text": "".join(s["text"])} for s in self.slots_]}
 
     def slots(self) -> list[Slot]:
-        return [Slot(n, s["kind"], s["kind"], "".join(s["text"]),
-                     "open" if s["open"] else "closed") for n, s in enumerate(self.slots_)]
+        return [Slot(n, s["kind"], s["kind"], "".join(s["text"]), s.get("state", "open"))
+                for n, s in enumerate(self.slots_)]
 
 
 # -- the adapter and the rest of the wire module ---------------------------------------
@@ -186,17 +199,39 @@ def read_error(event_type, payload):
     return WireError(payload.get("code"), payload.get("code"), payload.get("message"))
 
 
+def label(ev, caused: list, kinds: dict) -> str:
+    """Lesson 2's words for an event: ``slot [1] call get_weather · args``, the slot its
+    changes addressed last (a call's line closes the text before it); a line that changed
+    no slot, by its type."""
+    for change in caused:
+        if type(change) is ch.SlotOpened:
+            kinds[change.address] = f"{change.slot_kind} {change.name or ''}".rstrip()
+    where = next((c.address for c in reversed(caused)
+                  if getattr(c, "address", None) is not None), None)
+    return ev.type if where is None else f"slot [{where}] {kinds.get(where, '?')} · {ev.type}"
+
+
+def shows_duplicate(ev, wire: str):
+    """A line that opens or ends something, twice; a repeated fragment leaves no trace."""
+    return f"{ev.type} twice" if ev.type in ("start", "call", "end") else None
+
+
+def read_row(payload: dict, row: dict) -> None:
+    """Lesson 1's table: a fragment's or a call's words."""
+    row["preview"] = preview_text(str(payload.get("delta") or payload.get("name") or ""))
+
+
 ENTRY = Entry(wire=TOY, title="A toy NDJSON wire", framing="ndjson",
               content_type="application/x-ndjson", suffix=".ndjson", route=PATH, path=PATH,
               conversation=("messages",), error_body=error_body, streams_by_path=True,
               decoder=Lines, accumulator=ToyAccumulator, adapter=ToyAdapter,
-              next_request=next_request)
+              next_request=next_request, labels=label, shows_duplicate=shows_duplicate)
 RETRY = RetryRule(frozenset({"busy"}), frozenset({"bad"}), "code")
 MODULE = SimpleNamespace(
     WIRE=TOY, ENTRY=ENTRY, EVENT_TYPES=frozenset({"start", "text", "call", "args", "ping",
                                                   "end", "error"}),
     TERMINALS=frozenset({"end"}), FAILURES=frozenset({"error"}), KEEPALIVES=frozenset({"ping"}),
-    read_error=read_error, finish_reason=finish_reason, RETRY=RETRY,
+    read_error=read_error, finish_reason=finish_reason, RETRY=RETRY, read_row=read_row,
     retryable_error=RETRY.error,
     usage_counts=lambda usage: {"input": usage.get("in", 0), "output": usage.get("out", 0),
                                 "cache_read": 0, "cache_write": 0, "reasoning": 0},
@@ -405,6 +440,121 @@ def test_what_the_toy_wire_cannot_have_the_registry_says_none(registered, capabi
     if getattr(wires.entry_for(TOY), capability) is None:
         pytest.skip(f"the toy wire has no official SDK: no {capability} route (its entry says None)")
     raise AssertionError(f"the toy wire's entry names a {capability} route it cannot have")
+
+
+def capture_of(body: bytes):
+    return from_bytes(body, sidecar={"wire": TOY, "request": request1()})
+
+
+@contextmanager
+def registered_as(**parts):
+    """The toy wire registered for a while with some of its entry's parts replaced."""
+    wires.register(SimpleNamespace(**{**vars(MODULE), "ENTRY": replace(ENTRY, **parts)}))
+    try:
+        yield
+    finally:
+        wires.register(MODULE)
+
+
+def test_lesson_1s_table_reads_its_rows_with_the_wires_own_reader(registered):
+    events = parse_all(capture_of(step1_body()).events)
+    rows = [event_row(ev, TOY) for ev in events]
+    assert [r["preview"] for r in rows[1:3]] == ["Let me check both cities.", TOOL_NAME]
+    assert not any(r["unknown"] for r in rows)
+
+
+def test_lesson_2s_labels_come_from_the_entry(registered):
+    words = lesson2_labels.labels_for(capture_of(step1_body()))
+    assert words[:3] == ["start", "slot [0] text · text", f"slot [1] call {TOOL_NAME} · call"]
+    assert words[3:6] == [f"slot [1] call {TOOL_NAME} · args", "ping",
+                          f"slot [1] call {TOOL_NAME} · args"]
+    assert TOY in lesson2_labels.WIRES
+
+
+def _fields(slot):
+    return (slot.address, slot.kind, slot.content, slot.state)
+
+
+def test_the_fold_gives_the_accumulators_slots_in_the_default_order(registered):
+    acc, fold = accumulator_for(TOY), Fold(TOY)
+    for event in parse_all(capture_of(step1_body()[:-40]).events):
+        fold.add(acc.feed(event))
+        assert list(map(_fields, fold.slots())) == list(map(_fields, acc.slots()))
+    fold.add(acc.finish())
+    assert list(map(_fields, fold.slots())) == list(map(_fields, acc.slots()))
+    assert [s.state for s in fold.slots()] == ["closed", "closed", "never closed"]
+
+
+def test_the_fold_orders_the_slots_as_the_entry_says(registered):
+    with registered_as(slot_order=lambda opened, arrival: -arrival):
+        fold, acc = Fold(TOY), accumulator_for(TOY)
+        for event in parse_all(capture_of(step1_body()).events):
+            fold.add(acc.feed(event))
+    assert [s.address for s in fold.slots()] == [2, 1, 0]
+
+
+def test_order_faults_are_read_from_the_entry_and_a_swap_is_unseen_by_default(registered):
+    capture = capture_of(step1_body())
+    last = len(capture.events) - 1
+    assert visibility(capture, "duplicate", last) == "end twice"
+    assert visibility(capture, "duplicate", 1) is None        # a repeated fragment
+    assert visibility(capture, "swap", 0) is None             # the entry names no reader
+
+
+def _failed_after_output():
+    body = _lines({"type": "start", "id": "r1", "model": "toy-1"},
+                  {"type": "text", "delta": "Paris is"},
+                  {"type": "error", "code": "busy", "message": "overloaded"})
+    return turn_state(capture_of(body))
+
+
+def test_continue_appends_the_users_words_the_default_way(registered):
+    options = after_output_options(_failed_after_output(), request1())
+    assert options.step == 1 and options.partial_text == "Paris is"
+    go_on = options.option("continue").request
+    assert go_on["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+
+
+def test_continue_appends_the_users_words_as_the_entry_says(registered):
+    def user_message(request, text):
+        request["messages"].append({"role": "human", "text": text})
+
+    with registered_as(user_message=user_message):
+        options = after_output_options(_failed_after_output(), request1())
+    asked = options.option("continue").request["messages"][-1]
+    assert asked == {"role": "human", "text": CONTINUE_PROMPT}
+
+
+def test_the_sdk_routes_events_are_timed_as_its_entry_says(registered):
+    capture = capture_of(step1_body())
+    times = [e.t for e in parse_all(capture.events)]
+    sdk_events = [SimpleNamespace(type=t) for t in ("chunk", "text", "chunk", "chunk")]
+    one_for_one = SDKRoute("toy-sdk", "toy:Translator", raw_types=frozenset({"chunk"}),
+                           by_type=False)
+    with registered_as(sdk=one_for_one):
+        assert _aligned_times(capture, sdk_events) == [times[0], times[0], times[1], times[2]]
+    by_type = SDKRoute("toy-sdk", "toy:Translator", raw_types=frozenset({"call", "end"}))
+    sdk_events = [SimpleNamespace(type=t) for t in ("call", "args", "call", "end")]
+    with registered_as(sdk=by_type):
+        assert _aligned_times(capture, sdk_events) == [times[2], times[2], times[6], times[-1]]
+
+
+def test_closing_an_sdk_helper_is_refused_where_the_wire_has_no_sdk(registered):
+    with pytest.raises(ValueError, match="no SDK streaming helper"):
+        close_early(capture_of(step1_body()), 2)
+
+
+PARTS = ("labels", "slot_order", "shows_duplicate", "shows_swap", "user_message")
+
+
+@pytest.mark.parametrize("wire", sorted(wires.ENTRIES))
+def test_every_part_a_course_wire_names_resolves(wire):
+    entry = wires.ENTRIES[wire]
+    named = {name: entry.part(name) for name in PARTS if getattr(entry, name) is not None}
+    if entry.sdk is not None and entry.sdk.close is not None:
+        named["sdk.close"] = resolve(entry.sdk.close)
+    assert all(part is not None for part in named.values())
+    assert all(callable(part) for name, part in named.items() if name != "sdk.close")
 
 
 # -- registering -------------------------------------------------------------------------

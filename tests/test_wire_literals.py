@@ -33,11 +33,6 @@ SPELLED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
                    "contentBlockStop", "messageStop"}),
         f"Bedrock's framing builds events from frames, {UPSTREAM}"),
-    "lesson_lib.capture.captures": (
-        frozenset({"message_start", "message_delta", "message_stop", "content_block_start",
-                   "content_block_delta", "content_block_stop", "chat.completion.chunk",
-                   "[DONE]"}),
-        f"`detect_wire` tells a bare body's wire by its events' names, {UPSTREAM}"),
     "lesson_lib.capture.replay": (
         frozenset({"response.output_text.delta", "interaction.completed"}),
         f"the SDK's own text events, and the event that reports Gemini Interactions' "

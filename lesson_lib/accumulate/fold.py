@@ -13,7 +13,9 @@ only keeps the changes) checks it::
 
 A tool call's value is folded the way the accumulator builds it: its
 argument fragments go to a `ToolCall` of the fold's own (lesson 3), and the
-`SlotClosed` says how it ended. Linear: every change is read once.
+`SlotClosed` says how it ended. Linear: every change is read once. The
+slots stand in the wire's order, its entry's `slot_order` (`wires.entry`):
+Chat's and Responses' are below; every other wire's is the slots' addresses.
 """
 
 from __future__ import annotations
@@ -82,23 +84,27 @@ class _Folded:
                     call_id=self.call_id, raw_input=raw, input=value)
 
 
-def _order(wire: str, folded: _Folded) -> Any:
-    """Where a slot goes in `slots()`: the wire's own order of addresses."""
-    address = folded.opened.address
-    if wire == wires.chat.WIRE:
-        # Per choice: its text fields (in arrival order), then its calls.
-        return (address[0], folded.opened.takes_input and not folded.opened.structured,
-                folded.order)
-    if wire == wires.responses.WIRE:
-        if address == AUDIO:             # the spoken output: no item, after them all
-            return (math.inf, 0, 0)
-        # Per item: its own slot (shown only while it has no parts; its call first in
-        # `tool_calls()`), then its parts, then its summary parts.
-        if len(address) == 1:
-            return (address[0], 0, 0)
-        return (address[0], 2, address[2]) if address[1] == "summary" else (address[0], 1,
-                                                                             address[1])
-    return address
+def chat_order(opened: SlotOpened, arrival: int) -> Any:
+    """Chat's order of slots (its entry's `slot_order`): per choice, its text fields (in
+    arrival order), then its calls."""
+    return (opened.address[0], opened.takes_input and not opened.structured, arrival)
+
+
+def responses_order(opened: SlotOpened, arrival: int) -> Any:
+    """Responses' order of slots (its entry's `slot_order`): per item, its own slot (shown
+    only while it has no parts; its call first in `tool_calls()`), then its parts, then its
+    summary parts; the spoken output, which has no item, after them all."""
+    address = opened.address
+    if address == AUDIO:
+        return (math.inf, 0, 0)
+    if len(address) == 1:
+        return (address[0], 0, 0)
+    return (address[0], 2, address[2]) if address[1] == "summary" else (address[0], 1,
+                                                                         address[1])
+
+
+def _by_address(opened: SlotOpened, arrival: int) -> Any:
+    return opened.address
 
 
 class Fold:
@@ -106,6 +112,9 @@ class Fold:
 
     def __init__(self, wire: str) -> None:
         self.wire = wire
+        entry = wires.ENTRIES.get(wire)
+        order = (entry.part("slot_order") if entry is not None else None) or _by_address
+        self._key = lambda folded: order(folded.opened, folded.order)
         self._slots: dict[Any, _Folded] = {}
         self._hidden: dict[Any, _Folded] = {}   # removed from the slots (their calls kept)
         self.ended = False
@@ -215,7 +224,7 @@ class Fold:
             folded.input = change.input if change.call_state is not None else call.input
 
     def _ordered(self) -> list[_Folded]:
-        return sorted(self._slots.values(), key=lambda f: _order(self.wire, f))
+        return sorted(self._slots.values(), key=self._key)
 
     def slots(self) -> list[Slot]:
         """The slots so far, in the wire's address order (as `Accumulator.slots()`)."""
@@ -224,5 +233,5 @@ class Fold:
     def tool_calls(self) -> list[ToolCallView]:
         """Every tool call so far, as immutable views (as `Accumulator.tool_calls()`)."""
         every = sorted([*self._slots.values(), *self._hidden.values()],
-                       key=lambda f: _order(self.wire, f))
+                       key=self._key)
         return [f.call.view() for f in every if f.call is not None]

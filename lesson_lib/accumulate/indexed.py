@@ -1,24 +1,30 @@
-"""Blocks in slots addressed by an integer index: what Anthropic's Messages stream and
-Bedrock's ConverseStream share.
+"""Blocks in slots addressed by an integer index: what Anthropic's Messages stream,
+Bedrock's ConverseStream and Gemini's Interactions stream share.
 
-Both wires put each content block in a slot named by its index (``index``,
+Each of these wires puts each content block in a slot named by its index (``index``,
 ``contentBlockIndex``); a block that takes input keeps its `ToolCall`. How a
 block begins, what its deltas do and what its final form is differ per wire
 (each wire module has its own block class); reading the blocks back does not:
 
-- `IndexedBlock` is the part of a block both wires have: its index, kind,
+- `IndexedBlock` is the part of a block every such wire has: its index, kind,
   state and tool call, its label, and what its tool call has received;
 - `IndexedAccumulator` reads the blocks back in index order: the live tool
-  calls and the slots of the slot view.
+  calls and the slots of the slot view; it also says what every such wire says of
+  an event it cannot read (`unreadable`, `unknown_event`), a second start
+  (`already_started`), a stop it cannot apply (`block_to_stop`) and a block
+  the stream never stopped (`never_stopped`).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Iterator
 from typing import Any
 
 from ..tool_calls import ToolCall
+from ..wires.wire_events import WireEvent
 from .base import Accumulator, Slot, SlotState
+from .changes import UnknownEvent
 
 
 class IndexedBlock:
@@ -86,9 +92,36 @@ class IndexedAccumulator(Accumulator):
         super().__init__()
         self.blocks: dict[int, Any] = {}
 
+    def unreadable(self, event: WireEvent) -> bool:
+        """Whether `event` carries no JSON object to read: noted (``unparseable_json``, its
+        raw data kept), and skipped."""
+        if event.parse_error is None and isinstance(event.payload, dict):
+            return False
+        why = event.parse_error or "the payload is not a JSON object"
+        self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
+                  event=event, raw=event.sse.data)
+        return True
+
+    def unknown_event(self, event: WireEvent, kind: str, stream: str) -> None:
+        """An event whose type `kind` is not part of `stream`: handed on as an
+        `UnknownEvent` and noted (``unknown_event``) with its raw data."""
+        self.changes.append(UnknownEvent(event.index, kind, event.payload))
+        self.note("unknown_event", f"event type {kind!r} is not part of {stream}; kept as "
+                  "raw data", event=event, severity="warning", raw=event.sse.data,
+                  payload=event.payload)
+
     def ordered_blocks(self) -> list[Any]:
         """The blocks in index order."""
         return [self.blocks[i] for i in sorted(self.blocks)]
+
+    def already_started(self, index: int, event: WireEvent) -> bool:
+        """Whether slot `index` was started before: a second start is noted
+        (``duplicate_start``) and the first one kept."""
+        if index not in self.blocks:
+            return False
+        self.note("duplicate_start", f"slot {index} was already started; the first start "
+                  "is kept", event=event, slot=index, raw=event.sse.data)
+        return True
 
     def block_to_stop(self, index: Any, event: Any) -> Any:
         """The open block a stop event names by `index`, now closed; None (noted:
@@ -105,6 +138,20 @@ class IndexedAccumulator(Accumulator):
             return None
         block.state = "closed"
         return block
+
+    def never_stopped(self, stop: str, *, length_stop: bool) -> Iterator[Any]:
+        """At the end of the stream, each block still open, in index order: marked
+        ``never closed`` and noted (``block_never_stopped``, naming the `stop` event it
+        never got: a warning when the stream ended properly after a `length_stop`, an
+        error otherwise), for the wire to close its slot."""
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if block.state != "open":
+                continue
+            block.state = "never closed"
+            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
+                      f"{stop}", slot=index, severity="warning" if length_stop else "error")
+            yield block
 
     def live_tool_calls(self) -> list[ToolCall]:
         """The tool call of every block that takes input, in index order."""

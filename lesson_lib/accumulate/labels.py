@@ -11,6 +11,10 @@ deltas) is placed by its payload's own indexes, as the wire wrote them.
 The labels are a fact of the stream, not of a view: the slot view's counter,
 the tool-call card's counter and lesson 2's graders all read them from here,
 and `address_text` is how any of them writes a slot's address.
+
+Each wire's reader is its registry entry's `labels` part (`wires.entry`): the
+readers of the course's wires are below, and a wire whose entry names none is
+labelled by its events' types.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from .changes import InBandError, ResponseChanged, SlotOpened, TextAppended, Too
 from .history import History
 from .responses.vocabulary import AUDIO, AUDIO_EVENTS
 
-WIRES = (wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE, wires.gemini.WIRE,
-         gi.WIRE)
+# The wires whose entry names a reader of labels (read when asked: a wire registered later
+# is in it).
+WIRES = wires.PerWire(lambda entry: entry.part("labels"),
+                      keep=lambda entry: entry.labels is not None)
 
 
 def address_text(address: Any) -> str:
@@ -81,9 +87,8 @@ class EventLabels:
         self.history = history
         self._done: list[str] = []
         self._kinds: dict[Any, str] = {}    # Anthropic: slot address -> its block type
-        events = history.events
-        wire = history.capture.wire
-        self._reader = _READERS.get(wire) if events else None
+        entry = wires.ENTRIES.get(history.capture.wire or "")
+        self._reader = entry.part("labels") if entry is not None and history.events else None
 
     def __len__(self) -> int:
         return len(self.history.events)
@@ -108,7 +113,10 @@ def _plain(ev: WireEvent) -> str:
     return ev.type or "(no type)"
 
 
-def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+def anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+    """``block [1] tool_use · input_json_delta``: the block the event's changes addressed,
+    its type (from the block's `SlotOpened`) and the delta's type; a stop reason; an
+    error's type."""
     p = ev.payload
     if not isinstance(p, dict):
         return _plain(ev)
@@ -139,7 +147,7 @@ def _anthropic_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     return _plain(ev)
 
 
-def _responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+def responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     """``item [1] function_call · function_call_arguments.delta``: the slot the event's
     changes addressed, its item's type (from the item's `SlotOpened`)."""
     p = ev.payload
@@ -173,7 +181,9 @@ def _responses_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     return f"{where} · {(ev.type or '(no type)').removeprefix('response.')}"
 
 
-def _chat_label(ev: WireEvent, caused: list, _kinds: dict) -> str:
+def chat_label(ev: WireEvent, caused: list, _kinds: dict) -> str:
+    """``choice 0 · tool_calls[1] · arguments``: per choice of the chunk, what its changes
+    started or grew, and its finish reason; ``usage`` for a usage-only chunk."""
     p = ev.payload
     if ev.type == DONE:
         return DONE
@@ -223,7 +233,7 @@ def _chat_choice_label(choice: dict, caused: list) -> str:
     return f"choice {index} · " + (" · ".join(fields) if fields else "(empty)")
 
 
-def _gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+def gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     """``candidate 0 · part [1] functionCall read_screen · arguments · finishReason STOP``:
     the parts a record opened or grew (its minted slots), and a finish reason."""
     if any(type(c) is InBandError for c in caused):
@@ -259,7 +269,7 @@ def _gemini_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
                      for i, texts in sorted(by_candidate.items()))
 
 
-def _interactions_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
+def interactions_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> str:
     """``step [1] function_call getWeather · arguments_delta``: the step an event addressed
     (by its index), its kind and name, and the delta's type; the interaction's status at
     its lifecycle events; an error's name."""
@@ -284,7 +294,3 @@ def _interactions_label(ev: WireEvent, caused: list, kinds: dict[Any, str]) -> s
     status = interaction.get("status")
     return f"{kind} · {status}" if isinstance(status, str) else str(kind or _plain(ev))
 
-
-_READERS = {wires.anthropic.WIRE: _anthropic_label, wires.responses.WIRE: _responses_label,
-            wires.chat.WIRE: _chat_label, wires.gemini.WIRE: _gemini_label,
-            gi.WIRE: _interactions_label}

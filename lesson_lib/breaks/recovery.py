@@ -180,8 +180,9 @@ def _output_so_far(step: StepView, blocks: list[BlockView]) -> Tokens:
     reported = step.usage.output
     # Anthropic's only count before message_delta is message_start's (see the module);
     # message_delta also brings the stop_reason, so a step without one never had it.
-    covers = step.wire != wires.anthropic.WIRE or (step.finish is not None
-                                                   and step.finish.raw is not None)
+    entry = wires.ENTRIES.get(step.wire or "")
+    early = entry is not None and entry.early_usage
+    covers = not early or (step.finish is not None and step.finish.raw is not None)
     if reported > 0 and covers:
         return Tokens(reported, REPORTED)
     return _estimate(_output_chars(blocks))
@@ -210,15 +211,31 @@ def continue_request(state: TurnState, request: dict[str, Any], step: int) -> di
     """The step's request with the partial output appended, then a user message to go on."""
     out = next_request(state, request, step)
     wire = next((s.wire for s in state.steps if s.step == step), "")
-    key = "input" if wire == wires.responses.WIRE else "messages"
-    items = out[key]
-    if wire == wires.anthropic.WIRE and items and items[-1].get("role") == "user":
-        # The tool results' user message takes the words too: one user turn.
-        items[-1] = dict(items[-1], content=list(items[-1]["content"])
-                         + [{"type": "text", "text": CONTINUE_PROMPT}])
-    else:
-        items.append({"role": "user", "content": CONTINUE_PROMPT})
+    entry = wires.ENTRIES.get(wire or "")
+    append = (entry.part("user_message") if entry is not None else None) or _user_message
+    append(out, CONTINUE_PROMPT)
     return out
+
+
+def _user_message(request: dict[str, Any], text: str) -> None:
+    """The default of an entry's `user_message`: a user message appended to ``messages``."""
+    request["messages"].append({"role": "user", "content": text})
+
+
+def messages_user_message(request: dict[str, Any], text: str) -> None:
+    """Anthropic's `user_message`: where the request ends with the tool results' user
+    message, that message takes the words too (one user turn); else a new one."""
+    items = request["messages"]
+    if items and items[-1].get("role") == "user":
+        items[-1] = dict(items[-1], content=list(items[-1]["content"])
+                         + [{"type": "text", "text": text}])
+    else:
+        items.append({"role": "user", "content": text})
+
+
+def input_user_message(request: dict[str, Any], text: str) -> None:
+    """Responses' `user_message`: a user message appended to ``input``."""
+    request["input"].append({"role": "user", "content": text})
 
 
 def after_output_options(state: TurnState, request: dict[str, Any] | None = None

@@ -47,6 +47,10 @@ answers a read after ``close()`` as a closed socket does
 (`lesson_lib.capture.replay`): the chunk already delivered is decoded to its end,
 the next one never comes. Without that, a mock transport would go on
 handing out the rest of the capture.
+
+Which helper a capture's wire has is its registry entry's to say (its SDK
+route's `close`, a `Helper`): the three wires' helpers are below, and a wire
+whose route names none is refused with a `ValueError`.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from .. import wires
 from ..capture import replay
 from ..capture.captures import Capture
 from ..wires import responses
+from ..wires.entry import resolve
 
 HOWS = ("with", "close", "none")
 
@@ -121,10 +126,17 @@ def _chat_text(completion: Any) -> str:
 
 
 @dataclass(frozen=True)
-class _Helper:
-    final: str                               # the final-object method
+class Helper:
+    """One SDK's streaming helper, as `close_early` drives it (a wire's `SDKRoute.close`):
+    `final`, the final-object method; `snapshot(stream, events) -> (source, text, stop)`,
+    what the stream shows so far; `summary(final) -> (text, stop)`; `open(capture, client,
+    chunk_size)`, the helper's stream over the capture (`client` the caller's, else an
+    offline one)."""
+
+    final: str
     snapshot: Callable[[Any, list[Any]], tuple[str, str | None, str | None]]
     summary: Callable[[Any], tuple[str, str | None]]
+    open: Callable[[Capture, Any, int | None], Any]
 
 
 def _anthropic_snapshot(stream: Any, _events: list[Any]) -> tuple[str, str | None, str | None]:
@@ -151,29 +163,32 @@ def _responses_snapshot(_stream: Any, events: list[Any]) -> tuple[str, str | Non
             deltas[-1].snapshot if deltas else None, None)
 
 
-def _client_call(capture: Capture, client: Any, wire: str, chunk_size: int | None) -> Any:
-    kwargs = replay.request_kwargs(capture)
-    if wire == wires.anthropic.WIRE:
-        client = client or replay.anthropic_client(capture, chunk_size)
-        return client.messages.stream(**kwargs)
+def _messages_stream(capture: Capture, client: Any, chunk_size: int | None) -> Any:
+    client = client or replay.anthropic_client(capture, chunk_size)
+    return client.messages.stream(**replay.request_kwargs(capture))
+
+
+def _responses_stream(capture: Capture, client: Any, chunk_size: int | None) -> Any:
     client = client or replay.openai_client(capture, chunk_size)
-    if wire == wires.responses.WIRE:
-        return client.responses.stream(**kwargs)
-    return client.chat.completions.stream(**kwargs)
+    return client.responses.stream(**replay.request_kwargs(capture))
 
 
-_HELPERS: dict[str, _Helper] = {
-    wires.anthropic.WIRE: _Helper("get_final_message", _anthropic_snapshot,
-                                  lambda m: (_anthropic_text(m), m.stop_reason)),
-    wires.responses.WIRE: _Helper("get_final_response", _responses_snapshot,
-                                lambda r: (r.output_text, r.status)),
-    wires.chat.WIRE: _Helper("get_final_completion", _chat_snapshot,
-                           lambda c: (_chat_text(c), (c.choices[0].finish_reason
-                                                      if c.choices else None))),
-}
+def _chat_stream(capture: Capture, client: Any, chunk_size: int | None) -> Any:
+    client = client or replay.openai_client(capture, chunk_size)
+    return client.chat.completions.stream(**replay.request_kwargs(capture))
 
 
-def _call(stream: Any, helper: _Helper) -> Call:
+# The helpers of the three wires' SDKs, each named by its wire's SDK route (`close`).
+MESSAGES = Helper("get_final_message", _anthropic_snapshot,
+                  lambda m: (_anthropic_text(m), m.stop_reason), _messages_stream)
+RESPONSES = Helper("get_final_response", _responses_snapshot,
+                   lambda r: (r.output_text, r.status), _responses_stream)
+CHAT = Helper("get_final_completion", _chat_snapshot,
+              lambda c: (_chat_text(c), (c.choices[0].finish_reason if c.choices else None)),
+              _chat_stream)
+
+
+def _call(stream: Any, helper: Helper) -> Call:
     try:
         value = getattr(stream, helper.final)()
     except Exception as exc:                 # what the SDK raises is the finding
@@ -210,13 +225,15 @@ def close_early(capture: Capture, n: int, how: str = "with", *, client: Any = No
     if how not in HOWS:
         raise ValueError(f"how must be one of {', '.join(HOWS)}, not {how!r}")
     wire = capture.wire or ""
-    if wire not in _HELPERS:
+    entry = wires.ENTRIES.get(wire)
+    helper = entry.sdk.close if entry is not None and entry.sdk is not None else None
+    if helper is None:
         raise ValueError(f"{capture.key}: no SDK streaming helper for wire {wire!r}")
-    helper = _HELPERS[wire]
+    helper = resolve(helper)
     events: list[Any] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)   # model-deprecation notices
-        with _client_call(capture, client, wire, chunk_size) as stream:
+        with helper.open(capture, client, chunk_size) as stream:
             while len(events) < n:
                 event = next(stream, None)
                 if event is None:
@@ -230,7 +247,7 @@ def close_early(capture: Capture, n: int, how: str = "with", *, client: Any = No
         return _report(capture, how, stream, helper, events, open_when_stopped)
 
 
-def _report(capture: Capture, how: str, stream: Any, helper: _Helper, events: list[Any],
+def _report(capture: Capture, how: str, stream: Any, helper: Helper, events: list[Any],
             open_when_stopped: bool) -> LeftBehind:
     closed = _response(stream).is_closed
     source, text, stop = helper.snapshot(stream, events)
@@ -247,4 +264,5 @@ def left_behind(captures: Iterable[Capture], n: int, hows: Iterable[str] = HOWS
     return [close_early(c, n, how) for c in captures for how in hows]
 
 
-__all__ = ["Call", "HOWS", "LeftBehind", "close_early", "left_behind"]
+__all__ = ["CHAT", "HOWS", "MESSAGES", "RESPONSES", "Call", "Helper", "LeftBehind", "close_early",
+           "left_behind"]

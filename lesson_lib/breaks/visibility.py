@@ -12,16 +12,18 @@ only its few markers (``finish_reason``, a tool call's opening fragment,
 `visibility(capture, kind, at)` returns the reason a fault is visible (a
 short category, the same for every instance of one kind of breakage), or
 ``None`` when the wire leaves no trace of it. It reads only the events,
-never the accumulators, so a test can hold the accumulators to it.
+never the accumulators, so a test can hold the accumulators to it. Each
+wire says it through its registry entry's `shows_duplicate` and `shows_swap`
+(`wires.entry`); the three wires' readers are below, and a wire whose entry
+names none shows neither.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import wires
 from ..capture.captures import Capture
-from ..wires import WIRES, anthropic, responses
+from ..wires import ENTRIES, WIRES, anthropic, responses
 from ..wires.chat import opening_id
 from ..wires.wire_events import DONE, WireEvent, parse_all
 
@@ -38,13 +40,17 @@ def visibility(capture: Capture, kind: str, at: int,
     For ``swap``, `at` is the first of the two events swapped. `events` are
     the capture's parsed events, when the caller already has them.
     """
-    events = parse_all(capture.events) if events is None else events
+    if kind not in ("duplicate", "swap"):
+        raise ValueError(f"unknown order fault {kind!r}: duplicate or swap")
     wire = capture.wire or ""
+    entry = ENTRIES.get(wire)
+    shows = entry.part(f"shows_{kind}") if entry is not None else None
+    if shows is None:
+        return None
+    events = parse_all(capture.events) if events is None else events
     if kind == "duplicate":
-        return _DUPLICATE[wire](events[at], wire) if wire in _DUPLICATE else None
-    if kind == "swap":
-        return _SWAP[wire](events[at], events[at + 1], wire) if wire in _SWAP else None
-    raise ValueError(f"unknown order fault {kind!r}: duplicate or swap")
+        return shows(events[at], wire)
+    return shows(events[at], events[at + 1], wire)
 
 
 def _seq(ev: WireEvent) -> int | None:
@@ -63,13 +69,16 @@ def _index(ev: WireEvent) -> Any:
     return ev.payload.get("index") if isinstance(ev.payload, dict) else None
 
 
-def _anthropic_duplicate(ev: WireEvent, wire: str) -> str | None:
+def anthropic_duplicate(ev: WireEvent, wire: str) -> str | None:
+    """Anthropic (its entry's `shows_duplicate`): a frame of a block or of the message twice."""
     if ev.type in _ANTHROPIC_FRAMES:
         return f"{ev.type} twice"
     return None
 
 
-def _anthropic_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+def anthropic_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+    """Anthropic (its entry's `shows_swap`): any two events but pings, two message_deltas
+    or two deltas of one block."""
     kinds = (a.type, b.type)
     if anthropic.PING in kinds or kinds == (anthropic.MESSAGE_DELTA, anthropic.MESSAGE_DELTA):
         return None
@@ -81,7 +90,9 @@ def _anthropic_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
 # -- Responses: sequence numbers (older streams: items and parts) ------------------------
 
 
-def _responses_duplicate(ev: WireEvent, wire: str) -> str | None:
+def responses_duplicate(ev: WireEvent, wire: str) -> str | None:
+    """Responses (its entry's `shows_duplicate`): a repeated sequence number; in an older
+    stream without them, an item's or part's frame or the lifecycle twice."""
     if _seq(ev) is not None:
         return "sequence_number repeated"
     if _frame(ev, wire):
@@ -89,7 +100,9 @@ def _responses_duplicate(ev: WireEvent, wire: str) -> str | None:
     return None
 
 
-def _responses_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+def responses_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+    """Responses (its entry's `shows_swap`): sequence numbers out of order; in an older
+    stream, a frame moved."""
     if _seq(a) is not None and _seq(b) is not None:
         return "sequence_number out of order"
     if _frame(a, wire) or _frame(b, wire):
@@ -150,7 +163,9 @@ def _continues(opening: WireEvent, ev: WireEvent) -> bool:
     return False
 
 
-def _chat_duplicate(ev: WireEvent, wire: str) -> str | None:
+def chat_duplicate(ev: WireEvent, wire: str) -> str | None:
+    """Chat (its entry's `shows_duplicate`): only its markers, ``[DONE]``, a finish reason,
+    a tool call's opening."""
     if ev.type == DONE:
         return "[DONE] twice"
     if _finishes(ev):
@@ -160,7 +175,9 @@ def _chat_duplicate(ev: WireEvent, wire: str) -> str | None:
     return None
 
 
-def _chat_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+def chat_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
+    """Chat (its entry's `shows_swap`): a chunk after ``[DONE]``, a delta after its
+    choice's finish reason, a call's fragment before its opening."""
     if DONE in (a.type, b.type):
         return "a chunk after [DONE]"
     if _finishes(b) & _carries(a):
@@ -169,8 +186,3 @@ def _chat_swap(a: WireEvent, b: WireEvent, wire: str) -> str | None:
         return "a tool-call fragment before its opening"
     return None
 
-
-_DUPLICATE = {wires.anthropic.WIRE: _anthropic_duplicate,
-              wires.responses.WIRE: _responses_duplicate, wires.chat.WIRE: _chat_duplicate}
-_SWAP = {wires.anthropic.WIRE: _anthropic_swap, wires.responses.WIRE: _responses_swap,
-         wires.chat.WIRE: _chat_swap}

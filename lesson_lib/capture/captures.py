@@ -21,7 +21,9 @@ A capture is two files side by side:
 A bare ``.sse`` file with no sidecar also loads: the wire is detected from
 the decoded events' own structure (their ``event:`` names, their payloads'
 ``type`` / ``object``), never from text a model may have written, and the
-whole body is one chunk with no timing. A body that starts with a binary
+whole body is one chunk with no timing. The wire station tells it
+(`lesson_lib.wires.detect_wire`, named here too): only `wires/` reads a
+payload's names. A body that starts with a binary
 frame whose prelude CRC holds is read as Bedrock's event stream, its wire
 told from the frames' ``:event-type`` headers.
 
@@ -37,20 +39,19 @@ import difflib
 import json
 import os
 import stat
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .. import wires
 from ..diagnostics import Diagnostic
 from ..sse import eventstream
-from ..sse.bedrock_frames import FrameEventDecoder, wire_of_frame
+from ..sse.bedrock_frames import FrameEventDecoder
 from ..sse.decoder import ServerSentEvent, SSEDecoder
+from ..sse.eventstream import is_eventstream as is_eventstream
 from ..wires import ENTRIES
-from ..wires.wire_events import EVENT_TYPE_FIELD, GEMINI_RECORD, payload_type
+from ..wires import detect_wire as detect_wire  # a bare body's wire, told by the wire station
 
 MAX_BYTES = 1 << 30  # 1 GiB: the default limit on one body (`lesson-lib --max-bytes`)
 
@@ -193,11 +194,6 @@ class Capture:
 # -- loading -----------------------------------------------------------------
 
 
-_ANTHROPIC_TYPES = frozenset({"message_start", "message_delta", "message_stop",
-                              "content_block_start", "content_block_delta",
-                              "content_block_stop"})
-
-
 def not_text(body: bytes) -> list[Diagnostic]:
     """A `not_text` warning at the first byte that is not UTF-8, with the count of such runs."""
     try:
@@ -212,65 +208,6 @@ def not_text(body: bytes) -> list[Diagnostic]:
         message=(f"invalid UTF-8 from byte {first} ({runs} invalid sequence"
                  f"{'s' if runs != 1 else ''} in all); the reader shows U+FFFD there"),
         severity="warning", offset=first, extra={"invalid_sequences": runs})]
-
-
-def is_eventstream(body: bytes) -> bool:
-    """Whether `body` starts with a binary event-stream frame (a prelude whose CRC holds)."""
-    if len(body) < eventstream.PRELUDE_LENGTH:
-        return False
-    return zlib.crc32(body[:8]) == int.from_bytes(body[8:12], "big")
-
-
-def detect_wire(body: bytes) -> str | None:
-    """Tell the wire from the decoded events: their names, their payloads' type/object.
-
-    The first event whose structure belongs to one wire decides: an
-    ``event:`` name or payload ``type`` of Anthropic's (``message_start``,
-    ``content_block_*``, ...), one starting ``response.``, a payload
-    ``object`` ``chat.completion.chunk`` or the ``[DONE]`` sentinel, a payload
-    shaped like Gemini's ``GenerateContentResponse`` (``candidates``,
-    ``usageMetadata``, ``modelVersion``... and no ``type`` or ``object``). What
-    is inside strings (model output) is never looked at. An event-stream body's
-    wire is its first event frame's: ``chunk`` frames are Invoke's, Converse's
-    event names are Converse's.
-    """
-    if is_eventstream(body):
-        frames = eventstream.EventStreamDecoder().feed(body)
-        return next((w for w in map(wire_of_frame, frames) if w is not None), None)
-    decoder = SSEDecoder()
-    for event in decoder.feed(body) + decoder.finish():
-        wire = _wire_of(event)
-        if wire is not None:
-            return wire
-    return None
-
-
-def _wire_of(event: ServerSentEvent) -> str | None:
-    names = [event.event]
-    if event.data.strip() == "[DONE]":
-        return wires.chat.WIRE
-    try:
-        payload = json.loads(event.data)
-    except (ValueError, RecursionError):
-        payload = None
-    if isinstance(payload, dict):
-        if payload.get("object") == "chat.completion.chunk":
-            return wires.chat.WIRE
-        if "prompt_filter_results" in payload and isinstance(payload.get("choices"), list):
-            return wires.chat.WIRE    # Azure's first chunk: filter results, no object yet
-        if payload_type(payload) == GEMINI_RECORD:
-            return wires.gemini.WIRE
-        if isinstance(payload.get(EVENT_TYPE_FIELD), str):
-            return wires.gemini_interactions.WIRE    # the only wire that names events there
-        names.append(payload.get("type"))
-    for name in names:
-        if not isinstance(name, str):
-            continue
-        if name in _ANTHROPIC_TYPES:
-            return wires.anthropic.WIRE
-        if name.startswith("response."):
-            return wires.responses.WIRE
-    return None
 
 
 def load(source: str | os.PathLike, *, search_reference: bool = True,

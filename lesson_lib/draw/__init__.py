@@ -20,8 +20,11 @@ parts still live are drawn again, so a delta costs what it changed.
   `citations`, `other`: one drawer per kind of block;
 - `banner`: how the turn stands (streaming, running tools, stalled, and its
   outcome, never done for a dead stream);
-- `parts`: `Part` and `Drawing`; `drawer`: `Drawer`, which reads a turn
-  event by event, and `draw`.
+- `parts`: `Part` and `Drawing`; `drawer`: `Drawer`, which reads the
+  reducer's state (only what it gained since the last drawing), and `draw`.
+
+The drawing folds nothing: every fact of the turn is the reducer's, read from
+the state; the drawing decides only how it looks.
 """
 
 from __future__ import annotations

@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..turn.ends import REASON_SAYS, WHERE_SAYS, TurnEnd, default_reason, end_sentence
+from ..turn.reduce import TurnState
 from ..turn.summary import OUTCOME_SAYS, OUTCOME_WORDS
 from .parts import Part
 from .safety import esc
+from .tool_call import call_name
 
 
 @dataclass(frozen=True, slots=True)
 class TurnStatus:
-    """What the banner needs to know of the turn (the drawer keeps it up to date)."""
+    """What the banner needs to know of the turn (`turn_status` reads it from a state)."""
 
     started: bool = False
     outcome: str | None = None
@@ -40,6 +42,50 @@ class TurnStatus:
     interrupted: tuple[str, ...] = ()  # what a cancel stopped: text, tools by name, a request
     reason: str | None = None          # why the turn ended (`turn.ends`), once it has
     detail: Any = None                 # what the reason needs: who, the raw value, a limit
+
+
+def turn_status(state: TurnState) -> TurnStatus:
+    """How the turn in `state` stands, as the banner says it: every fact is the reducer's."""
+    last = state.last_finish
+    between = state.between_steps
+    finished = state.finished
+    errors = state.errors
+    return TurnStatus(
+        started=state.started, outcome=finished.outcome if finished else None,
+        asked_for_tools=between and last is not None and last.finish.reason == "tool_calls",
+        finish=last.finish.reason if last is not None else None, between_steps=between,
+        running=state.tools_running, forming_calls=state.calls_forming, last_t=state.last_t,
+        first_error=(errors[0].message or errors[0].scope) if errors else None,
+        interrupted=_joined([_stopped_what(state, e) for e in state.interruptions]),
+        reason=finished.reason if finished else None,
+        detail=finished.detail if finished else None)
+
+
+def _stopped_what(state: TurnState, e: Any) -> str:
+    """What one interruption stopped, in words."""
+    if e.kind == "step_finished":
+        return f"the request for step {e.step} before its first byte"
+    start = state.opening(e.block)
+    if e.kind == "tool_execution_finished":
+        name = call_name(start) if start is not None and start.block_kind == "tool_call" else None
+        return f"the tool {name or '?'} running"
+    if start is None:
+        return "a block arriving"
+    if start.block_kind == "text":
+        return "the refusal arriving" if start.channel == "refusal" else "the text arriving"
+    if start.block_kind == "reasoning":
+        return "the reasoning arriving"
+    if start.block_kind == "tool_call":
+        return f"the arguments of {call_name(start) or '?'} arriving"
+    return f"a {start.block_kind} block arriving"
+
+
+def _joined(phrases: list[str]) -> tuple[str, ...]:
+    """The phrases once each, in order, a repeated one counted (``the tool x running ×2``)."""
+    counts: dict[str, int] = {}
+    for phrase in phrases:
+        counts[phrase] = counts.get(phrase, 0) + 1
+    return tuple(p if n == 1 else f"{p} ×{n}" for p, n in counts.items())
 
 
 def banner(status: TurnStatus, *, now_ms: float | None = None,

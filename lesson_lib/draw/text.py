@@ -88,11 +88,17 @@ class TextDrawer:
         """The next text block of the same step goes on the same Markdown text."""
         self.starts[block] = self.length
 
-    def cite(self, block: str, number: int, source: object) -> None:
-        """Source number `number` of `block`, drawn after the run (and marked in it)."""
-        text = "".join(self.fragments)[self.starts.get(block, 0):]
+    def cite(self, block: str, number: int, source: object, at: int | None = None) -> None:
+        """Source number `number` of `block`, drawn after the run (and marked in it).
+
+        `at`: the block's length when the source arrived (default: all fed so far).
+        """
+        start = self.starts.get(block, 0)
+        text = "".join(self.fragments)[start:]
+        if at is not None:
+            text = text[:at]
         self.cites.append(citation_part(block, number, source, text))
-        if self.length == self.starts.get(block, 0):      # before its text: the block is the span
+        if not text:                                     # before its text: the block is the span
             self.marks.setdefault(block, []).append(number)
 
     def block_ended(self, block: str) -> None:

@@ -37,6 +37,12 @@ RAW_TAIL = 600
 FINAL_STATES = frozenset({"done", "failed", "invalid", "cut", "interrupted"})
 
 
+def call_name(start: Any) -> str | None:
+    """A call's name as drawn: a provider's tool may come with no name, only its kind
+    (``x_call``)."""
+    return start.name or (start.wire_kind or "").removesuffix("_call") or None
+
+
 class ToolCallDrawer:
     """One tool-call block of the turn (see the module)."""
 

@@ -18,9 +18,10 @@ half-arrived answer after every chunk.
   decodes (it asks for no compression);
 - `timings`: time to first byte, first text, first tool start, the gaps
   between deltas, and the time won by starting tools early;
-- `loop`: `LiveTurn`, the loop itself: open the stream, feed the chunks,
-  reduce, start tools, check the budget, resume or retry, build the next request, go
-  on to the next step; `cancel()` stops it all and keeps what arrived.
+- `loop`: `LiveTurn`, the transport the agent loop's rule (`lesson_lib.turn.agent`)
+  runs over: open the stream, feed the chunks, reduce, start tools, check the budget,
+  resume or retry; the rule builds the next request and goes on to the next step;
+  `cancel()` stops it all and keeps what arrived.
 """
 
 from __future__ import annotations

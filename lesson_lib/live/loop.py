@@ -1,6 +1,8 @@
 """The live loop: an agent turn over a real HTTP connection, drawn as it arrives.
 
-One step, one attempt at a time:
+The loop's rule (ask, stream a step, run its tools, ask again) is `turn.agent.run_agent_turn`,
+the same one lesson 4's simulated loop runs; `LiveTurn` is its transport over HTTP and its
+clock, the event loop's. One step, one attempt at a time:
 
 1. send the step's request and read the body chunk by chunk, as it arrives;
 2. push each chunk through `TurnStream` and each turn event through the
@@ -16,8 +18,8 @@ One step, one attempt at a time:
    stream broke before its end, the next attempt is the wire's resume request
    instead, after the last point received, and the step goes on from what
    arrived, every character once;
-6. wait for the tools, build the next request from the state
-   (`turn.next_request`) and go on to the next step, until a step asks for no
+6. wait for the tools; the rule builds the next request from the state
+   (`turn.next_request`) and goes on to the next step, until a step asks for no
    tool, the turn fails, or `max_steps`.
 
 `cancel()` (a Stop button) cancels the HTTP read and every running tool: open
@@ -37,9 +39,10 @@ from typing import Any
 
 import httpx
 
-from ..breaks.budget import token_estimate
+from ..breaks.budget import delta_of, token_estimate
 from ..turn import TurnStream
 from ..turn.adapters import Counter
+from ..turn.agent import run_agent_turn
 from ..turn.closing import closing_events
 from ..turn.ends import TurnEnd
 from ..turn.events import (
@@ -49,10 +52,9 @@ from ..turn.events import (
     ToolCallHeld,
     ToolCallReady,
     TurnEvent,
-    TurnStarted,
 )
-from ..turn.next_request import next_request
-from ..turn.outcome import end_of_step, end_of_turn, turn_finished, where_stopped
+from ..turn.next_request import next_request as build_next_request
+from ..turn.outcome import where_stopped
 from ..turn.reduce import BlockView, TurnState, initial, reduce
 from ..turn.tool_start import Rule, ToolStarter
 from .attempts import Attempt, RetryPolicy, retry_wait
@@ -181,55 +183,52 @@ class LiveTurn:
         deadline = None if self.deadline_s is None else loop.call_later(
             self.deadline_s, lambda: self.cancel(
                 f"the turn's deadline of {self.deadline_s:g} s passed", reason="deadline"))
-        self._emit([TurnStarted(self.seq(), turn=self.turn, t=0.0)])
+        self._client = client
+        self._runner = ToolRunner(self.tools, self.seq, self._now)
         try:
-            end = await self._steps(client)
+            end = await run_agent_turn(self, self.request, max_steps=self.max_steps,
+                                       turn=self.turn)
         finally:
             if deadline is not None:
                 deadline.cancel()
             if owned:
                 await client.aclose()
-        self._emit([turn_finished(self.seq(), end, t=self._now())])
         return LiveResult(self.events, self.state, self.attempts, self.timings,
                           self._stop if end is self._stop_end else None)
 
-    # -- the steps -------------------------------------------------------------------
+    # -- the transport the loop's rule runs over (`turn.agent.Transport`) ---------------
 
-    async def _steps(self, client: httpx.AsyncClient) -> TurnEnd:
-        request = self.request
-        runner = ToolRunner(self.tools, self.seq, self._now)
-        for step in range(1, self.max_steps + 1):
-            runner.new_step()
-            first = len(self.events)
-            last = await self._step(client, step, request, runner)
-            if last is not None and last.ended == "proper" \
-                    and last.finish.reason == "tool_calls":
-                self._emit(self._start_or_hold(self._not_started(step), runner))
-            if last is not None and last.ended != "cancelled":
-                await self._wait_for_tools(runner)
-            attempt = self.attempts[-1]
-            self.timings.append(timings_of(self.events[first:], step, attempt.started_at,
-                                           attempt.first_byte))
-            if last is None or last.ended == "cancelled" or self._stop is not None:
-                return self._stop_end or TurnEnd("cancelled", "application")
-            if end_of_step(last, self.wire) is not None:
-                stalled = watchdog_end(self.attempts[-1], self.state)
-                if stalled is not None:
-                    self._stop, self._stop_end = stalled.detail["by"], stalled
-                    return stalled
-                end = end_of_turn(last, self.wire)
-                return TurnEnd("failed", "gave_up", end.detail) if self._gave_up(step) else end
-            held = [b for b in LiveResult(self.events, self.state).held if b.step == step]
-            if held:
-                # The turn stops to ask the application about a held call.
-                return TurnEnd("paused", "approval",
-                               {"held": [b.name or b.call_id or b.id for b in held]})
-            if last.finish.reason != "tool_calls":
-                return end_of_turn(last, self.wire)
-            request = next_request(self.state, request, step)
-        return TurnEnd("max_steps", "step_limit", {"max_steps": self.max_steps})
+    async def stream(self, step: int, request: dict) -> StepFinished | None:
+        """One step over HTTP: its attempts (retried or resumed) until one ends well, or
+        none is left; tools start as their calls are ready. None: the turn was stopped."""
+        self._runner.new_step()
+        self._first = len(self.events)
+        return await self._step(self._client, step, request, self._runner)
 
-    def _gave_up(self, step: int) -> bool:
+    async def run_tools(self, step: int, last: StepFinished | None) -> None:
+        """Start the calls the tool-start rule left waiting, wait for every tool (or
+        interrupt them, once stopped), and keep the step's timings."""
+        if last is not None and last.ended == "proper" and last.finish.reason == "tool_calls":
+            self.emit(self._start_or_hold(self._not_started(step), self._runner))
+        if last is not None and last.ended != "cancelled":
+            await self._wait_for_tools(self._runner)
+        attempt = self.attempts[-1]
+        self.timings.append(timings_of(self.events[self._first:], step, attempt.started_at,
+                                       attempt.first_byte))
+
+    def stopped(self) -> TurnEnd | None:
+        """How `cancel()`, the budget, the deadline or the stall watchdog ended the turn
+        (None: none did)."""
+        stalled = watchdog_end(self.attempts[-1], self.state) if self.attempts else None
+        if self._stop is None and stalled is not None:
+            self._stop, self._stop_end = stalled.detail["by"], stalled
+        return self._stop_end if self._stop is not None else None
+
+    def next_request(self, request: dict, step: int) -> dict:
+        """The request after `step`, built from the turn so far (`turn.next_request`)."""
+        return build_next_request(self.state, request, step)
+
+    def gave_up(self, step: int) -> bool:
         """Whether the step failed for good: its retries ran out on an error, or the loop
         itself found an error no retry cures (a body that is not an event stream)."""
         mine = [a for a in self.attempts if a.step == step]
@@ -284,9 +283,9 @@ class LiveTurn:
                     continue
                 # No resume after all (stopped meanwhile, or a wait too long): the break
                 # ends the step as it would have.
-                self._emit(stream.transport_error(attempt.errors[-1].message,
-                                                  code=attempt.errors[-1].code or "transport",
-                                                  t=self._now()))
+                self.emit(stream.transport_error(attempt.errors[-1].message,
+                                                 code=attempt.errors[-1].code or "transport",
+                                                 t=self._now()))
                 return next((e for e in reversed(self.events) if e.kind == "step_finished"
                              and e.step == step), None)
             if wait is not None:
@@ -300,7 +299,7 @@ class LiveTurn:
                 if await self._pause(wait):
                     continue
                 # Stopped while waiting to retry: this attempt stays the step's last.
-                self._emit(attempt.events)
+                self.emit(attempt.events)
                 self.seq.next = len(self.events)
                 return next((e for e in reversed(attempt.events)
                              if e.kind == "step_finished"), None)
@@ -325,11 +324,13 @@ class LiveTurn:
                 state = reduce(state, event)
                 if event.kind == "error_reported":
                     attempt.errors.append(event)
-                elif event.kind == "block_delta":
+                elif event.kind in ("block_delta", "block_started"):
                     attempt.output_seen = True
-                    self._spent += token_estimate(event.fragment)
-                elif event.kind == "block_started":
-                    attempt.output_seen = True
+                # The budget counts what lesson 5's does: every piece of output a turn
+                # event carries (`budget.delta_of`), a block's first text too.
+                delta = delta_of(event)
+                if delta is not None:
+                    self._spent += token_estimate(delta.text)
                 ready += [c for c in starter.feed(event) if isinstance(c, ToolCallReady)]
             # Tools start after the chunk's own events, which hold the sequence numbers
             # before theirs.
@@ -472,13 +473,13 @@ class LiveTurn:
         t = self._now()
         if not any(e.kind == "step_started" and e.step == step for e in self.events):
             # Stopped before the step's first byte: the step still begins before it ends.
-            self._emit([StepStarted(self.seq(), step=step, wire=self.wire, t=t)])
+            self.emit([StepStarted(self.seq(), step=step, wire=self.wire, t=t)])
         closing = closing_events(self.state, f"the turn stopped: {self._stop}", t=t,
                                  seq=self.seq)
-        self._emit(closing)
-        self._emit(await runner.interrupt(t, f"the turn stopped: {self._stop}"))
+        self.emit(closing)
+        self.emit(await runner.interrupt(t, f"the turn stopped: {self._stop}"))
         if not any(e.kind == "step_finished" and e.step == step for e in attempt.events):
-            self._emit([StepFinished(self.seq(), step=step, ended="cancelled", t=t)])
+            self.emit([StepFinished(self.seq(), step=step, ended="cancelled", t=t)])
 
     async def _pause(self, seconds: float) -> bool:
         """Wait before a retry; False when the turn was stopped meanwhile."""
@@ -504,9 +505,9 @@ class LiveTurn:
         finally:
             self._waiting_on = None
         if self._stop is not None:
-            self._emit(await runner.interrupt(self._now(), f"the turn stopped: {self._stop}"))
+            self.emit(await runner.interrupt(self._now(), f"the turn stopped: {self._stop}"))
         else:
-            self._emit(runner.finished())
+            self.emit(runner.finished())
 
     # -- the tools ---------------------------------------------------------------------
 
@@ -541,7 +542,7 @@ class LiveTurn:
         times are on, so a view can tell how long the wire has been silent."""
         return self._now()
 
-    def _emit(self, events: Iterable[TurnEvent]) -> None:
+    def emit(self, events: Iterable[TurnEvent]) -> None:
         """New events of the turn: kept, and reduced into the state."""
         for event in events:
             self.events.append(event)

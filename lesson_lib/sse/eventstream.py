@@ -363,3 +363,10 @@ def encode_frame(headers: Mapping[str, str] | Iterable[Header], payload: bytes) 
     prelude += _U32.pack(zlib.crc32(prelude))
     message = prelude + block + payload
     return message + _U32.pack(zlib.crc32(message))
+
+
+def is_eventstream(body: bytes) -> bool:
+    """Whether `body` starts with a binary event-stream frame (a prelude whose CRC holds)."""
+    if len(body) < PRELUDE_LENGTH:
+        return False
+    return zlib.crc32(body[:8]) == int.from_bytes(body[8:12], "big")

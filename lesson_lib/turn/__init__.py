@@ -12,7 +12,9 @@ Stations, downstream of the accumulators:
 - `stream`: `TurnStream`, the push pipeline from a response's bytes to turn
   events (framing, wire events, accumulator, adapter), fed chunk by chunk;
 - `run`: captures -> turn events, by either route;
-- `loop`: the agent loop (the only async module), with `fake_tools`, and
+- `agent`: the agent loop's rule (ask, stream a step, run its tools, ask again), once,
+  for the simulated loop here and the live one (`lesson_lib.live`);
+- `loop`: the simulated agent loop (captures on a virtual clock), with `fake_tools`, and
   `weather`, the one tool the constructed turns call (fixed schema, fixed results);
 - `next_request`: the next request of the turn, from a `TurnState`;
 - `summary`: the turn in words (states, outcome sentence, `turn_text`).

@@ -1,10 +1,12 @@
-"""The agent loop: runs a multi-step turn, each tool starting as soon as its call is ready.
+"""The simulated agent loop: runs a multi-step turn, each tool starting as soon as its call
+is ready.
 
-This is the one async module. The model's side comes from captures (one per
-step, played at their recorded arrival times); the tools are deterministic
-fakes with declared durations. Time is virtual: a discrete-event schedule
-on the captures' clock, so a run is the same every time and says exactly
-"get_weather(Paris) started 900 ms before the stream ended".
+The loop's rule (ask, stream a step, run its tools, ask again) is `agent.run_agent_turn`,
+the same one the live loop runs; this module is its offline transport and clock. The
+model's side comes from captures (one per step, played at their recorded arrival times);
+the tools are deterministic fakes with declared durations. Time is virtual: a
+discrete-event schedule on the captures' clock, so a run is the same every time and says
+exactly "get_weather(Paris) started 900 ms before the stream ended".
 
 How it goes, step by step:
 
@@ -12,13 +14,14 @@ How it goes, step by step:
   capture's recorded chunks pushed through a `TurnStream` by
   `run.timed_batches`, as a live connection would push them); before each, every
   tool whose virtual end has come finishes (`ToolExecutionFinished`);
-- a `ToolCallReady` starts its tool at once (an asyncio task, so parallel
+- a `ToolCallReady` starts its tool at once (`tool_start`'s ``settled`` rule) (an asyncio task, so parallel
   calls really run side by side) while the stream goes on; each result is
   kept under its call's id, so it goes to the right call. On Chat a call
   is ready only at its choice's finish reason: the loop cannot start it
   earlier, because the wire has not said the arguments are over;
 - when the stream and every tool are done, the next step starts with the
-  results (the next request: `lesson_lib.turn.next_request`);
+  results (its request is the next capture's; a live turn builds it with
+  `lesson_lib.turn.next_request`);
 - the turn stops at a step that fails, is cut or paused, at a step that
   asks for no tool, or at `max_steps` (outcome ``max_steps``);
 - `cancel_at` (virtual ms) cancels mid-stream: what is open is closed (its
@@ -31,12 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..capture.captures import Capture
 from .adapters import Counter
+from .agent import run_agent_turn
 from .closing import closing_events
 from .ends import TurnEnd
 from .events import (
@@ -45,13 +49,13 @@ from .events import (
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnEvent,
-    TurnStarted,
     renumber,
 )
 from .fake_tools import FakeTool, ToolFailed
-from .outcome import end_of_step, end_of_turn, turn_finished, where_stopped
+from .outcome import where_stopped
 from .reduce import TurnState, initial, reduce
 from .run import Route, timed_batches
+from .tool_start import ToolStarter
 
 APPLICATION_CANCEL = TurnEnd("cancelled", "application")
 
@@ -99,26 +103,102 @@ async def _execute(tool: FakeTool, arguments: Any) -> Any:
     return tool.answer(arguments)
 
 
-class _Turn:
-    def __init__(self, tools: Mapping[str, FakeTool], cancel_at: float | None) -> None:
-        self.tools = tools
-        self.cancel_at = cancel_at
+class _Replay:
+    """The simulated loop's transport: each step's reply replayed from its capture, its
+    tools fakes that take their declared time, the clock virtual (`agent.Transport`)."""
+
+    def __init__(self, captures: Sequence[Capture], tools: Mapping[str, FakeTool],
+                 route: Route, cancel_at: float | None, cancel_end: TurnEnd) -> None:
+        self.captures, self.tools, self.route = captures, tools, route
+        self.wire = captures[0].wire if captures else ""     # the step's wire
+        self.cancel_at, self.cancel_end = cancel_at, cancel_end
         self.events: list[TurnEvent] = []
         self.state = initial()
         self.pending: list[tuple[float, int, asyncio.Task, dict]] = []   # a heap by end time
         self.order = 0
         self.runs: list[ToolRun] = []
+        self.streams: list[tuple[int, float, float]] = []
+        self.counter = Counter()
+        self.clock = 0.0
         self.cancelled = False
+        self.end: TurnEnd | None = None         # how a cancel ended the turn
 
-    def emit(self, event: TurnEvent, t: float) -> None:
-        event = replace(event, t=t)
-        self.events.append(event)
-        self.state = reduce(self.state, event)
+    # -- the clock, the events -----------------------------------------------------
+
+    def now_ms(self) -> float:
+        return self.clock
+
+    def seq(self) -> int:
+        return 0                        # the turn is renumbered once it is over
+
+    def emit(self, events: Iterable[TurnEvent]) -> None:
+        for event in events:
+            self.events.append(event)
+            self.state = reduce(self.state, event)
+
+    def emit_at(self, event: TurnEvent, t: float) -> None:
+        self.emit([replace(event, t=t)])
+
+    # -- a step ----------------------------------------------------------------------
+
+    async def stream(self, step: int, request: Any) -> StepFinished | None:
+        """Replay the step's capture (`request`) at its arrival times, starting each ready
+        call's tool and finishing each tool whose virtual end has come before the next
+        events."""
+        if request is None:             # no capture to replay: a turn of no step
+            return None
+        self.wire = request.wire
+        start = self.clock
+        if self.cancel_at is not None and start >= self.cancel_at:
+            # between steps (or before the first): the next one never starts
+            self.stop(in_step=step == 1, first_byte=False)
+            return None
+        last: StepFinished | None = None
+        arrived = False
+        starter = ToolStarter("settled")
+        for t_rel, batch in timed_batches(request, step, self.counter, self.route):
+            t = start + (t_rel or 0.0)
+            if self.cancel_at is not None and t > self.cancel_at:
+                self.stop(in_step=True, first_byte=arrived)
+                await self.cancel(self.cancel_at)
+                self.clock = self.cancel_at
+                break
+            await self.finish_until(t)
+            self.clock = t
+            for event in batch:
+                self.emit_at(event, t)
+                arrived = arrived or event.kind not in ("step_started", "turn_started")
+                for ready in starter.feed(event):
+                    self.start(ready, t, step)
+                if event.kind == "step_finished":
+                    last = event
+        if self.cancelled:
+            self.emit_at(StepFinished(0, step=step, ended="cancelled"), self.clock)
+            last = None
+        self.streams.append((step, start, self.clock))
+        return last
+
+    async def run_tools(self, step: int, last: StepFinished | None) -> None:
+        """Finish the step's tools in end-time order; a cancel that falls before the last
+        one ends interrupts what still runs."""
+        if self.end is not None:
+            return
+        stream_end = self.clock
+        if self.cancel_at is not None and any(due > self.cancel_at for due, *_ in self.pending):
+            await self.finish_until(self.cancel_at)
+            self.stop(in_step=False, first_byte=True)
+            await self.cancel(self.cancel_at)
+            self.clock = self.cancel_at
+            return
+        await self.finish_until(None)
+        self.clock = max([stream_end] + [r.end for r in self.runs if r.step == step])
+
+    # -- the tools ---------------------------------------------------------------------
 
     def start(self, ready: Any, t: float, step: int) -> None:
         tool = self.tools.get(ready.name or "")
-        self.emit(ToolExecutionStarted(0, block=ready.block, call_id=ready.call_id,
-                                       name=ready.name), t)
+        self.emit_at(ToolExecutionStarted(0, block=ready.block, call_id=ready.call_id,
+                                          name=ready.name), t)
         info = {"step": step, "ready": ready, "start": t}
         if tool is None:
             info["denied"] = f"no tool named {ready.name!r}"
@@ -142,31 +222,52 @@ class _Turn:
                 status, error = "error", str(exc)
             if "denied" in info:
                 status, result = "denied", None
-            self.emit(ToolExecutionFinished(0, block=ready.block, call_id=ready.call_id,
-                                            status=status, result=result, error=error), end)
+            self.emit_at(ToolExecutionFinished(0, block=ready.block, call_id=ready.call_id,
+                                               status=status, result=result, error=error),
+                         end)
             if status == "error":
                 # The model gets the error as the call's result; the turn goes on.
-                self.emit(ErrorReported(0, step=info["step"], scope="tool",
-                                        phase="after_output", retryable=False,
-                                        message=error or "", code="tool_error"), end)
+                self.emit_at(ErrorReported(0, step=info["step"], scope="tool",
+                                           phase="after_output", retryable=False,
+                                           message=error or "", code="tool_error"), end)
             self.runs.append(ToolRun(info["step"], ready.block, ready.call_id, ready.name,
                                      ready.input, info["start"], end, status, result, error))
 
-    async def cancel(self, t: float, step: int) -> None:
+    async def cancel(self, t: float) -> None:
         """Close what is open, interrupt what runs, start nothing new."""
         self.cancelled = True
         for event in closing_events(self.state, "the turn was cancelled"):
-            self.emit(event, t)
+            self.emit_at(event, t)
         await self.finish_until(t)
         while self.pending:
             _, _, task, info = heapq.heappop(self.pending)
             task.cancel()
             ready = info["ready"]
-            self.emit(ToolExecutionFinished(0, block=ready.block, call_id=ready.call_id,
-                                            status="interrupted",
-                                            error="the turn was cancelled"), t)
+            self.emit_at(ToolExecutionFinished(0, block=ready.block, call_id=ready.call_id,
+                                               status="interrupted",
+                                               error="the turn was cancelled"), t)
             self.runs.append(ToolRun(info["step"], ready.block, ready.call_id, ready.name,
                                      ready.input, info["start"], t, "interrupted"))
+
+    # -- how the turn ends ------------------------------------------------------------
+
+    def stop(self, *, in_step: bool, first_byte: bool) -> None:
+        """The cancel at `cancel_at` found the turn: its end says where."""
+        where = where_stopped(self.state, in_step=in_step, first_byte=first_byte)
+        end = self.cancel_end
+        self.end = TurnEnd(end.outcome, end.reason,
+                           {"by": f"at {self.cancel_at:g} ms", **(end.detail or {}), **where,
+                            "at_ms": self.cancel_at})
+
+    def stopped(self) -> TurnEnd | None:
+        return self.end
+
+    def gave_up(self, step: int) -> bool:
+        return False                    # a replayed step has one attempt: nothing to retry
+
+    def next_request(self, request: Any, step: int) -> Any | None:
+        """What the next step replays: the next capture (None: the captures ran out)."""
+        return self.captures[step] if step < len(self.captures) else None
 
 
 async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | Sequence[FakeTool],
@@ -180,70 +281,11 @@ async def run_turn(captures: Sequence[Capture], tools: Mapping[str, FakeTool] | 
     gains where the cancel found the turn (`outcome.where_stopped`)."""
     if not isinstance(tools, Mapping):
         tools = {t.name: t for t in tools}
-    run = _Turn(tools, cancel_at)
-    seq = Counter()
-    run.emit(TurnStarted(0, turn=turn), 0.0)
-    streams: list[tuple[int, float, float]] = []
-    now, end = 0.0, None
-
-    def cancelled(*, in_step: bool, first_byte: bool) -> TurnEnd:
-        where = where_stopped(run.state, in_step=in_step, first_byte=first_byte)
-        return TurnEnd(cancel_end.outcome, cancel_end.reason,
-                       {"by": f"at {cancel_at:g} ms", **(cancel_end.detail or {}), **where,
-                        "at_ms": cancel_at})
-
-    limit = len(captures) if max_steps is None else min(max_steps, len(captures))
-    for step in range(1, limit + 1):
-        start = now
-        if cancel_at is not None and start >= cancel_at:
-            # between steps (or before the first): the next one never starts
-            end = cancelled(in_step=step == 1, first_byte=False)
-            break
-        last: StepFinished | None = None
-        arrived = False
-        for t_rel, batch in timed_batches(captures[step - 1], step, seq, route):
-            t = start + (t_rel or 0.0)
-            if cancel_at is not None and t > cancel_at:
-                end = cancelled(in_step=True, first_byte=arrived)
-                await run.cancel(cancel_at, step)
-                now = cancel_at
-                break
-            await run.finish_until(t)
-            now = t
-            for event in batch:
-                run.emit(event, t)
-                arrived = arrived or event.kind not in ("step_started", "turn_started")
-                if event.kind == "tool_call_ready" and not event.server_side:
-                    run.start(event, t, step)
-                elif event.kind == "step_finished":
-                    last = event
-        if run.cancelled:
-            run.emit(StepFinished(0, step=step, ended="cancelled"), now)
-            streams.append((step, start, now))
-            break
-        streams.append((step, start, now))
-        stream_end = now
-        if cancel_at is not None and any(due > cancel_at for due, *_ in run.pending):
-            await run.finish_until(cancel_at)
-            end = cancelled(in_step=False, first_byte=True)
-            await run.cancel(cancel_at, step)
-            now = cancel_at
-            break
-        await run.finish_until(None)
-        now = max([stream_end] + [r.end for r in run.runs if r.step == step])
-        if last is None:                # every adapter ends its step; never reached
-            end = TurnEnd("truncated", "cut")
-            break
-        end = end_of_turn(last, captures[step - 1].wire)
-        if end_of_step(last, captures[step - 1].wire) is not None:
-            break
-        if last.finish.reason != "tool_calls":
-            break
-        if step == limit and max_steps is not None and limit < len(captures):
-            end = TurnEnd("max_steps", "step_limit", {"max_steps": max_steps})
-    run.emit(turn_finished(0, end or TurnEnd("completed", "stop")), now)
-    events = renumber(run.events)
+    replay = _Replay(captures, tools, route, cancel_at, cancel_end)
+    await run_agent_turn(replay, captures[0] if captures else None, max_steps=max_steps,
+                         turn=turn)
+    events = renumber(replay.events)
     state = initial()
     for event in events:
         state = reduce(state, event)
-    return LoopResult(events, state, run.runs, streams)
+    return LoopResult(events, state, replay.runs, replay.streams)

@@ -16,6 +16,21 @@ only copy, and the linear path never takes it.
 The same sharing gives the state at any event index for free:
 ``final.at(i)`` is the state after the first `i` events, without replaying
 (the player's slider).
+
+It also lets a reader that follows the turn as it forms (the drawing, lesson
+6) read only what a state gained since a count: what began or ended
+(`outline_since`), which blocks changed (`blocks_changed_since`) and what
+each gained (`block_news`), and the turn's standing (`tools_running`,
+`calls_forming`, `between_steps`, `interruptions`, `finished`, `last_t`),
+each kept as a log entry when it changes. So the reducer is the turn's one
+fold over its events; the drawing reads it and never folds them again.
+
+One fold per layer: lesson 2's fold over an accumulator's changes
+(`lesson_lib.accumulate.fold`) stays apart from this one. It rebuilds a
+*wire's* slots from the accumulator's changes, to check that the changes say
+everything the provider's final object says; this one builds the *turn*,
+across wires and steps, from the turn events. Neither can read the other's
+input.
 """
 
 from __future__ import annotations
@@ -33,12 +48,14 @@ from .events import (
     Finish,
     LazyPaths,
     SignatureAdded,
+    StepFinished,
     ToolCallHeld,
     ToolCallInvalid,
     ToolCallReady,
     ToolExecutionFinished,
     ToolExecutionStarted,
     TurnEvent,
+    TurnFinished,
     Usage,
 )
 
@@ -64,6 +81,20 @@ class _Log:
         k = bisect_left(self.tags, n)
         return self.items[k - 1] if k else default
 
+    def last_tag(self, n: int) -> int:
+        """The index of the event that wrote the last entry before `n` (-1: none)."""
+        k = bisect_left(self.tags, n)
+        return self.tags[k - 1] if k else -1
+
+    def between(self, start: int, n: int) -> list[Any]:
+        """The entries written by events `start` to `n - 1`."""
+        return self.items[bisect_left(self.tags, start):bisect_left(self.tags, n)]
+
+    def tagged(self, start: int, n: int) -> list[tuple[int, Any]]:
+        """The same, each with the index of the event that wrote it."""
+        lo, hi = bisect_left(self.tags, start), bisect_left(self.tags, n)
+        return list(zip(self.tags[lo:hi], self.items[lo:hi], strict=True))
+
 
 @dataclass(slots=True)
 class _BlockLog:
@@ -71,7 +102,9 @@ class _BlockLog:
     tag: int
     fragments: _Log = field(default_factory=_Log)
     status: _Log = field(default_factory=_Log)       # (what, event) entries
-    sources: _Log = field(default_factory=_Log)
+    sources: _Log = field(default_factory=_Log)      # (event, the block's length, number)
+    length: int = 0                                  # characters arrived, with the start's
+    end: int = -1                                    # the index of its first BlockEnded
 
 
 class _Logs:
@@ -90,6 +123,16 @@ class _Logs:
         self.passed = _Log()                 # WireEventPassed and Noted
         self.outcome = _Log()
         self.usages: dict[int, _Log] = {}    # UsageReported, by step
+        # What a reader of the turn as it forms needs without reading every event again:
+        self.outline = _Log()                # what begins or ends a step, a block's run, the turn
+        self.touched = _Log()                # the block each later block entry was written to
+        self.clock = _Log()                  # the latest arrival time so far, when it grows
+        self.tools = _Log()                  # (tools running, calls forming), when they change
+        self.interruptions = _Log()          # what a cancel stopped (see `interruptions`)
+        self.sources = 0                     # sources added so far, every block's
+        self._running: set[str] = set()
+        self._forming: set[str] = set()
+        self._started_steps: set[int] = set()
         self.work = 0                        # entries written: the linearity test counts it
         self.copies = 0                      # branches taken (each copies the logs once)
 
@@ -99,26 +142,47 @@ class _Logs:
         self.events.append(event)
         self.work += 1
         kind = event.kind
+        t = event.t
+        if t is not None and (not self.clock.items or t > self.clock.items[-1]):
+            self.clock.add(tag, t)
+        if kind in _OUTLINE:
+            self.outline.add(tag, event)
         if kind == "block_started":
             log = _BlockLog(event, tag)      # type: ignore[arg-type]
+            log.length = len(event.content)  # type: ignore[attr-defined]
             self.blocks.append(log)
             self.block_tags.append(tag)
             self.by_id[event.block] = log    # type: ignore[attr-defined]
             if event.call_id:                # type: ignore[attr-defined]
                 self.by_call[event.call_id] = log   # type: ignore[attr-defined]
+            if event.block_kind == "tool_call":     # type: ignore[attr-defined]
+                self._tally(tag, forming=event.block)   # type: ignore[attr-defined]
             return
         block = getattr(event, "block", None)
         if block is not None:
             log = self.by_id.get(block)
-            if log is None:
-                return                       # the order checker reports it
+            if log is None:                  # the order checker reports it
+                self._status(tag, None, event)
+                return
+            self.touched.add(tag, block)
             if kind == "block_delta":
                 log.fragments.add(tag, event)
+                log.length += len(event.fragment)          # type: ignore[attr-defined]
             elif kind == "source_added":
-                log.sources.add(tag, event)
+                self.sources += 1
+                log.sources.add(tag, (event, log.length, self.sources))
             else:
                 log.status.add(tag, event)
+                self._status(tag, log, event)
             return
+        if kind == "step_started":
+            self._started_steps.add(event.step)            # type: ignore[attr-defined]
+        elif kind == "step_finished":
+            if event.ended == "cancelled" and event.step not in self._started_steps:  # type: ignore[attr-defined]
+                self.interruptions.add(tag, event)
+        elif kind == "turn_finished" and self._forming:
+            self._forming.clear()
+            self.tools.add(tag, (len(self._running), 0))
         target = {"step_started": self.steps, "step_finished": self.finishes,
                   "error_reported": self.errors, "wire_event_passed": self.passed,
                   "noted": self.passed, "turn_finished": self.outcome}.get(kind)
@@ -127,12 +191,67 @@ class _Logs:
         if target is not None:
             target.add(tag, event)
 
+    def _status(self, tag: int, log: _BlockLog | None, event: TurnEvent) -> None:
+        """A block's status changed: its end, what a cancel stopped, the tool tallies."""
+        kind, block = event.kind, event.block           # type: ignore[attr-defined]
+        if kind == "block_ended" and log is not None:
+            if log.end < 0:
+                log.end = tag
+            if event.reason == "cancelled":                # type: ignore[attr-defined]
+                self.interruptions.add(tag, event)
+        elif (kind == "tool_execution_finished"
+              and event.status == "interrupted"):          # type: ignore[attr-defined]
+            self.interruptions.add(tag, event)
+        if kind in ("block_ended", "tool_call_ready", "tool_call_invalid"):
+            self._tally(tag, settled=block)
+        elif kind == "tool_execution_started":
+            self._tally(tag, running=block)
+        elif kind == "tool_execution_finished":
+            self._tally(tag, ran=block)
+
+    def _tally(self, tag: int, *, forming: str | None = None, settled: str | None = None,
+               running: str | None = None, ran: str | None = None) -> None:
+        """Keep the count of tools running and of calls whose arguments are arriving."""
+        before = (len(self._running), len(self._forming))
+        if forming is not None:
+            self._forming.add(forming)
+        if settled is not None:
+            self._forming.discard(settled)
+        if running is not None:
+            self._running.add(running)
+        if ran is not None:
+            self._running.discard(ran)
+        after = (len(self._running), len(self._forming))
+        if after != before:
+            self.tools.add(tag, after)
+
     def copy_upto(self, n: int) -> _Logs:
         twin = _Logs()
         twin.copies = self.copies + 1
         for event in self.events[:n]:
             twin.append(event)
         return twin
+
+
+# The events that begin or end a step, a block's run or the turn (`TurnState.outline_since`).
+_OUTLINE = frozenset({"step_started", "step_finished", "block_started", "error_reported",
+                      "turn_finished"})
+
+
+@dataclass(frozen=True, slots=True)
+class BlockNews:
+    """What a block gained between two states: the text, sources and status that arrived.
+
+    `sources`: each source, the block's length when it arrived (0: before any of its
+    text, so the whole block is the span it cites) and its number among the turn's
+    sources (from 1, every block's, in the order they came); `status` holds the
+    block's other entries (its end, its call's readiness and execution, a
+    signature) in the order they came.
+    """
+
+    fragments: list[str]
+    sources: list[tuple[Any, int, int]]
+    status: list[TurnEvent]
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +335,80 @@ class TurnState:
     def started(self) -> bool:
         """Whether any event was reduced."""
         return self.count > 0
+
+    # -- reading the turn as it forms, at the cost of what changed (the drawing) --------
+
+    def outline_since(self, index: int) -> list[tuple[int, TurnEvent]]:
+        """What began or ended a step, a block's run or the turn after the first `index`
+        events (steps started and finished, blocks started, errors, the turn's finish),
+        each with its event's index: the turn's reading order, without its deltas."""
+        return self._logs.outline.tagged(index, self.count)
+
+    def last_outline_index(self) -> int:
+        """The index of the last of those events in this state (-1: none yet)."""
+        return self._logs.outline.last_tag(self.count)
+
+    def blocks_changed_since(self, index: int) -> list[str]:
+        """The blocks begun by the first `index` events that gained text, a source or a
+        status since, each once, in the order of their first change."""
+        return list(dict.fromkeys(self._logs.touched.between(index, self.count)))
+
+    def block_news(self, block_id: str, index: int) -> BlockNews:
+        """What `block_id` gained after the first `index` events, up to this state."""
+        log = self._logs.by_id[block_id]
+        n = self.count
+        return BlockNews([d.fragment for d in log.fragments.between(index, n)],
+                         [(e.source, at, number)
+                          for e, at, number in log.sources.between(index, n)],
+                         log.status.between(index, n))
+
+    def opening(self, block_id: str) -> BlockStarted | None:
+        """The event that began `block_id` (None if it has not begun in this state)."""
+        log = self._logs.by_id.get(block_id)
+        return log.start if log is not None and log.tag < self.count else None
+
+    def ended_at(self, block_id: str) -> int | None:
+        """The index of the event that ended `block_id` (None: still open here)."""
+        log = self._logs.by_id.get(block_id)
+        return log.end if log is not None and 0 <= log.end < self.count else None
+
+    @property
+    def last_t(self) -> float | None:
+        """The latest arrival time (ms) of any event so far that had one."""
+        return self._logs.clock.last(self.count)
+
+    @property
+    def tools_running(self) -> int:
+        """Tool runs started and not finished."""
+        return self._logs.tools.last(self.count, (0, 0))[0]
+
+    @property
+    def calls_forming(self) -> int:
+        """Tool calls whose arguments are still arriving (none once the turn finished)."""
+        return self._logs.tools.last(self.count, (0, 0))[1]
+
+    @property
+    def last_finish(self) -> StepFinished | None:
+        """The last step's finish so far (a cancelled request's too), else None."""
+        return self._logs.finishes.last(self.count)
+
+    @property
+    def between_steps(self) -> bool:
+        """A step has finished and no new step has begun yet."""
+        n = self.count
+        return self._logs.finishes.last_tag(n) > self._logs.steps.last_tag(n)
+
+    @property
+    def finished(self) -> TurnFinished | None:
+        """The turn's finish as it came (its reason None when it named none), else None."""
+        return self._logs.outcome.last(self.count)
+
+    @property
+    def interruptions(self) -> list[TurnEvent]:
+        """What a cancel stopped, in order: a block closed while it arrived (`BlockEnded`,
+        reason cancelled), a tool run interrupted (`ToolExecutionFinished`), a step's
+        request cancelled before its first byte (`StepFinished`)."""
+        return self._logs.interruptions.upto(self.count)
 
     @property
     def outcome(self) -> str | None:
@@ -349,7 +542,7 @@ class TurnState:
             result=finished.result if finished else None,
             reused=finished is not None and finished.reused, signature=signature,
             data=start.data, end_data=getattr(ended, "data", None),
-            sources=tuple(s.source for s in log.sources.upto(n)), settled=settled,
+            sources=tuple(s.source for s, _, _ in log.sources.upto(n)), settled=settled,
             restated=restated, redacted=start.redacted)
 
     # -- JSON --------------------------------------------------------------------
@@ -447,4 +640,4 @@ def _logs_after(state: TurnState) -> _Logs:
     return logs if logs.count == state.count else logs.copy_upto(state.count)
 
 
-__all__ = ["BlockView", "StepView", "TurnState", "initial", "reduce", "reduce_all"]
+__all__ = ["BlockNews", "BlockView", "StepView", "TurnState", "initial", "reduce", "reduce_all"]

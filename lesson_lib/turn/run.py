@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from .. import wires
 from ..capture.captures import Capture
-from ..wires import anthropic
 from ..wires.stream_end import how_it_ended
 from ..wires.wire_events import DONE, WireEvent, parse_all
 from .adapters import ADAPTERS, Counter, dialect_of, named_dialect
@@ -76,7 +75,7 @@ def timed_batches(capture: Capture, step: int = 1, seq: Counter | None = None,
 
     The SDK route has no times of its own: each of the SDK's raw events is
     matched, in order and by type, to the wire event it was decoded from
-    (the SDK skips pings and never yields Chat's ``[DONE]``).
+    (see `_aligned_times`).
     """
     route = route_for(capture.wire) if route == "auto" else route
     if route == "wire":
@@ -154,25 +153,21 @@ def _model(capture: Capture) -> str | None:
     return capture.request.get("model") if isinstance(capture.request, dict) else None
 
 
-_SDK_RAW = {wires.anthropic.WIRE: lambda e: e.type in _ANTHROPIC_RAW,
-            wires.chat.WIRE: lambda e: e.type == "chunk",
-            wires.responses.WIRE: lambda e: True}
-_ANTHROPIC_RAW = frozenset({anthropic.MESSAGE_START, anthropic.CONTENT_BLOCK_START,
-                            anthropic.CONTENT_BLOCK_DELTA, anthropic.CONTENT_BLOCK_STOP,
-                            anthropic.MESSAGE_DELTA, anthropic.MESSAGE_STOP, "error"})
-
-
 def _aligned_times(capture: Capture, sdk_events: list[Any]) -> list[float | None]:
-    """For each SDK event, the arrival time of the wire event it came from."""
-    wire: list[WireEvent] = [e for e in parse_all(capture.events)
-                             if e.type != DONE and e.type != anthropic.PING]
-    is_raw = _SDK_RAW.get(capture.wire or "", lambda e: True)
-    chat = capture.wire == wires.chat.WIRE
+    """For each SDK event, the arrival time of the wire event it came from: the SDK route's
+    `raw_types` say which of its events stand for a wire event, and `by_type` how they are
+    matched (`wires.entry.SDKRoute`). A wire event the SDK never yields (a ping) is passed
+    over, as no raw event has its type."""
+    wire: list[WireEvent] = [e for e in parse_all(capture.events) if e.type != DONE]
+    entry = wires.ENTRIES.get(capture.wire or "")
+    route = entry.sdk if entry is not None else None
+    raw_types = route.raw_types if route is not None else None
+    by_type = route is None or route.by_type
     out: list[float | None] = []
     k, t = 0, None
     for ev in sdk_events:
-        if is_raw(ev):
-            while k < len(wire) and not chat and wire[k].type != ev.type:
+        if raw_types is None or ev.type in raw_types:
+            while k < len(wire) and by_type and wire[k].type != ev.type:
                 k += 1
             if k < len(wire):
                 t = wire[k].t

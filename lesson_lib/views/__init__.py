@@ -14,6 +14,8 @@
 - `slot_view`: lesson 2's pane, one box per slot, and its counter labeller;
 - `tool_card`: lesson 3's pane, tool calls as their arguments form;
 - `turn_view`: lesson 4's pane, the turn state (steps, blocks, tool cards, outcome);
+- `turn_player`: `TurnPlayer`, a slider over one turn's states (a `TurnState`, its
+  turn events, or a live or loop result): given a state, never a capture;
 - `turn_timeline`: the agent loop's tools drawn over the stream's arrival timeline.
 
 Views never parse: they render what `wires.event_rows` and the later stations
@@ -27,11 +29,12 @@ from .player import Player
 from .slot_view import SlotPane, show_slots, slot_labeller
 from .timeline_plot import timeline_figure, timeline_text
 from .tool_card import ToolCardPane, show_tool_calls, tool_call_labeller
+from .turn_player import TurnPlayer
 from .turn_timeline import tool_timeline_figure, tool_timeline_text
 from .turn_view import TurnPane, render_turn, show_turn, turn_labeller, turn_text
 
 __all__ = ["Pane", "Player", "RawBytesPane", "SlotPane", "TablePane", "ToolCardPane",
            "default_labeller", "show_slots", "show_tool_calls", "slot_labeller",
            "timeline_figure", "timeline_text", "tool_call_labeller"]
-__all__ += ["TurnPane", "render_turn", "show_turn", "tool_timeline_figure",
+__all__ += ["TurnPane", "TurnPlayer", "render_turn", "show_turn", "tool_timeline_figure",
             "tool_timeline_text", "turn_labeller", "turn_text"]

@@ -3,8 +3,9 @@
 A thin view. `draw` decides every word and escapes every character; this
 module adds a stylesheet and puts the drawing where it is seen:
 
-- `ChatPane`: a player pane (``pane(capture, index) -> HTML``, and
-  ``text(capture, index)``): the capture as a one-step turn, drawn after the
+- `ChatPane`: a pane over a state (``render(state)``, ``render_text(state)``:
+  what `TurnPlayer` shows), and a player pane (``pane(capture, index) -> HTML``,
+  and ``text(capture, index)``): the capture as a one-step turn, drawn after the
   slider's event, so lessons 1-5's captures can be watched as a user would
   see them. One `Drawer` per capture, kept on its shared replay: stepping
   forward costs what the new events changed.
@@ -24,7 +25,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..capture.captures import Capture
-from ..draw import Drawer, Drawing
+from ..draw import Drawer, Drawing, draw
 from ..turn.reduce import TurnState
 from .html import BG_ALT, BORDER, FG_MUTED, MONO, esc, section
 from .replays import replay_for
@@ -59,11 +60,21 @@ def chat_text(drawing: Drawing) -> str:
 
 
 class ChatPane:
-    """The chat as a player pane: the capture as a one-step turn, drawn after each event."""
+    """The chat as a pane: a state drawn (`render`), or, in the replay `Player`, the
+    capture as a one-step turn, drawn after each event (the capture's state is built
+    once and handed to the same drawing)."""
 
     def __init__(self, name: str = "Chat", route: str | None = None) -> None:
         self.name = name
         self.route = route
+
+    def render(self, state: TurnState) -> str:
+        """`state` drawn, as an HTML region titled with the pane's name."""
+        return section(self.name, chat_html(draw(state)))
+
+    def render_text(self, state: TurnState) -> str:
+        """`state` drawn, as plain text."""
+        return chat_text(draw(state))
 
     def drawing(self, capture: Capture, index: int) -> Drawing | str:
         """The drawing after wire event `index`, or why there is none."""

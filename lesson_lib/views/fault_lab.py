@@ -8,6 +8,9 @@ renderers; `FaultLab` is the thin widget over them, with the same reprs.
 Its "Save as capture" button keeps the broken stream as a capture of its
 own (`lesson_lib.breaks.save`: ``my-work/captures/`` in the learner's folder).
 
+The lab is given captures because a fault breaks bytes; past the fault, the
+turn is reduced once and its pane is handed the state (`TurnPane.render`).
+
 `honesty` is the lab's promise as data: for each capture and each fault that
 kills the stream, the outcome the turn gets; none of them may say ``completed``.
 """
@@ -140,7 +143,8 @@ def fault_lab_html(capture: Capture, fault: str, percent: int) -> str:
     """
     broken = apply_fault(capture, fault, percent)
     faulted, last = broken.capture, _last(broken.capture)
-    panes = [_TABLE(faulted, last), _SLOTS(faulted, last), _TURN(faulted, last)]
+    panes = [_TABLE(faulted, last), _SLOTS(faulted, last),
+             _TURN.render(turn_state(faulted, route="auto"))]
     cells = "".join(f'<div class="rtw-fault-lab-pane" style="{style}">{p}</div>'
                     for style, p in zip(_PANE_STYLE, panes, strict=True))
     return (f'<div class="rtw-fault-lab" data-capture="{escape(capture.key)}" '

@@ -22,8 +22,9 @@ inputs, results and error messages are HTML-escaped.
 
 Pieces: `render_turn(state)` (HTML) and `turn_text(state)` (plain text, also
 what the CLI prints: it lives with the turn's words in `lesson_lib.turn.summary`);
-`show_turn(...)` for a notebook; `TurnPane`, a pane for the replay `Player`
-showing the turn at the slider's event, and `turn_labeller`, its counter.
+`show_turn(...)` for a notebook; `TurnPane`, a pane over a state (`render`,
+for `TurnPlayer`) and for the replay `Player` (the turn at the slider's event),
+and `turn_labeller`, the player's counter.
 """
 
 from __future__ import annotations
@@ -316,9 +317,10 @@ def replay_turn(capture: Capture, route: str | None = None) -> TurnTrace:
 
 
 class TurnPane:
-    """The turn view as a player pane: the turn state after the slider's event.
+    """The turn view as a pane: a state rendered (`render`), or, in the replay
+    `Player`, the turn state after the slider's event.
 
-    The capture is one step of a turn. Its turn is reduced once per capture
+    For the player, the capture is one step of a turn. Its turn is reduced once per capture
     and route, and kept on the capture's shared `replays.Replay` (the counter
     `turn_labeller` reads the same one); a state at any index is the final
     state's prefix (`TurnState.at`): a step costs a render, not a replay.
@@ -327,6 +329,14 @@ class TurnPane:
     def __init__(self, name: str = "Turn", route: str | None = None) -> None:
         self.name = name
         self.route = route
+
+    def render(self, state: TurnState) -> str:
+        """`state` as an HTML region titled with the pane's name."""
+        return section(self.name, render_turn(state))
+
+    def render_text(self, state: TurnState) -> str:
+        """`state` as plain text."""
+        return turn_text(state)
 
     def replay(self, capture: Capture) -> TurnTrace:
         """The capture's turn and marks, computed once per capture and route."""
@@ -343,11 +353,11 @@ class TurnPane:
 
     def __call__(self, capture: Capture, index: int) -> str:
         """The turn after event `index`, as an HTML region titled with the pane's name."""
-        return section(self.name, render_turn(self.state(capture, index)))
+        return self.render(self.state(capture, index))
 
     def text(self, capture: Capture, index: int) -> str:
         """The turn after event `index`, as plain text."""
-        return turn_text(self.state(capture, index))
+        return self.render_text(self.state(capture, index))
 
     def caused(self, capture: Capture, index: int) -> list[Any]:
         """The turn events that wire event `index` caused (the last one: the ends too)."""

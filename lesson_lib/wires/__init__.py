@@ -38,7 +38,13 @@ functions:
   and a failed request's error body and headers; how a dropped stream resumes
   where the wire can (`resume.Resume`); and where its parts live downstream
   (decoder, accumulator, adapter, next request, SDK route, record route,
-  reference folders: see `entry`).
+  reference folders; and where the course's default does not fit, lesson 2's
+  labels, the slots' order, the order faults it shows, a user's words, an
+  early usage count: see `entry`);
+- optionally ``read_row(payload, row)``, its events' cells in lesson 1's
+  table (`event_rows`, whose readers of the first wires stand in for it), and
+  ``sdk_shows(payload, event_type)``, the SDK union members an event shows
+  (`sdk_unions`, likewise).
 
 The registry is `WIRES` (each wire's module) and `ENTRIES` (its entry), and
 `register(module)` is the only way in: a new wire is its module and one call,
@@ -46,11 +52,12 @@ refused with a message naming what it lacks. Every station, command and page
 reads these two (`PerWire` reads one field of every entry when asked), so none
 keeps a list of wires.
 
-Beside them, read from them: `wire_events` (events to wire events, and
-`detect_wire`), `stream_end` (how a stream ended: its terminal and its
-errors), `event_rows` (one row per event, the same fields on every wire: lesson 1's
-table, laid out by `lesson_lib.views.event_table`) and `sdk_unions` (which of the
-official SDKs' stream types an event shows). `event_table` is that table's old name,
+Beside them, read from them: `wire_events` (events to wire events), `detect`
+(`detect_wire`: which wire a bare body speaks), `stream_end` (how a stream ended:
+its terminal and its errors), `event_rows` (one row per event, the same fields on
+every wire: lesson 1's table, laid out by `lesson_lib.views.event_table`; its cells
+written with `row_text`) and `sdk_unions` (which of the official SDKs' stream types
+an event shows). `event_table` is that table's old name,
 kept for the notebooks that import it.
 
 >>> from lesson_lib import wires
@@ -89,6 +96,7 @@ from .common import (
     error_body,
     retryable_status,
 )
+from .detect import detect_wire
 from .entry import Entry, RecordRoute, SDKRoute
 
 # The registry: each wire's module (or any object with the same names), by its name, and
@@ -102,7 +110,8 @@ REQUIRED = ("ENTRY", "EVENT_TYPES", "TERMINALS", "FAILURES", "KEEPALIVES", "read
 
 __all__ = ["ENTRIES", "FAILURE_TYPES", "FINISHES", "REQUIRED", "USAGE_COUNTS", "WIRES", "Entry",
            "FinishReason", "PerWire", "RecordRoute", "RetryRule", "SDKRoute", "Sheet", "WireError",
-           "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "entry_for",
+           "anthropic", "bedrock", "bedrock_converse", "bedrock_invoke", "chat", "detect_wire",
+           "entry_for",
            "error_body", "for_wire", "gemini", "gemini_interactions", "managed_agents", "read_error",
            "register", "responses",
            "retryable_status", "unregister"]

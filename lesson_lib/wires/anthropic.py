@@ -250,6 +250,11 @@ def error_body(status: int, message: str) -> dict[str, Any]:
             "error": {"type": _ERROR_TYPES.get(status, "api_error"), "message": message}}
 
 
+# The SDK's stream events that are the wire's own (its helper adds ``text``, ``input_json``
+# and the like, built from them, and never yields a ping).
+SDK_RAW_EVENTS = frozenset({MESSAGE_START, CONTENT_BLOCK_START, CONTENT_BLOCK_DELTA,
+                            CONTENT_BLOCK_STOP, MESSAGE_DELTA, MESSAGE_STOP, ERROR})
+
 ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
               conversation=("system", "messages"), error_body=error_body,
@@ -259,8 +264,15 @@ ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
               next_request="lesson_lib.turn.next_request:for_messages",
               sdk=SDKRoute("anthropic", "lesson_lib.turn.adapters.sdk:AnthropicSDK",
                              replay="lesson_lib.capture.replay:replay_messages",
-                             request="lesson_lib.capture.replay:messages_kwargs", model="claude-sonnet-4-6"),
+                             request="lesson_lib.capture.replay:messages_kwargs", model="claude-sonnet-4-6",
+                             raw_types=SDK_RAW_EVENTS,
+                             close="lesson_lib.breaks.sdk_close:MESSAGES"),
               record=RecordRoute(("ANTHROPIC_API_KEY",), "claude-sonnet-4-6",
                                  "lesson_lib.capture.record:messages_request",
                                  "lesson_lib.capture.record:anthropic_create"),
-              reference_folders=("anthropic-messages",))
+              reference_folders=("anthropic-messages",),
+              labels="lesson_lib.accumulate.labels:anthropic_label",
+              shows_duplicate="lesson_lib.breaks.visibility:anthropic_duplicate",
+              shows_swap="lesson_lib.breaks.visibility:anthropic_swap",
+              user_message="lesson_lib.breaks.recovery:messages_user_message",
+              early_usage=True)

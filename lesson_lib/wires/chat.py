@@ -261,6 +261,10 @@ SHEET = Sheet(
 )
 
 
+# The SDK's name for each chunk it yields as it came (beside the events its helper builds).
+SDK_CHUNK = "chunk"
+
+
 # -- over HTTP (the registry's entry) ----------------------------------------------------
 ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
               content_type=SSE_CONTENT_TYPE, suffix=".sse", route=PATH, path=PATH,
@@ -271,8 +275,14 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
               next_request="lesson_lib.turn.next_request:for_chat",
               sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ChatSDK",
                              replay="lesson_lib.capture.replay:replay_chat",
-                             request="lesson_lib.capture.replay:chat_kwargs", model="gpt-4.1"),
+                             request="lesson_lib.capture.replay:chat_kwargs", model="gpt-4.1",
+                             raw_types=frozenset({SDK_CHUNK}), by_type=False,
+                             close="lesson_lib.breaks.sdk_close:CHAT"),
               record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
                                  "lesson_lib.capture.record:chat_request",
                                  "lesson_lib.capture.record:chat_create", base_path="/v1"),
-              reference_folders=("openai-chat", "openai-chat-compatible"))
+              reference_folders=("openai-chat", "openai-chat-compatible"),
+              labels="lesson_lib.accumulate.labels:chat_label",
+              slot_order="lesson_lib.accumulate.fold:chat_order",
+              shows_duplicate="lesson_lib.breaks.visibility:chat_duplicate",
+              shows_swap="lesson_lib.breaks.visibility:chat_swap")

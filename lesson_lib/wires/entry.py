@@ -37,6 +37,27 @@ the wire's own parts, so that none keeps a list of wires:
   on this wire (compatible servers speak Chat), and `suffix`, the body
   file's suffix: together they say a file is a capture of this wire.
 
+And the parts a wire names only when the course's default does not fit it
+(each None by default, the default said beside it):
+
+- `labels`: ``label(event, caused, kinds) -> str``, what an event addressed
+  in the wire's own words, read from the changes it `caused` (lesson 2's
+  slot view and graders; `kinds` a dict the reader keeps across events).
+  Default: the event's type;
+- `slot_order`: ``order(opened, arrival) -> key``, where a slot (its
+  `SlotOpened`, and how many slots came before it) stands among the slots
+  (`accumulate.fold`). Default: its address;
+- `shows_duplicate` and `shows_swap`: ``shows_duplicate(event, wire)`` and
+  ``shows_swap(first, second, wire)``, why a repeated or swapped event is
+  visible on the wire, or None (`breaks.visibility`). Default: never (a
+  wire that numbers and frames nothing shows neither);
+- `user_message`: ``user_message(request, text)``, the request with a user's
+  `text` appended as the wire spells it (`breaks.recovery`'s "continue").
+  Default: ``{"role": "user", "content": text}`` appended to ``messages``;
+- `early_usage`: the stream reports an output count before the answer
+  (Anthropic's ``message_start``), so a count is the output's only once the
+  stop reason has come (`breaks.recovery`).
+
 The river runs one way: `wires/` sits upstream of the accumulators, the
 adapters and the SDK translators, so it may not import them. A built-in
 wire names each part by where it lives, ``"lesson_lib.accumulate.anthropic:
@@ -101,13 +122,21 @@ class SDKRoute:
     ``replay(capture, chunk_size, kwargs, client, take) -> final object or None``, the SDK
     put in front of a capture offline (`take(event, new_text)` for each of its events);
     `request`: ``request(recorded_request, model) -> the SDK call's arguments``, `model`
-    the model named when the capture names none."""
+    the model named when the capture names none. `raw_types`: the SDK's event types that
+    each stand for one wire event (None: all of them; Anthropic's helper adds events of its
+    own, ``text`` and the like); `by_type`: each is matched to the wire event of its type
+    (False where the SDK names them all alike, Chat's ``chunk``: one wire event each, in
+    order). `close`: how lesson 5 stops the SDK's streaming helper (`breaks.sdk_close`'s
+    `Helper`), None where the course does not."""
 
     package: str
     translator: Part
     replay: Part | None = None
     request: Part | None = None
     model: str = "model"
+    raw_types: frozenset[str] | None = None
+    by_type: bool = True
+    close: Part | None = None
 
 
 @dataclass(frozen=True)
@@ -154,8 +183,10 @@ class Entry:
     `resume`: how a dropped stream is asked for again from where it broke
     (`Resume`), None on a wire whose streams cannot be. The wire's parts
     (`decoder`, `accumulator`, `adapter`, `next_request`, `sdk`, `record`,
-    `reference_folders`): see the module; `method`: how a client
-    asks (a session's event stream is a GET: its request is the path's fields).
+    `reference_folders`, and where a default does not fit, `labels`, `slot_order`,
+    `shows_duplicate`, `shows_swap`, `user_message`, `early_usage`): see the module;
+    `method`: how a client asks (a session's event stream is a GET: its request is the
+    path's fields).
     """
 
     wire: str
@@ -180,6 +211,12 @@ class Entry:
     record: RecordRoute | None = None
     reference_folders: tuple[str, ...] = ()
     method: Literal["GET", "POST"] = "POST"
+    labels: Part | None = None
+    slot_order: Part | None = None
+    shows_duplicate: Part | None = None
+    shows_swap: Part | None = None
+    user_message: Part | None = None
+    early_usage: bool = False
 
     def missing(self) -> list[str]:
         """The parts every capability needs that this entry lacks (empty: none)."""
@@ -224,6 +261,12 @@ class Entry:
         wire names; options of the wire's own); a builder takes what it needs and lets the
         rest pass (``**_``)."""
         return resolve(self.next_request)(request, blocks, **context)
+
+    def part(self, name: str) -> Any:
+        """The wire's part called `name` (`labels`, `slot_order`, ...), resolved; None
+        where the wire names none and the course's default holds."""
+        found = getattr(self, name)
+        return None if found is None else resolve(found)
 
     @property
     def path_fields(self) -> tuple[str, ...]:

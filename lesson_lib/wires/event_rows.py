@@ -52,7 +52,9 @@ event), so `row_kind` calls it start/stop, not a tool-args delta.
 
 Nothing raises on odd input: an unknown type or a payload that is not JSON
 is a row with a flag. The vocabularies live in `lesson_lib.wires`, one
-module per wire (``EVENT_TYPES``, ``DELTA_TYPES``, ``FAILURES``).
+module per wire (``EVENT_TYPES``, ``DELTA_TYPES``, ``FAILURES``). A wire
+module's own ``read_row(payload, row)`` fills its rows' cells (Gemini
+Interactions'); the first wires' readers are below.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ from types import ModuleType
 from typing import Any
 
 from .. import wires
+from .row_text import PREVIEW_CHARS as PREVIEW_CHARS
+from .row_text import as_dict as _dict
+from .row_text import as_int as _int
+from .row_text import error_text
+from .row_text import preview_text as preview_text
 from .wire_events import DONE, WireEvent
 
 # delta_type values, grouped by what the fragment is (same groups on every wire)
@@ -89,7 +96,6 @@ COLUMNS = ("seq", "t_ms", "start", "end", "sse_event", "type", "index", "sequenc
 KINDS = ("start/stop", "text delta", "tool-args delta", "reasoning delta", "ping", "error",
          "other")
 
-PREVIEW_CHARS = 40
 
 
 def event_row(ev: WireEvent, wire: str | None) -> dict[str, Any]:
@@ -102,9 +108,12 @@ def event_row(ev: WireEvent, wire: str | None) -> dict[str, Any]:
     vocab = wires.WIRES.get(wire or "")
     row["unknown"] = vocab is None or ev.type not in vocab.EVENT_TYPES
     row["error"] = bool(vocab and ev.type in vocab.FAILURES)
-    reader = _READERS.get(wire or "")
-    if reader and ev.parse_error is None:
-        reader(payload, row, vocab)
+    if ev.parse_error is None:
+        own = getattr(vocab, "read_row", None)
+        if own is not None:
+            own(payload, row)
+        elif (reader := _READERS.get(wire or "")) is not None:
+            reader(payload, row, vocab)
     if ev.parse_error is not None:
         row["preview"] = preview_text(sse.data)
     return row
@@ -319,75 +328,10 @@ def _read_gemini(p: dict, row: dict, vocab: ModuleType) -> None:
     row["preview"] = preview_text(text) if dtype else None
 
 
-def _read_interactions(p: dict, row: dict, vocab: ModuleType) -> None:
-    kind = row["type"]
-    if kind in vocab.FAILURES:
-        row["preview"] = preview_text(_error_text(vocab, kind, p))
-        return
-    if kind in vocab.STEP_EVENTS:
-        row["index"] = _int(p.get("index"))
-    if kind == vocab.STEP_START:
-        step = _dict(p.get("step"))
-        row["preview"] = preview_text(" ".join(
-            str(x) for x in (step.get("type"), step.get("name")) if x))
-    elif kind == vocab.STEP_DELTA:
-        delta = _dict(p.get("delta"))
-        dtype = delta.get("type")
-        row["delta_type"] = dtype if isinstance(dtype, str) else None
-        said = next((delta[k] for k in ("text", vocab.ARGUMENTS_KEY, vocab.SIGNATURE_KEY)
-                     if isinstance(delta.get(k), str)), None)
-        if said is None and dtype == vocab.THOUGHT_SUMMARY_DELTA:
-            said = _dict(delta.get(vocab.CONTENT_FIELD)).get("text")
-        row["preview"] = preview_text(said if isinstance(said, str) else dtype or "")
-    else:
-        interaction = _dict(p.get("interaction"))
-        status = interaction.get("status", p.get("status"))
-        row["output_tokens"] = _int(_dict(interaction.get("usage")).get("total_output_tokens"))
-        row["preview"] = preview_text(f"status={status}" if status else "")
+def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:
+    return error_text(vocab.read_error, kind, p)
 
 
 _READERS = {"anthropic-messages": _read_anthropic, "openai-responses": _read_responses,
             "openai-chat": _read_chat, "google-gemini": _read_gemini,
-            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic,
-            "google-gemini-interactions": _read_interactions}
-
-
-def _error_text(vocab: ModuleType, kind: str | None, p: dict) -> str:
-    """``name: message`` of an in-band error, read the way its wire writes it: the name is
-    the error object's type (else code), or the code of ``response.error`` or of a flat
-    payload."""
-    err = vocab.read_error(kind, p)
-    if err is None:
-        return ""
-    name = (err.type or err.code) if err.where == "error" else (err.code or err.type)
-    return ": ".join(x for x in (name, err.message) if x)
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-_VISIBLE = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def preview_text(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """A one-line preview: control characters made visible, cut to `limit` chars with '…'.
-
-    This is plain text for a table cell; HTML renderers escape it again.
-    """
-    out = []
-    for ch in text:
-        if ch in _VISIBLE:
-            out.append(_VISIBLE[ch])
-        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-        if len(out) > limit:
-            break
-    visible = "".join(out)
-    return visible if len(visible) <= limit else visible[: limit - 1] + "…"
+            "aws-bedrock-converse": _read_converse, "aws-bedrock-invoke": _read_anthropic}

@@ -279,4 +279,5 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
                                  "lesson_lib.capture.record:gemini_create",
                                  via="models.generate_content_stream, the body read by its "
                                      "HTTP transport"),
-              reference_folders=("google-gemini",))
+              reference_folders=("google-gemini",),
+              labels="lesson_lib.accumulate.labels:gemini_label")

@@ -33,6 +33,7 @@ The Live API (over a WebSocket) adds ``interaction.connected`` and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
@@ -41,6 +42,7 @@ from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
 from .gemini import RETRY as _GEMINI_RETRY
 from .gemini import error_body as _gemini_error_body
 from .resume import Resume
+from .row_text import as_dict, as_int, error_text, preview_text
 from .wire_events import DONE
 from .wire_events import EVENT_TYPE_FIELD as EVENT_TYPE_FIELD
 
@@ -272,4 +274,50 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
                                  "lesson_lib.capture.record:interactions_create",
                                  via="interactions.create(stream=True), the body read by its "
                                      "HTTP transport"),
-              reference_folders=(WIRE,))
+              reference_folders=(WIRE,),
+              labels="lesson_lib.accumulate.labels:interactions_label")
+
+
+# -- lesson 1's table and the SDK's unions ---------------------------------------------
+
+
+def read_row(p: dict, row: dict) -> None:
+    """An event's cells in lesson 1's table (`event_rows`): a step's index, what a step
+    starts, a delta's type and words, the interaction's status and output count."""
+    kind = row["type"]
+    if kind in FAILURES:
+        row["preview"] = preview_text(error_text(read_error, kind, p))
+        return
+    if kind in STEP_EVENTS:
+        row["index"] = as_int(p.get("index"))
+    if kind == STEP_START:
+        step = as_dict(p.get("step"))
+        row["preview"] = preview_text(" ".join(
+            str(x) for x in (step.get("type"), step.get("name")) if x))
+    elif kind == STEP_DELTA:
+        delta = as_dict(p.get("delta"))
+        dtype = delta.get("type")
+        row["delta_type"] = dtype if isinstance(dtype, str) else None
+        said = next((delta[k] for k in ("text", ARGUMENTS_KEY, SIGNATURE_KEY)
+                     if isinstance(delta.get(k), str)), None)
+        if said is None and dtype == THOUGHT_SUMMARY_DELTA:
+            said = as_dict(delta.get(CONTENT_FIELD)).get("text")
+        row["preview"] = preview_text(said if isinstance(said, str) else dtype or "")
+    else:
+        interaction = as_dict(p.get("interaction"))
+        status = interaction.get("status", p.get("status"))
+        row["output_tokens"] = as_int(as_dict(interaction.get("usage")).get("total_output_tokens"))
+        row["preview"] = preview_text(f"status={status}" if status else "")
+
+
+def sdk_shows(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    """The (SDK union, member) pairs an event shows (`sdk_unions`): its event type, a step's
+    or a delta's type, the interaction's status."""
+    yield "interactions.events", kind
+    if kind == STEP_START:
+        yield "interactions.steps", as_dict(payload.get("step")).get("type")
+    elif kind == STEP_DELTA:
+        yield "interactions.deltas", as_dict(payload.get("delta")).get("type")
+    yield "interactions.statuses", as_dict(payload.get("interaction")).get(
+        "status", payload.get("status"))
+

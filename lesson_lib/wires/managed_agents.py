@@ -128,6 +128,8 @@ USER_EVENTS = frozenset({USER_MESSAGE, USER_INTERRUPT, USER_TOOL_CONFIRMATION,
 # A call's permission as the server evaluated it: ``ask`` holds the call for a confirmation.
 PERMISSION_FIELD = "evaluated_permission"
 ASK = "ask"
+# A ``user.tool_confirmation``'s ``result`` (a ``deny_message`` may say why it was denied).
+ALLOW, DENY = "allow", "deny"
 
 # -- the ending ----------------------------------------------------------------------
 # A session idle (or terminated) ends the turn; an idle that asks for action may be
@@ -294,3 +296,11 @@ ENTRY = Entry(wire=WIRE, title="Anthropic Managed Agents sessions", framing="sse
                            replay="lesson_lib.capture.replay:replay_session",
                            request="lesson_lib.capture.replay:session_kwargs",
                            model="claude-sonnet-4-6"))
+
+
+def sdk_shows(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
+    """The (SDK union, member) pairs an event shows (`sdk_unions`): its event type, an idle
+    session's stop reason."""
+    yield "sessions.events", kind
+    if kind == SESSION_IDLE:
+        yield "sessions.stop_reasons", stop_reason_type(payload.get("stop_reason"))

@@ -12,7 +12,8 @@ a name in it, a field of that model; or a botocore service and shape) and
 how to read them (`READS`: the union members' ``type`` literals, a
 ``Literal``'s values, a model's field names or their wire aliases, an
 enum's values, a shape's members or enum); `sdk_types` reads them all.
-`READERS` say, per wire, which union members an event shows (`shown_by`), and
+`READERS` say, per wire, which union members an event shows (`shown_by`: a wire
+module's own ``sdk_shows``, else the first wires' readers here), and
 `NOT_IN_CORPUS` names each type no capture shows, with why.
 `lesson_lib.course.coverage` puts them together with the corpus into the
 cheat sheet's coverage table.
@@ -22,10 +23,11 @@ from __future__ import annotations
 
 import importlib
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import wires
 from ..sse.bedrock_frames import CHUNK as INVOKE_CHUNK
 from . import bedrock, bedrock_converse, bedrock_invoke, gemini, managed_agents
 from . import gemini_interactions as gi
@@ -340,26 +342,35 @@ def _invoke(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
     yield "invoke.events", kind if kind in bedrock.EXCEPTIONS else INVOKE_CHUNK
 
 
-def _interactions(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
-    yield "interactions.events", kind
-    if kind == gi.STEP_START:
-        yield "interactions.steps", _dict(payload.get("step")).get("type")
-    elif kind == gi.STEP_DELTA:
-        yield "interactions.deltas", _dict(payload.get("delta")).get("type")
-    status = _dict(payload.get("interaction")).get("status", payload.get("status"))
-    yield "interactions.statuses", status
-
-
-def _sessions(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:
-    yield "sessions.events", kind
-    if kind == managed_agents.SESSION_IDLE:
-        yield "sessions.stop_reasons", managed_agents.stop_reason_type(payload.get("stop_reason"))
-
-
-READERS: dict[str, Callable[[dict, str | None], Iterable[tuple[str, Any]]]] = {
+Reader = Callable[[dict, str | None], Iterable[tuple[str, Any]]]
+_FIRST_WIRES: dict[str, Reader] = {
     "anthropic-messages": _anthropic, "openai-responses": _responses, "openai-chat": _chat,
-    gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke,
-    gi.WIRE: _interactions, managed_agents.WIRE: _sessions}
+    gemini.WIRE: _gemini, bedrock_converse.WIRE: _converse, bedrock_invoke.WIRE: _invoke}
+
+
+class _Readers(Mapping[str, Reader]):
+    """Each registered wire's reader of the unions an event shows: its module's own
+    ``sdk_shows`` (Gemini Interactions', the sessions'), else the first wires' below."""
+
+    def __getitem__(self, wire: str) -> Reader:
+        found = getattr(wires.WIRES.get(wire), "sdk_shows", None) or _FIRST_WIRES.get(wire)
+        if found is None:
+            raise KeyError(wire)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (wire for wire in list(wires.WIRES) if wire in self)
+
+    def __contains__(self, wire: object) -> bool:
+        return isinstance(wire, str) and (
+            getattr(wires.WIRES.get(wire), "sdk_shows", None) is not None
+            or wire in _FIRST_WIRES)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+READERS: Mapping[str, Reader] = _Readers()
 
 
 def shown_by(events: Iterable[WireEvent], wire: str | None) -> set[tuple[str, str]]:

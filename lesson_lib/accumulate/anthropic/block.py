@@ -1,6 +1,7 @@
 """What one Anthropic block holds: the start event's block, plus what its deltas added.
 
-A `Block` is one slot, addressed by its ``index``; `TEXT_DELTAS` say which field
+A `Block` is one slot, addressed by its ``index`` (a `StartedBlock`: its name, id and
+tool call come from its start, as an Interactions step's do); `TEXT_DELTAS` say which field
 each text delta appends to, `CHANNEL` what kind of text it is in the turn's words,
 and `STREAMED` which known blocks stream (every other known block arrives whole in
 its start). `slot_text` is what the slot view shows of a block; `delta_text` the
@@ -13,12 +14,9 @@ import copy
 import json
 from typing import Any
 
-from ...partial_json import NOTHING
-from ...tool_calls import ToolCall
 from ...wires import anthropic
-from ...wires.wire_events import WireEvent
 from ..base import Fragments, SlotState
-from ..indexed import IndexedBlock
+from ..started import StartedBlock
 
 # The delta type, and the block field its text goes to.
 TEXT_DELTAS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
@@ -33,26 +31,21 @@ KNOWN_DELTAS = frozenset(TEXT_DELTAS) | {"input_json_delta", "signature_delta",
                                          "citations_delta"}
 
 
-class Block(IndexedBlock):
+class Block(StartedBlock):
     """One slot: the start event's block, plus what the deltas added."""
 
-    __slots__ = ("data", "streams", "input", "input_ended", "citations")
+    __slots__ = ("streams", "citations")
+
+    ended_by = anthropic.CALL_ENDED_BY
 
     def __init__(self, index: int, data: dict, state: SlotState = "open") -> None:
-        kind = data.get("type")
-        super().__init__(index, kind if isinstance(kind, str) else "unknown", state)
-        self.data = data                       # the block as its start event gave it
+        super().__init__(index, data, state)
         self.streams: dict[str, Fragments] = {}  # field name -> text appended by deltas
-        self.input: Any = None                 # parsed (or partial) at the end
-        self.input_ended = False
         self.citations: list | None = None      # citations appended by deltas
 
     @property
     def takes_input(self) -> bool:
         return "input" in self.data or self.kind in anthropic.CALL_BLOCKS
-
-    def identity(self) -> tuple[Any, Any]:
-        return self.data.get("name"), self.data.get("id")
 
     def from_server(self) -> bool:
         return self.kind in anthropic.SERVER_OUTPUT_BLOCKS
@@ -69,30 +62,6 @@ class Block(IndexedBlock):
         start = start if isinstance(start, str) else ""
         stream = self.streams.get(name)
         return start + stream.text if stream else start
-
-    def current_input(self) -> Any:
-        if self.input_ended:
-            return self.input
-        call = self.call
-        if call is not None and call.raw_length:
-            # The parser's live value, its open containers copied (settled parts shared).
-            value = call.view().value
-            return value if value is not NOTHING else {}
-        start = self.data.get("input")
-        return start if start is not None else {}
-
-    def open_call(self, event: WireEvent | None) -> ToolCall:
-        """The block's tool call, made from its start: name and id first."""
-        if self.call is None:
-            name, call_id, start = (self.data.get(k) for k in ("name", "id", "input"))
-            self.call = ToolCall(name if isinstance(name, str) else None,
-                                 call_id if isinstance(call_id, str) else None,
-                                 kind=self.kind, address=self.index,
-                                 given=start if start is not None else NOTHING,
-                                 ended_by=anthropic.CALL_ENDED_BY,
-                                 t=event.t if event is not None else None,
-                                 event=event.index if event is not None else None)
-        return self.call
 
     def as_dict(self) -> dict:
         out = copy.deepcopy(self.data)

@@ -61,15 +61,14 @@ from ..changes import (
     CitationAdded,
     InBandError,
     ResponseChanged,
-    SlotClosed,
     SlotOpened,
     SlotSigned,
     TerminalReached,
     TextAppended,
     ToolInputGrew,
-    UnknownEvent,
 )
 from ..indexed import IndexedAccumulator
+from ..started import close_started
 from .block import (
     CHANNEL,
     KNOWN_DELTAS,
@@ -121,18 +120,12 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
                     sink.append(value)
                     return [_new(TextAppended, (event.index, address, channel, value, field))]
         self.changes = changes = []
-        if event.parse_error is not None or not isinstance(event.payload, dict):
-            why = event.parse_error or "the payload is not a JSON object"
-            self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
-                      event=event, raw=event.sse.data)
+        if self.unreadable(event):
             return changes
         kind = event.type
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            changes.append(UnknownEvent(event.index, kind, event.payload))
-            self.note("unknown_event", f"event type {kind!r} is not part of the Messages "
-                      "stream; kept as raw data", event=event, severity="warning",
-                      raw=event.sse.data, payload=event.payload)
+            self.unknown_event(event, kind, "the Messages stream")
             return changes
         if self.stopped and kind != anthropic.PING:
             self.note("event_after_terminal", f"{kind} after message_stop",
@@ -200,9 +193,7 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
             self.note("unknown_slot", "content_block_start without an integer index and a "
                       "content_block object", event=event, raw=event.sse.data)
             return
-        if index in self.blocks:
-            self.note("duplicate_start", f"slot {index} was already started; the first "
-                      "start is kept", event=event, slot=index, raw=event.sse.data)
+        if self.already_started(index, event):
             return
         still_open = [i for i in self._open if self.blocks[i].state == "open"]
         if still_open:
@@ -283,19 +274,7 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
         if block is None:
             return
         self._sinks.pop(index, None)
-        self._end_input(block, cut=False, event=event)
-
-    def _end_input(self, block: Block, *, cut: bool, event: WireEvent | None) -> None:
-        """Close the block's slot (`SlotClosed`), checking its tool input if it takes one."""
-        how = "end_of_stream" if cut else "stop"
-        if not block.takes_input or block.input_ended:
-            self.changes.append(SlotClosed(event.index if event is not None else None,
-                                           block.index, how, synthesised=cut))  # type: ignore[arg-type]
-            return
-        what = f"{block.kind} {block.data.get('name', '')}".rstrip() + f" (slot {block.index})"
-        block.input = self.close_call_slot(block.open_call(event), block.index, cut=cut,
-                                           event=event, what=what, how=how)
-        block.input_ended = True
+        close_started(self, block, cut=False, event=event)
 
     def _message_delta(self, payload: dict, event: WireEvent) -> None:
         self.message_delta_seen = True
@@ -350,16 +329,10 @@ class AnthropicAccumulator(StatedWhole, ModelFallback, IndexedAccumulator):
         return what that changed."""
         if not self.begin_finish(sse_diagnostics):
             return []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.state != "open":
-                continue
-            block.state = "never closed"
-            self._sinks.pop(index, None)
-            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
-                      "content_block_stop", slot=index,
-                      severity="warning" if self.stopped and self.length_stop() else "error")
-            self._end_input(block, cut=True, event=None)
+        for block in self.never_stopped(anthropic.CONTENT_BLOCK_STOP,
+                                        length_stop=self.stopped and self.length_stop()):
+            self._sinks.pop(block.index, None)
+            close_started(self, block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before message_stop: what arrived "
                       "is kept, but the message is incomplete")

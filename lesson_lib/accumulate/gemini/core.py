@@ -10,12 +10,9 @@ slots: a part either continues the part before it or opens the next slot
   ``thoughtSignature``; a signature that arrives on a continuing part (often
   an empty ``"text": ""`` on the last record) joins the part it continues. A
   bare empty text part that continues nothing carries nothing: no slot;
-- a ``functionCall`` with ``name`` and ``args`` is whole: its slot opens, its
-  arguments are fed as JSON text and checked strictly, and it closes, all in
-  one record. With ``willContinue: true`` it streams: later ``functionCall``
-  parts without a name carry ``partialArgs`` (`path_arguments`, written out as
-  JSON text for lesson 3's parser) and the one that does not continue (an
-  empty ``functionCall: {}``) closes it;
+- a ``functionCall`` opens a slot of its own: whole in one part (``name`` and
+  ``args``), or streamed over the parts that follow it (``willContinue``,
+  ``partialArgs``: see `calls`);
 - every other part (``executableCode``, ``codeExecutionResult``,
   ``toolCall``, ``toolResponse``, ``inlineData``...) is whole: its own slot,
   kept as it arrived.
@@ -26,145 +23,46 @@ that can go down: the last one wins. ``groundingMetadata`` arrives empty on
 every record and whole on the last: the last non-empty one wins.
 
 Bad input is a diagnostic, never a traceback: a record that is not an object
-(``unparseable_json``), an argument entry whose path goes back, skips ahead
-or does not parse (``partial_args_out_of_order``, its entry kept in the
-diagnostic), a continuation with no call open (``unknown_slot``), a record
+(``unparseable_json``), a call's arguments that do not fit (see `calls`), a record
 with two candidates (``several_candidates``: both are accumulated, each into
 its own ``candidates[i]``), a part of a kind this module does not know
 (``unknown_part``, kept whole). An error record (``{"error": {...}}``) is an
 in-band failure.
+
+That is the rule. Beside this module, each in the file named for it: `part` (what a
+part and a candidate hold) and `calls` (``functionCall`` parts, whole or streamed).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..partial_json import NOTHING
-from ..tool_calls import ToolCall
-from ..wires import gemini as wire
-from ..wires.wire_events import WireEvent
-from .base import Accumulator, Fragments, Slot, SlotState
-from .changes import (
+from ...diagnostics import Diagnostic
+from ...partial_json import NOTHING
+from ...tool_calls import ToolCall
+from ...wires import gemini as wire
+from ...wires.wire_events import WireEvent
+from ..base import Accumulator, Fragments, Slot
+from ..changes import (
     InBandError,
     ResponseChanged,
     SlotClosed,
     SlotOpened,
     SlotSigned,
     TextAppended,
-    ToolInputGrew,
     UnknownEvent,
 )
-from .path_arguments import PathArguments, PathError
+from .calls import FunctionCalls
+from .part import Candidate, Part
 
-# Fields of a candidate read on their own; any other is kept, last value.
-_CANDIDATE_OWN = frozenset({"content", "finishReason", "index", "groundingMetadata",
-                            "citationMetadata"})
 # Fields of a record read on their own; any other is kept, last value.
 _RECORD_OWN = frozenset({"candidates", "usageMetadata"})
 _TEXT_KEYS = frozenset({wire.TEXT_PART, wire.THOUGHT, wire.THOUGHT_SIGNATURE})
-# A whole part's text for the slot view and the turn: the code, the output.
-_SAID = {wire.EXECUTABLE_CODE: "code", wire.CODE_EXECUTION_RESULT: "output"}
 
 
-class _Part:
-    """One part in a candidate's ``parts``: its slot, its text or its call."""
-
-    __slots__ = ("address", "kind", "data", "text", "call", "args", "streamed", "state")
-
-    def __init__(self, address: tuple[int, int], kind: str, data: dict) -> None:
-        self.address = address
-        self.kind = kind                 # text, thought, functionCall, or the part's field
-        self.data = data                 # the part as it arrived, without the streamed text
-        self.text: Fragments | None = None
-        self.call: ToolCall | None = None
-        self.args: PathArguments | None = None    # a streamed call's arguments
-        self.streamed = False
-        self.state: SlotState = "open"
-
-    @property
-    def name(self) -> str | None:
-        call = self.data.get(wire.FUNCTION_CALL)
-        name = call.get("name") if isinstance(call, dict) else None
-        return name if isinstance(name, str) else None
-
-    @property
-    def call_id(self) -> str | None:
-        call = self.data.get(wire.FUNCTION_CALL)
-        found = call.get("id") if isinstance(call, dict) else None
-        return found if isinstance(found, str) else None
-
-    def label(self) -> str:
-        name = self.name
-        return f"[{self.address[1]}] {self.kind}" + (f" {name}" if name else "")
-
-    def current_input(self) -> Any:
-        call = self.call
-        if call is None:
-            return {}
-        if call.ended:
-            return call.input
-        value = call.view().value
-        return {} if value is NOTHING else value
-
-    def as_dict(self) -> dict:
-        out = copy.deepcopy(self.data)
-        if self.text is not None:
-            out = {wire.TEXT_PART: self.text.text, **out}
-        if self.kind == wire.FUNCTION_CALL and (self.streamed or "args" in out[wire.FUNCTION_CALL]):
-            out[wire.FUNCTION_CALL]["args"] = self.current_input()
-        return out
-
-    def shown(self) -> str:
-        """The slot view's text: the text, the raw arguments, or the whole part."""
-        if self.text is not None:
-            return self.text.text
-        if self.call is not None:
-            return self.call.raw
-        inner = self.data.get(self.kind)
-        said = inner.get(_SAID.get(self.kind, "")) if isinstance(inner, dict) else None
-        if isinstance(said, str):
-            return said
-        body = {k: v for k, v in self.data.items() if k not in (wire.THOUGHT_SIGNATURE, wire.THOUGHT)}
-        return json.dumps(body, ensure_ascii=False)
-
-
-class _Candidate:
-    """One candidate: its parts, its finish reason and the fields it carries."""
-
-    __slots__ = ("index", "parts", "role", "finish_reason", "fields", "grounding",
-                 "citations", "open_call", "said_index")
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.parts: list[_Part] = []
-        self.role: str | None = None
-        self.finish_reason: str | None = None
-        self.fields: dict[str, Any] = {}
-        self.grounding: Any = None
-        self.citations: list | None = None
-        self.open_call: _Part | None = None
-        self.said_index = False
-
-    def as_dict(self) -> dict:
-        out: dict[str, Any] = {"content": {"parts": [p.as_dict() for p in self.parts],
-                                           "role": self.role or "model"}}
-        if self.finish_reason is not None:
-            out["finishReason"] = self.finish_reason
-        if self.said_index:
-            out["index"] = self.index
-        out.update(copy.deepcopy(self.fields))
-        if self.grounding is not None:
-            out["groundingMetadata"] = copy.deepcopy(self.grounding)
-        if self.citations is not None:
-            out["citationMetadata"] = {"citations": copy.deepcopy(self.citations)}
-        return out
-
-
-class GeminiAccumulator(Accumulator):
+class GeminiAccumulator(FunctionCalls, Accumulator):
     """Builds a Gemini ``GenerateContentResponse`` from its stream's records."""
 
     wire = wire.WIRE
@@ -173,7 +71,7 @@ class GeminiAccumulator(Accumulator):
         super().__init__()
         self.head: dict[str, Any] = {}           # modelVersion, responseId, createTime...
         self.usage: dict | None = None
-        self.candidates: dict[int, _Candidate] = {}
+        self.candidates: dict[int, Candidate] = {}
         self.errored = False
         self.records = 0
         self.last_finished = False     # the last record with candidates had a finishReason
@@ -261,7 +159,7 @@ class GeminiAccumulator(Accumulator):
         """Apply one candidate of a record; whether it carried a finishReason."""
         cand = self.candidates.get(index)
         if cand is None:
-            cand = self.candidates[index] = _Candidate(index)
+            cand = self.candidates[index] = Candidate(index)
         if type(data.get("index")) is int:
             cand.said_index = True
         content = data.get("content")
@@ -271,15 +169,7 @@ class GeminiAccumulator(Accumulator):
             parts = content.get("parts")
             for part in parts if isinstance(parts, list) else ():
                 self._part(cand, part, event)
-        for key, value in data.items():
-            if key not in _CANDIDATE_OWN:
-                cand.fields[key] = value
-        grounding = data.get("groundingMetadata")
-        if grounding is not None and (grounding or cand.grounding is None):
-            cand.grounding = grounding
-        cited = data.get("citationMetadata")
-        if isinstance(cited, dict) and isinstance(cited.get("citations"), list):
-            cand.citations = (cand.citations or []) + cited["citations"]
+        cand.take_fields(data)
         reason = data.get("finishReason")
         if not isinstance(reason, str):
             return False
@@ -292,7 +182,7 @@ class GeminiAccumulator(Accumulator):
 
     # -- parts ---------------------------------------------------------------
 
-    def _part(self, cand: _Candidate, part: Any, event: WireEvent) -> None:
+    def _part(self, cand: Candidate, part: Any, event: WireEvent) -> None:
         if not isinstance(part, dict):
             self.note("unknown_part", "a part that is not an object; not applied", event=event,
                       slot=cand.index, raw=event.sse.data)
@@ -310,7 +200,7 @@ class GeminiAccumulator(Accumulator):
         else:
             self._whole(cand, part, event)
 
-    def _text(self, cand: _Candidate, part: dict, event: WireEvent) -> None:
+    def _text(self, cand: Candidate, part: dict, event: WireEvent) -> None:
         kind = wire.THOUGHT if part.get(wire.THOUGHT) is True else wire.TEXT_PART
         signature = part.get(wire.THOUGHT_SIGNATURE)
         last = cand.parts[-1] if cand.parts else None
@@ -339,7 +229,7 @@ class GeminiAccumulator(Accumulator):
             target.data[wire.THOUGHT_SIGNATURE] = signature
             self.changes.append(SlotSigned(event.index, target.address, signature))
 
-    def _whole(self, cand: _Candidate, part: dict, event: WireEvent) -> None:
+    def _whole(self, cand: Candidate, part: dict, event: WireEvent) -> None:
         kind = next((f for f in wire.PART_FIELDS if f in part), None)
         if kind is None:
             kind = "unknown"
@@ -355,107 +245,11 @@ class GeminiAccumulator(Accumulator):
         target.state = "closed"
         self.changes.append(SlotClosed(event.index, target.address, "stop", data=target.data))
 
-    def _call(self, cand: _Candidate, part: dict, call: dict, event: WireEvent) -> None:
-        name = call.get("name")
-        if not isinstance(name, str):
-            self.note("unknown_slot", "a functionCall fragment with no call open (no name, "
-                      "no streamed call before it); not applied, its data is kept here",
-                      event=event, slot=cand.index, raw=event.sse.data,
-                      orphan_text=json.dumps(call))
-            return
-        data = copy.deepcopy(part)
-        streamed = call.get("willContinue") is True
-        fc = data[wire.FUNCTION_CALL]
-        for key in ("willContinue", wire.PARTIAL_ARGS):
-            fc.pop(key, None)
-        target = self._open(cand, wire.FUNCTION_CALL, data, event, takes_input=True)
-        target.call = ToolCall(name, target.call_id, kind=wire.FUNCTION_CALL,
-                               address=target.address, t=event.t, event=event.index,
-                               ended_by=wire.CALL_ENDED_BY)
-        if isinstance(part.get(wire.THOUGHT_SIGNATURE), str):
-            self.changes.append(SlotSigned(event.index, target.address,
-                                               part[wire.THOUGHT_SIGNATURE]))
-        if streamed:
-            target.streamed = True
-            target.args = PathArguments()
-            cand.open_call = target
-            self._arguments(cand, target, call, event)
-            return
-        if wire.PARTIAL_ARGS in call:
-            self.note("partial_args_out_of_order", "partialArgs on a call that does not "
-                      "continue; not applied, kept here", event=event, slot=target.address,
-                      raw=event.sse.data, orphan_text=json.dumps(call[wire.PARTIAL_ARGS]))
-        if "args" in call:
-            self._feed(target, json.dumps(call["args"], ensure_ascii=False), event)
-        self._end_call(target, event, how="stop", cut=False)
-
-    def _continue_call(self, cand: _Candidate, part: dict, call: dict, event: WireEvent) -> None:
-        target = cand.open_call
-        assert target is not None
-        signature = part.get(wire.THOUGHT_SIGNATURE)
-        if isinstance(signature, str) and signature:
-            target.data[wire.THOUGHT_SIGNATURE] = signature
-            self.changes.append(SlotSigned(event.index, target.address, signature))
-        self._arguments(cand, target, call, event)
-        if call.get("willContinue") is not True:
-            self._close_call(cand, event, how="stop", closed_by_wire=True)
-
-    def _arguments(self, cand: _Candidate, target: _Part, call: dict, event: WireEvent) -> None:
-        entries = call.get(wire.PARTIAL_ARGS)
-        if entries is None:
-            return
-        if not isinstance(entries, list):
-            entries = [entries]
-        assert target.args is not None
-        for entry in entries:
-            try:
-                text = target.args.add(entry)
-            except PathError as exc:
-                self.note("partial_args_out_of_order", f"an argument entry of "
-                          f"{target.label()} cannot extend its arguments ({exc}); not "
-                          "applied, kept here", event=event, slot=target.address,
-                          raw=event.sse.data, orphan_text=json.dumps(entry))
-                continue
-            if text:
-                self._feed(target, text, event)
-
-    def _feed(self, target: _Part, text: str, event: WireEvent) -> None:
-        assert target.call is not None
-        grew = target.call.feed(text, t=event.t, event=event.index)
-        self.changes.append(ToolInputGrew(event.index, target.address, text, tuple(grew)))
-
-    def _close_call(self, cand: _Candidate, event: WireEvent | None, *, how: str,
-                    closed_by_wire: bool) -> None:
-        """End the streamed call of `cand`: its closing text, then the strict check."""
-        target = cand.open_call
-        cand.open_call = None
-        if target is None:
-            return
-        if not closed_by_wire and event is not None:
-            self.note("call_not_closed", f"{target.label()} streamed its arguments and was "
-                      "never closed by an empty functionCall; it ends here", event=event,
-                      severity="warning", slot=target.address)
-        assert target.args is not None and event is not None
-        text = target.args.close()
-        if target.args.unterminated is not None:
-            self.note("string_not_ended", f"the string at {target.args.unterminated} of "
-                      f"{target.label()} never got its last entry; it ends with the call",
-                      event=event, severity="warning", slot=target.address)
-        if text:
-            self._feed(target, text, event)
-        self._end_call(target, event, how=how, cut=False)
-
-    def _end_call(self, target: _Part, event: WireEvent | None, *, how: str, cut: bool) -> None:
-        assert target.call is not None
-        target.state = "never closed" if cut else "closed"
-        self.close_call_slot(target.call, target.address, cut=cut, event=event,
-                             what=f"{target.label()} (candidate {target.address[0]})", how=how)
-
-    def _open(self, cand: _Candidate, kind: str, data: dict, event: WireEvent, *,
-              content: str = "", shown: bool = False, takes_input: bool = False) -> _Part:
+    def _open(self, cand: Candidate, kind: str, data: dict, event: WireEvent, *,
+              content: str = "", shown: bool = False, takes_input: bool = False) -> Part:
         """Close the part before, and open the next slot ``(candidate, n)``."""
         self._close_last(cand, event, how="stop")
-        part = _Part((cand.index, len(cand.parts)), kind, data)
+        part = Part((cand.index, len(cand.parts)), kind, data)
         cand.parts.append(part)
         self.changes.append(SlotOpened(
             event.index, part.address, kind, part.label(), name=part.name,
@@ -465,7 +259,7 @@ class GeminiAccumulator(Accumulator):
             ended_by=wire.CALL_ENDED_BY if takes_input else None))
         return part
 
-    def _close_last(self, cand: _Candidate, event: WireEvent, *, how: str,
+    def _close_last(self, cand: Candidate, event: WireEvent, *, how: str,
                     reason: str | None = None) -> None:
         last = cand.parts[-1] if cand.parts else None
         if last is not None and last.state == "open" and last.call is None:

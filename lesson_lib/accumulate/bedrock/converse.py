@@ -1,22 +1,10 @@
-"""The Bedrock accumulators: ConverseStream's own, and InvokeModel's (Anthropic's, reused).
+"""Bedrock's ConverseStream accumulator: blocks in slots addressed by ``contentBlockIndex``.
 
-**ConverseStream.** Blocks sit in slots addressed by ``contentBlockIndex``.
 Only tool blocks get a ``contentBlockStart`` (``start.toolUse`` with
 ``toolUseId`` and ``name``, or a server tool's ``start.toolResult``); a text
 or reasoning block begins with its first delta, so a delta for a slot never
-seen opens it, its kind told by the delta. What each delta does:
-
-- ``text``: appends to the block's text;
-- ``reasoningContent``: ``text`` appends to the reasoning text, ``signature``
-  sets its signature (one delta of its own), ``redactedContent`` sets it. A
-  block that begins with ``redactedContent`` is redacted reasoning: it
-  arrives whole in that delta (base64 bytes only the provider can read), so
-  its slot opens `whole`, with the delta's object as its `data`;
-- ``citation``: appends one citation to a text block (it may come before any
-  of the block's text, so it opens the block too);
-- ``toolUse.input``: feeds the block's `ToolCall` (lesson 3), checked
-  strictly at the block's stop;
-- ``toolResult``: appends result items (a server tool's result).
+seen opens it, its kind told by the delta. Deltas name the slot;
+``contentBlockStop`` closes it.
 
 ``messageStop`` carries ``stopReason`` and ends the stream properly; the
 ``metadata`` after it brings ``usage`` and ``metrics`` (a frame cut after
@@ -25,12 +13,7 @@ padding field is ignored. An exception frame (``throttlingException``...) is
 an in-band error. `final()` is the Converse response as the non-streaming
 API returns it::
 
-    {"output": {"message": {"role": "assistant", "content": [
-        {"text": ...} | {"citationsContent": {"content": [{"text"}], "citations"}}
-        | {"toolUse": {"toolUseId", "name", "input"}}
-        | {"reasoningContent": {"reasoningText": {"text", "signature"}}}
-        | {"reasoningContent": {"redactedContent": ...}}
-        | {"toolResult": {"toolUseId", "content", "status"}}]}},
+    {"output": {"message": {"role": "assistant", "content": [block, ...]}},
      "stopReason": ..., "usage": {...}, "metrics": {...}}
 
 What does not fit is a diagnostic, never dropped: a delta for a stopped slot
@@ -40,114 +23,34 @@ What does not fit is a diagnostic, never dropped: a delta for a stopped slot
 (``event_after_terminal``), a delta of a kind this module does not know
 (``unknown_delta``), an unknown event (``unknown_event``).
 
-**InvokeModelWithResponseStream** carries Anthropic's own events, so its
-accumulator is `AnthropicAccumulator` as it is; it only learns Bedrock's
-exception frames, which it reads as Anthropic ``error`` events.
+That is the rule. Beside this module, each in the file named for it: `block` (what a
+block holds, and its shape in the final response) and `deltas` (what each delta does
+to its block).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..partial_json import NOTHING
-from ..sse.eventstream import FRAMING_ERRORS
-from ..tool_calls import ToolCall
-from ..wires import bedrock, bedrock_converse
-from ..wires.bedrock_converse import CITATION, PADDING, REASONING_TEXT, REDACTED_CONTENT
-from ..wires.bedrock_converse import REASONING_BLOCK as REASONING
-from ..wires.bedrock_converse import TEXT_BLOCK as TEXT
-from ..wires.bedrock_converse import TOOL_RESULT_BLOCK as TOOL_RESULT
-from ..wires.bedrock_converse import TOOL_USE_BLOCK as TOOL_USE
-from ..wires.wire_events import WireEvent
-from .anthropic import AnthropicAccumulator
-from .base import Fragments
-from .changes import (
-    CitationAdded,
-    InBandError,
-    ResponseChanged,
-    SlotClosed,
-    SlotOpened,
-    SlotSigned,
-    TerminalReached,
-    TextAppended,
-    ToolInputGrew,
-    UnknownEvent,
-)
-from .indexed import IndexedAccumulator, IndexedBlock
-
-# Which kind of block a delta's field belongs to (a delta for a slot never seen opens one).
-_DELTA_KIND = {TEXT: TEXT, CITATION: TEXT, REASONING: REASONING,
-               TOOL_USE: TOOL_USE, TOOL_RESULT: TOOL_RESULT}
-
-
-class _Block(IndexedBlock):
-    """One slot: its kind, its start (tool blocks), and what the deltas added."""
-
-    __slots__ = ("start", "text", "signature", "redacted", "citations", "results", "input")
-
-    def __init__(self, index: int, kind: str, start: dict | None = None) -> None:
-        super().__init__(index, kind)
-        self.start = start or {}             # ``start.toolUse`` / ``start.toolResult``
-        self.text = Fragments()              # text, reasoning text
-        self.signature: str | None = None
-        self.redacted: Any = None
-        self.citations: list = []
-        self.results: list = []              # toolResult items
-        self.input: Any = NOTHING            # a tool call's input once it ended
-
-    @property
-    def takes_input(self) -> bool:
-        return self.kind == TOOL_USE
-
-    def identity(self) -> tuple[Any, Any]:
-        return self.start.get("name"), self.start.get("toolUseId")
-
-    def shown(self) -> str:
-        """What the slot view shows: the text, or the result items."""
-        if self.kind == TOOL_RESULT:
-            return "".join(_item_text(item) for item in self.results)
-        return self.text.text
-
-    def current_input(self) -> Any:
-        if self.input is not NOTHING:
-            return self.input
-        if self.call is not None and self.call.raw_length:
-            value = self.call.view().value
-            return value if value is not NOTHING else {}
-        return {}
-
-    def as_dict(self) -> dict:
-        """The block as the non-streaming response's content block."""
-        if self.kind == TOOL_USE:
-            use = {k: copy.deepcopy(v) for k, v in self.start.items()}
-            use["input"] = self.current_input()
-            return {TOOL_USE: use}
-        if self.kind == TOOL_RESULT:
-            result = {k: copy.deepcopy(v) for k, v in self.start.items()}
-            result["content"] = copy.deepcopy(self.results)
-            return {TOOL_RESULT: result}
-        if self.kind == REASONING:
-            if self.redacted is not None and not self.text.text:
-                return {REASONING: {REDACTED_CONTENT: self.redacted}}
-            text: dict[str, Any] = {"text": self.text.text}
-            if self.signature is not None:
-                text["signature"] = self.signature
-            return {REASONING: {REASONING_TEXT: text}}
-        if self.citations:
-            return {"citationsContent": {"content": [{"text": self.text.text}],
-                                         "citations": copy.deepcopy(self.citations)}}
-        return {TEXT: self.text.text}
-
-
-def _item_text(item: Any) -> str:
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+from ...diagnostics import Diagnostic
+from ...sse.eventstream import FRAMING_ERRORS
+from ...tool_calls import ToolCall
+from ...wires import bedrock, bedrock_converse
+from ...wires.bedrock_converse import PADDING, REDACTED_CONTENT
+from ...wires.bedrock_converse import REASONING_BLOCK as REASONING
+from ...wires.bedrock_converse import TOOL_RESULT_BLOCK as TOOL_RESULT
+from ...wires.bedrock_converse import TOOL_USE_BLOCK as TOOL_USE
+from ...wires.wire_events import WireEvent
+from ..changes import InBandError, ResponseChanged, SlotClosed, SlotOpened, TerminalReached
+from ..indexed import IndexedAccumulator
+from .block import Block
+from .deltas import DELTA_KIND, apply, orphan
 
 
 def _unpadded(payload: dict) -> dict:
+    """The payload without its ``p`` padding field."""
     return {k: copy.deepcopy(v) for k, v in payload.items() if k != PADDING}
 
 
@@ -155,7 +58,7 @@ class ConverseAccumulator(IndexedAccumulator):
     """Builds the Converse response from ConverseStream events (see the module docstring)."""
 
     wire = bedrock.CONVERSE
-    blocks: dict[int, _Block]
+    blocks: dict[int, Block]
 
     def __init__(self) -> None:
         super().__init__()
@@ -170,10 +73,7 @@ class ConverseAccumulator(IndexedAccumulator):
     def feed(self, event: WireEvent) -> list:
         """Take one event and return what it changed (never raises on bad input)."""
         self.changes = changes = []
-        if event.parse_error is not None or not isinstance(event.payload, dict):
-            why = event.parse_error or "the payload is not a JSON object"
-            self.note("unparseable_json", f"event {event.type!r} skipped: {why}",
-                      event=event, raw=event.sse.data)
+        if self.unreadable(event):
             return changes
         kind = event.type
         if kind in bedrock.EXCEPTIONS:
@@ -181,10 +81,7 @@ class ConverseAccumulator(IndexedAccumulator):
             return changes
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            changes.append(UnknownEvent(event.index, kind, event.payload))
-            self.note("unknown_event", f"event type {kind!r} is not part of ConverseStream; "
-                      "kept as raw data", event=event, severity="warning",
-                      raw=event.sse.data, payload=event.payload)
+            self.unknown_event(event, kind, "ConverseStream")
             return changes
         if self.errored:
             self.note("event_after_error", f"{kind} after the exception that ended the "
@@ -217,13 +114,11 @@ class ConverseAccumulator(IndexedAccumulator):
             self.note("unknown_slot", "contentBlockStart without an integer contentBlockIndex "
                       "and a toolUse or toolResult start", event=event, raw=event.sse.data)
             return
-        if index in self.blocks:
-            self.note("duplicate_start", f"slot {index} was already started; the first start "
-                      "is kept", event=event, slot=index, raw=event.sse.data)
+        if self.already_started(index, event):
             return
-        self._open(_Block(index, kinds[0], copy.deepcopy(start[kinds[0]])), event)
+        self._open(Block(index, kinds[0], copy.deepcopy(start[kinds[0]])), event)
 
-    def _open(self, block: _Block, event: WireEvent, *, whole: Any = None) -> _Block:
+    def _open(self, block: Block, event: WireEvent, *, whole: Any = None) -> Block:
         """Open `block`'s slot. `whole` is the object of a block that arrives whole in
         the event that opens it (redacted reasoning)."""
         self.blocks[block.index] = block
@@ -250,7 +145,7 @@ class ConverseAccumulator(IndexedAccumulator):
         if PADDING in fields:
             fields.remove(PADDING)
         field = fields[0] if len(fields) == 1 else None
-        if not isinstance(index, int) or field not in _DELTA_KIND:
+        if not isinstance(index, int) or field not in DELTA_KIND:
             self.note("unknown_delta", "a delta that is not one of text, reasoningContent, "
                       "citation, toolUse, toolResult for an integer contentBlockIndex; kept as "
                       "raw data", event=event, severity="warning", slot=index,
@@ -259,23 +154,23 @@ class ConverseAccumulator(IndexedAccumulator):
         value = delta[field]
         block = self.blocks.get(index)
         if block is None:
-            kind = _DELTA_KIND[field]
+            kind = DELTA_KIND[field]
             if kind in (TOOL_USE, TOOL_RESULT):   # tool blocks are announced by their start
                 self.note("unknown_slot", f"{field} delta for slot {index}, which no "
                           "contentBlockStart opened; not applied, its text is kept here",
                           event=event, slot=index, raw=event.sse.data,
-                          orphan_text=_orphan(value))
+                          orphan_text=orphan(value))
                 return
             redacted = kind == REASONING and isinstance(value, dict) and REDACTED_CONTENT in value
-            block = self._open(_Block(index, kind), event,
+            block = self._open(Block(index, kind), event,
                                whole={REDACTED_CONTENT: value[REDACTED_CONTENT]} if redacted
                                else None)
         if block.state != "open":
             self.note("delta_after_stop", f"delta for slot {index} after its stop; not "
                       "applied, its text is kept here", event=event, slot=index,
-                      raw=event.sse.data, orphan_text=_orphan(value))
+                      raw=event.sse.data, orphan_text=orphan(value))
             return
-        if _DELTA_KIND[field] != block.kind or not _apply(self, block, field, value, event):
+        if DELTA_KIND[field] != block.kind or not apply(self, block, field, value, event):
             self.note("delta_mismatch", f"a {field} delta does not fit slot {index} "
                       f"({block.kind}); not applied", event=event, severity="warning",
                       slot=index, raw=event.sse.data)
@@ -286,7 +181,7 @@ class ConverseAccumulator(IndexedAccumulator):
             return
         self._close(block, cut=False, event=event)
 
-    def _close(self, block: _Block, *, cut: bool, event: WireEvent | None) -> None:
+    def _close(self, block: Block, *, cut: bool, event: WireEvent | None) -> None:
         how = "end_of_stream" if cut else "stop"
         if block.call is None:
             self.changes.append(SlotClosed(event.index if event is not None else None,
@@ -334,18 +229,12 @@ class ConverseAccumulator(IndexedAccumulator):
             # A frame cut or broken after messageStop took the metadata (usage) with it:
             # the stream did not end as ConverseStream ends.
             self.complete = False
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if block.state != "open":
-                continue
-            block.state = "never closed"
-            # ConverseStream stops every block before messageStop: a block left open
-            # proves a lost frame, unless the model stopped inside it (a length stop),
-            # as on Anthropic's wire.
-            length = bedrock_converse.finish_reason(self.response.get("stopReason")) == "length"
-            self.note("block_never_stopped", f"slot {index} ({block.kind}) never got its "
-                      "contentBlockStop", slot=index,
-                      severity="warning" if self.stopped and length else "error")
+        # ConverseStream stops every block before messageStop: a block left open
+        # proves a lost frame, unless the model stopped inside it (a length stop),
+        # as on Anthropic's wire.
+        length = bedrock_converse.finish_reason(self.response.get("stopReason")) == "length"
+        for block in self.never_stopped(bedrock_converse.CONTENT_BLOCK_STOP,
+                                        length_stop=self.stopped and length):
             self._close(block, cut=True, event=None)
         if not self.stopped and not self.errored:
             self.note("no_terminal", "the stream ended before messageStop: what arrived is "
@@ -364,57 +253,6 @@ class ConverseAccumulator(IndexedAccumulator):
         return out
 
 
-def _apply(acc: ConverseAccumulator, block: _Block, field: str, value: Any,
-           event: WireEvent) -> bool:
-    """Apply one delta to its block, recording its change; False when it does not fit."""
-    at, index = event.index, block.index
-    if field == TEXT and isinstance(value, str):
-        block.text.append(value)
-        acc.changes.append(TextAppended(at, index, "text", value, TEXT))
-    elif field == CITATION and isinstance(value, dict):
-        block.citations.append(copy.deepcopy(value))
-        acc.changes.append(CitationAdded(at, index, block.citations[-1]))
-    elif field == REASONING and isinstance(value, dict):
-        return _apply_reasoning(acc, block, value, event)
-    elif field == TOOL_USE and isinstance(value, dict) and isinstance(value.get("input"), str):
-        assert block.call is not None
-        grew = block.call.feed(value["input"], t=event.t, event=at)
-        acc.changes.append(ToolInputGrew(at, index, value["input"], tuple(grew)))
-    elif field == TOOL_RESULT and isinstance(value, list):
-        block.results.extend(copy.deepcopy(value))
-        for item in value:
-            acc.changes.append(TextAppended(at, index, "other", _item_text(item), TOOL_RESULT))
-    else:
-        return False
-    return True
-
-
-def _apply_reasoning(acc: ConverseAccumulator, block: _Block, value: dict,
-                     event: WireEvent) -> bool:
-    if isinstance(value.get("text"), str):
-        block.text.append(value["text"])
-        acc.changes.append(TextAppended(event.index, block.index, "reasoning", value["text"],
-                                        REASONING_TEXT))
-    elif isinstance(value.get("signature"), str):
-        block.signature = value["signature"]
-        acc.changes.append(SlotSigned(event.index, block.index, value["signature"]))
-    elif REDACTED_CONTENT in value:
-        block.redacted = copy.deepcopy(value[REDACTED_CONTENT])
-    else:
-        return False
-    return True
-
-
-def _orphan(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        for key in ("text", "input", "signature"):
-            if isinstance(value.get(key), str):
-                return value[key]
-    return None
-
-
 _HANDLERS = {
     bedrock_converse.MESSAGE_START: ConverseAccumulator._message_start,
     bedrock_converse.CONTENT_BLOCK_START: ConverseAccumulator._block_start,
@@ -423,21 +261,3 @@ _HANDLERS = {
     bedrock_converse.MESSAGE_STOP: ConverseAccumulator._message_stop,
     "metadata": ConverseAccumulator._metadata,
 }
-
-
-class InvokeAccumulator(AnthropicAccumulator):
-    """InvokeModelWithResponseStream: the Anthropic accumulator, plus Bedrock's exception
-    frames read as Anthropic ``error`` events (an in-band error that ends the stream)."""
-
-    wire = bedrock.INVOKE
-
-    def feed(self, event: WireEvent) -> list:
-        """An exception frame is an ``error`` event; every other event is Anthropic's."""
-        if event.type not in bedrock.EXCEPTIONS:
-            return super().feed(event)
-        self.changes = []
-        payload = event.payload if isinstance(event.payload, dict) else {}
-        message = payload.get("message")
-        self._error({"error": {"type": event.type, "message": message
-                               if isinstance(message, str) else None}}, event)
-        return self.changes
