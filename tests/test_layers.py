@@ -70,6 +70,8 @@ KNOWN_UPSTREAM = {
                        "route, and goes through it",
     ("capture.record", "wires.entry"): "the same: a route's parts are named and resolved there",
     ("capture.record", "wires.wire_events"): "the same: it reads the recorded stream's end",
+    ("capture.record_boto3", "wires.bedrock"): "Bedrock's record route: which of the keys the "
+                             "route names is a bearer token is the wire's fact",
     ("wires.event_table", "views.event_table"): "lesson 1's table moved to the views; lessons 1 "
                               "and 2 import it by its old name, which only re-exports it (goes "
                               "when the notebooks import `lesson_lib.views.event_table`)",

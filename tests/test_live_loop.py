@@ -13,6 +13,7 @@ from lesson_lib import wires
 from lesson_lib.capture.captures import load
 from lesson_lib.cli.serve.background import serving
 from lesson_lib.live import LiveTool, LiveTurn, RetryPolicy, weather_tool
+from lesson_lib.turn.ends import WHERE as ENDS_WHERE
 from lesson_lib.turn.order import check
 from lesson_lib.turn.run import turn_state
 
@@ -134,23 +135,38 @@ def test_an_error_after_output_fails_after_the_last_attempt_with_every_error_kep
     assert result.state.errors
 
 
-def test_a_stall_is_abandoned_retried_and_fails(url):
+def test_a_stall_is_abandoned_retried_and_the_watchdog_cancels_the_turn(url):
     wire = "anthropic-messages"
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           params={"fault": "stall:2000"}, retry=FAST, stall_s=0.3))
-    assert result.outcome == "failed"
+    assert (result.outcome, result.state.end.reason) == ("cancelled", "watchdog")
+    assert result.state.end.detail["attempts"] == 2
     assert [a.errors[0].code for a in result.attempts] == ["stall", "stall"]
+    assert check(result.events) == []
 
 
-def test_a_stall_fails_the_same_on_one_attempt_as_after_retries(url):
+def test_a_stall_ends_the_same_on_one_attempt_as_after_retries(url):
     # The outcome says what happened, not how many attempts the policy allowed.
     wire = "anthropic-messages"
     result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
                           params={"fault": "stall:2000"}, retry=RetryPolicy(attempts=1),
                           stall_s=0.3))
-    assert result.outcome == "failed"
+    assert (result.outcome, result.state.end.reason) == ("cancelled", "watchdog")
     [attempt] = result.attempts
     assert attempt.errors[0].code == "stall" and attempt.errors[0].scope == "transport"
+    assert check(result.events) == []
+
+
+@pytest.mark.parametrize("wire", REGISTRY)
+def test_the_stall_watchdog_cancels_a_live_turn_on_every_wire(url, wire):
+    # The watchdog's own reason, on every registered wire: not `failed`, not `user`.
+    result = run(LiveTurn(url, wire, step1(wire).request, [weather_tool(0.01)],
+                          params={"fault": "stall:2000"}, retry=RetryPolicy(attempts=1),
+                          stall_s=0.3))
+    end = result.state.end
+    assert (end.outcome, end.reason) == ("cancelled", "watchdog"), end
+    assert "no progress for 0.3 s" in end.detail["by"] and end.detail["where"] in ENDS_WHERE
+    assert result.events[-1].reason == "watchdog"
     assert check(result.events) == []
 
 

@@ -128,7 +128,9 @@ def _headers_then(status: int):
 
 def test_headers_then_nothing_is_a_stall_of_the_body():
     result, _, took = run(_headers_then(200), retry=ONCE, **SHORT)
-    assert result.outcome == "failed"
+    assert result.outcome == "cancelled"
+    end = result.state.end
+    assert (end.reason, end.detail["where"]) == ("watchdog", "before_first_byte")
     [attempt] = result.attempts
     assert attempt.status == 200
     [error] = attempt.errors
@@ -177,19 +179,32 @@ async def _drip(writer, rest):
 
 def test_pings_forever_are_not_progress():
     result, _, took = run(_text_then(_pings), retry=ONCE, **SHORT)
-    assert result.outcome == "failed"
+    # The stall watchdog stopped the turn: cancelled, and it says so (never `failed`).
+    assert result.outcome == "cancelled"
+    end = result.state.end
+    assert (end.reason, end.detail["where"], end.detail["attempts"]) == ("watchdog", "text", 1)
     [error] = result.attempts[0].errors
     assert error.code == "stall" and error.phase == "after_output"
     assert "keep-alive pings" in error.message
+    assert end.detail["by"] == error.message == result.stopped
     assert _text(result) == "Hello", "what arrived before the pings was lost"
     assert not any(b.open for b in result.state.blocks)
     assert check(result.events) == []
     assert took < 2.0
 
 
+def test_the_banner_says_the_watchdog_stopped_the_text_arriving():
+    from lesson_lib.draw import draw
+
+    result, _, _ = run(_text_then(_pings), retry=ONCE, **SHORT)
+    shown = draw(result.state).part("turn/banner").text
+    assert shown.startswith("⊘ cancelled: the watchdog stopped a stream that had gone silent")
+    assert "while text was arriving" in shown and "between steps" not in shown, shown
+
+
 def test_one_byte_at_a_time_that_completes_no_event_is_not_progress():
     result, _, took = run(_text_then(_drip), retry=ONCE, **SHORT)
-    assert result.outcome == "failed"
+    assert result.outcome == "cancelled" and result.state.end.reason == "watchdog"
     [error] = result.attempts[0].errors
     assert error.code == "stall" and "no progress" in error.message
     assert result.attempts[0].first_byte is not None

@@ -19,7 +19,7 @@ from lesson_lib import wires
 from lesson_lib.capture import captures as captures_mod
 from lesson_lib.capture.capture_writer import allowed_headers, header_allowed, scrub_request
 from lesson_lib.capture.captures import load
-from lesson_lib.capture.record import recordable
+from lesson_lib.capture.record import recordable, request_for
 from lesson_lib.cli import commands as cli
 from lesson_lib.cli.serve import serving
 
@@ -75,7 +75,7 @@ def test_record_offers_every_wire_whose_registry_entry_has_a_record_route():
     offered = set(recordable())
     assert offered == {w for w, e in wires.ENTRIES.items() if e.record is not None}
     assert {"anthropic-messages", "openai-responses", "openai-chat", "google-gemini",
-            "google-gemini-interactions"} <= offered
+            "google-gemini-interactions", "aws-bedrock-converse", "aws-bedrock-invoke"} <= offered
 
 
 @pytest.mark.parametrize("key, asked", [("google-gemini/text-crlf", "contents"),
@@ -94,6 +94,82 @@ def test_record_through_google_genai_pointed_at_serve_gives_the_same_bytes(tmp_p
     assert again.sidecar["request"] == {"model": cap.request["model"], asked: "hi"}
     assert FAKE_KEY.encode() not in every_byte(tmp_path)
     assert cli.main(["check", str(again.path)]) == 0
+
+
+@pytest.mark.parametrize("wire", sorted(wires.ENTRIES))
+def test_record_round_trips_through_each_wires_official_sdk(tmp_path, wire):
+    # serve plays the wire's capture; `record` reads it through the wire's official SDK
+    # (its registry entry's record route): the same bytes, read where the capture's were.
+    route = wires.entry_for(wire).record
+    if route is None:
+        pytest.skip(f"the {wire} wire has no record route (its entry says None)")
+    cap = load(f"{wire}/weather-turn-step1")
+    env = {k: v for k, v in os.environ.items() if k not in route.keys}
+    env[route.keys[0]] = FAKE_KEY
+    with serving(speed=1, capture=cap.key) as base:
+        out = run_record(["--wire", wire, "--base-url", base + route.base_path, "--out",
+                          str(tmp_path), "--name", "again", "hi"], env)
+    assert out.returncode == 0, out.stderr
+    [body] = [p for p in (tmp_path / wire).iterdir() if p.suffix != ".json"]
+    assert body.name == "again" + cap.path.suffix
+    again = load(body)
+    assert again.body == cap.body
+    # The same chunk ends: every one before a gap the network keeps, and none of its own
+    # (the SDK's reader neither split a chunk nor read ahead of one).
+    assert set(again.chunk_ends) >= {end for end, _ in gapped(cap.chunk_ends, cap.chunk_times)}
+    assert set(again.chunk_ends) <= set(cap.chunk_ends)
+    assert again.sidecar["request"] == scrub_request(request_for(wire, "hi", route.model))
+    assert again.sidecar["provenance"]["sdk"][wires.entry_for(wire).sdk.package]
+    assert FAKE_KEY.encode() not in every_byte(tmp_path)
+    assert cli.main(["check", str(again.path)]) == 0
+
+
+def test_bedrock_records_with_a_secret_access_key_that_never_reaches_disk(tmp_path):
+    # The other boto3 credentials: the secret signs the request (SigV4) and never travels.
+    cap = load("aws-bedrock-converse/converse-hello")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_SECRET_ACCESS_KEY=FAKE_KEY, AWS_ACCESS_KEY_ID="AKIAFAKE0123456789")
+    with serving(speed="instant", capture=cap.key) as base:
+        out = run_record(["--wire", cap.wire, "--base-url", base, "--out", str(tmp_path),
+                          "--name", "signed", "Hello"], env)
+        del env["AWS_ACCESS_KEY_ID"]
+        half = run_record(["--wire", cap.wire, "--base-url", base, "--out", str(tmp_path),
+                           "--name", "half", "Hello"], env)
+    assert out.returncode == 0, out.stderr
+    assert load(tmp_path / cap.wire / "signed.eventstream").body == cap.body
+    assert FAKE_KEY.encode() not in every_byte(tmp_path)
+    assert half.returncode == 2 and "AWS_ACCESS_KEY_ID" in half.stderr
+    assert len(half.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("key", ["aws-bedrock-invoke/invoke-throttling-exception",
+                                 "aws-bedrock-converse/converse-model-stream-error"])
+def test_a_bedrock_exception_frame_ends_boto3s_reading_and_the_whole_body_is_kept(tmp_path,
+                                                                                 key):
+    # boto3 raises at the exception frame; the recording goes on to the body's last byte.
+    cap = load(key)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env["AWS_BEARER_TOKEN_BEDROCK"] = FAKE_KEY
+    with serving(speed="instant", capture=key) as base:
+        out = run_record(["--wire", cap.wire, "--base-url", base, "--out", str(tmp_path),
+                          "--name", "thrown", "hi"], env)
+    assert out.returncode == 3, out.stderr          # recorded; the stream did not end well
+    again = load(tmp_path / cap.wire / "thrown.eventstream")
+    assert again.body == cap.body and again.status == 200
+    assert "transport_error" not in again.sidecar["provenance"]
+
+
+def test_a_bedrock_request_the_server_refuses_is_kept_with_its_error_type(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env["AWS_BEARER_TOKEN_BEDROCK"] = FAKE_KEY
+    with serving(speed="instant") as base:      # no capture holds this conversation: a 404
+        out = run_record(["--wire", "aws-bedrock-invoke", "--base-url", base, "--out",
+                          str(tmp_path), "--name", "refused", "no capture asks this"], env)
+    assert out.returncode == 3, out.stderr
+    kept = load(tmp_path / "aws-bedrock-invoke" / "refused.eventstream")
+    assert kept.status == 404 and b"no aws-bedrock-invoke capture matches" in kept.body
+    assert kept.sidecar["response"]["headers"].get("x-amzn-errortype") == \
+        "ResourceNotFoundException"
 
 
 def test_a_gemini_request_the_server_refuses_is_kept_and_exits_3(tmp_path):

@@ -3,7 +3,9 @@
 With `fetch()` and its `ReadableStream`, the bytes must be the capture's; with
 `EventSource`, the events the browser dispatched (type, data, last event id)
 must equal `lesson_lib.sse.decoder`'s for the same bytes, and after the end the
-reconnect gets 204, so `EventSource` closes. Skipped (with the reason) when
+reconnect gets 204, so `EventSource` closes. Over the registry: the page's player plays a
+capture of every registered wire (binary frames through its own reader), and `fetch` reads
+each wire's capture byte for byte at the wire's own path. Skipped (with the reason) when
 Chromium is not installed; ``.ci/run`` installs Debian's ``chromium``.
 """
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lesson_lib import wires
 from lesson_lib.capture.captures import load
 from lesson_lib.cli.serve import serving
 
@@ -29,9 +32,9 @@ pytestmark = [
                        "(Debian package `chromium`; .ci/run installs it)"),
 ]
 
-FETCH = """async ([path]) => {
-  const response = await fetch(path, {method: 'POST', body: '{"stream": true}',
-                                      headers: {'content-type': 'application/json'}});
+FETCH = """async ([path, method]) => {
+  const response = await fetch(path, method === 'GET' ? {} : {method: 'POST',
+      body: '{"stream": true}', headers: {'content-type': 'application/json'}});
   const reader = response.body.getReader();
   const bytes = [];
   let reads = 0;
@@ -81,7 +84,7 @@ def test_fetch_reads_the_capture_byte_for_byte(page, key):
     cap = load(key)
     path = {"anthropic-messages": "/v1/messages", "openai-chat": "/v1/chat/completions",
             "openai-responses": "/v1/responses"}[cap.wire]
-    got = page.evaluate(FETCH, [f"{path}?capture={key}&speed=1"])
+    got = page.evaluate(FETCH, [f"{path}?capture={key}&speed=1", "POST"])
     assert got["status"] == cap.status
     assert bytes(got["bytes"]) == cap.body
     assert got["reads"] >= min(3, len(cap.chunk_ends))   # it arrived as a stream
@@ -140,6 +143,49 @@ def test_the_page_plays_binary_frames_through_its_own_reader(page, key):
     else:
         assert kinds == [e.event for e in cap.events]
     assert [line.split(": ", 1)[1] for line in frames] == [e.data for e in cap.events]
+
+
+def _shown_lines(cap) -> list[str]:
+    """What the player shows for each of the capture's events: the event's type (a binary
+    frame's own, `:event-type`; an Invoke chunk's is ``chunk``) and its data."""
+    from lesson_lib.sse.eventstream import decode
+
+    if cap.framing == "eventstream":
+        kinds = [f.header(":event-type") or f.header(":exception-type")
+                 for f in decode(cap.body)[0]]
+    else:
+        kinds = [e.event or "message" for e in cap.events]
+    assert len(kinds) == len(cap.events), cap.key
+    return [line for kind, e in zip(kinds, cap.events, strict=True)
+            for line in f"{kind}: {e.data}".splitlines() if line]
+
+
+@pytest.mark.parametrize("wire", sorted(wires.ENTRIES))
+def test_the_page_plays_a_capture_of_every_registered_wire(page, wire):
+    cap = load(f"{wire}/weather-turn-step1")
+    expected = _shown_lines(cap)
+    page.select_option("#speed", "instant")
+    page.select_option("#fault", "")
+    page.click(f'a.play[href="stream/{cap.wire}/{cap.name}"]')
+    # Waits for the last event, not for "(closed)": EventSource closes only after its
+    # reconnect (about 3 s later) is answered 204, which the test above checks once.
+    page.wait_for_function("([n]) => document.getElementById('out').textContent"
+                           ".split('\\n').filter((l) => l).length > n", arg=[len(expected)],
+                           timeout=30000)
+    shown = page.inner_text("#out").splitlines()
+    assert shown[0].startswith(f"GET /stream/{wire}/{cap.name}?speed=instant"), shown[0]
+    assert [line for line in shown[1:] if line and line != "(closed)"] == expected
+
+
+@pytest.mark.parametrize("wire", sorted(wires.ENTRIES))
+def test_fetch_reads_each_wires_capture_at_its_own_path(page, wire):
+    entry = wires.entry_for(wire)
+    cap = load(f"{wire}/weather-turn-step1")
+    path = entry.request_path(cap.request)
+    path += ("&" if "?" in path else "?") + f"capture={cap.key}&speed=instant"
+    got = page.evaluate(FETCH, [path, entry.method])
+    assert got["status"] == cap.status == 200
+    assert bytes(got["bytes"]) == cap.body
 
 
 def test_what_plays_is_in_view_at_1280x800_and_follows_the_stream(page):

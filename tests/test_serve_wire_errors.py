@@ -1,6 +1,7 @@
 """`serve` answers an unknown capture on each wire's own path with a 404 in that provider's
 shape (its registry entry's error body and headers), so the provider's SDK raises with the
-message: boto3 and google-genai over a real socket, and every registered wire over HTTP."""
+message: every registered wire's official SDK over a real socket (parsed: status, kind,
+message; Bedrock's kind from its ``x-amzn-ErrorType`` header), and every wire over HTTP."""
 
 from __future__ import annotations
 
@@ -67,6 +68,73 @@ def test_boto3_raises_the_servers_message_for_an_unknown_capture(url, wire):
     assert error["Code"] == "ResourceNotFoundException"
     assert MISSING in error["Message"]
     assert MISSING in str(raised.value)
+
+
+def _anthropic(url: str, capture: str):
+    import anthropic
+    return anthropic.Anthropic(base_url=url, api_key="sk-ant-unused", max_retries=0,
+                               default_headers={"capture": capture})
+
+
+def _openai(url: str, capture: str):
+    import openai
+    return openai.OpenAI(base_url=f"{url}/v1", api_key="sk-unused", max_retries=0,
+                         default_headers={"capture": capture})
+
+
+def _genai(url: str, capture: str):
+    from google import genai
+    from google.genai import types
+    return genai.Client(api_key="unused", http_options=types.HttpOptions(
+        base_url=url, headers={"capture": capture}))
+
+
+def _boto3_error(error) -> tuple[int, str, str]:
+    found = error.response["Error"]
+    headers = error.response["ResponseMetadata"]["HTTPHeaders"]
+    # Bedrock's body has no type: boto3 names the exception from the header alone.
+    assert found.get("Code") == headers.get("x-amzn-errortype"), headers
+    return error.response["ResponseMetadata"]["HTTPStatusCode"], found["Code"], found["Message"]
+
+
+def _genai_error(error) -> tuple[int, str, str]:
+    if hasattr(error, "status_code"):
+        # Its Interactions client keeps the parsed body whole, Google's shape inside.
+        found = error.body.get("error", {}) if isinstance(error.body, dict) else {}
+        return error.status_code, found.get("status"), found.get("message")
+    return error.code, error.status, error.message
+
+
+# Per official SDK (by its package, as the registry's `SDKRoute.package` names it): a client
+# pointed at the server that asks for one capture, and what its error says, as the SDK
+# parsed it: (HTTP status, the error's kind, its message).
+SDKS = {
+    "anthropic": (_anthropic, lambda e: (e.status_code, e.type, e.api_message)),
+    "openai": (_openai, lambda e: (e.status_code, e.code or e.type,
+                                   e.body.get("message") if isinstance(e.body, dict) else None)),
+    "google-genai": (_genai, lambda e: _genai_error(e)),
+    "boto3": (served_client, _boto3_error),
+}
+
+
+@pytest.mark.parametrize("wire", sorted(wires.WIRES))
+def test_each_wires_official_sdk_parses_the_servers_404_with_its_message(url, wire):
+    from lesson_lib.capture.replay import run_sdk
+
+    route = wires.entry_for(wire).sdk
+    if route is None:
+        pytest.skip(f"the {wire} wire has no official SDK: no sdk route (its entry says None)")
+    assert route.package in SDKS, (f"the {wire} wire's SDK, {route.package}, has no client "
+                                   "here pointed at the server: add one to SDKS")
+    client, parsed = SDKS[route.package]
+    out = run_sdk(load(f"{wire}/weather-turn-step1"),
+                  client=client(url, f"{wire}/{MISSING}"))
+    assert out.error is not None, f"{route.package} raised nothing for a 404"
+    status, kind, message = parsed(out.error)
+    assert status == 404, out.error
+    assert kind, f"{route.package} read no error type or code from the 404: {out.error!r}"
+    assert message and MISSING in message, (f"{route.package} read no message from the "
+                                            f"404: {out.error!r}")
 
 
 def test_google_genai_raises_the_servers_message_for_an_unknown_capture(url):

@@ -19,6 +19,8 @@ HEADER_ALLOWLIST = frozenset({
     "content-type", "cache-control", "date", "server", "request-id", "x-request-id",
     "openai-processing-ms", "openai-version", "x-should-retry", "retry-after",
     "retry-after-ms", "x-robots-tag", "x-ds-trace-id",
+    # Bedrock: the exception a refused request names (boto3 reads it), and its request id.
+    "x-amzn-errortype", "x-amzn-requestid",
 })
 HEADER_PREFIXES = ("x-ratelimit-", "anthropic-ratelimit-")
 
@@ -64,10 +66,12 @@ def chunk_record(chunks: list[tuple[int, float]]) -> dict[str, list]:
     return {"ends": [end for end, _ in chunks], "t_ms": [round(t, 1) for _, t in chunks]}
 
 
-def write_capture(folder: Path, name: str, body: bytes, sidecar: dict[str, Any]) -> Path:
-    """Write ``NAME.sse`` (bytes verbatim) and ``NAME.json`` (the sidecar); the .sse path."""
+def write_capture(folder: Path, name: str, body: bytes, sidecar: dict[str, Any],
+                  suffix: str = ".sse") -> Path:
+    """Write ``NAME`` + `suffix` (bytes verbatim: the wire's body file, ``.eventstream`` on
+    Bedrock) and ``NAME.json`` (the sidecar); the body's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.sse"
+    path = folder / f"{name}{suffix}"
     path.write_bytes(body)
     (folder / f"{name}.json").write_text(
         json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

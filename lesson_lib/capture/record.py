@@ -153,7 +153,7 @@ def record(wire: str, prompt: str, *, model: str | None = None, base_url: str | 
     except KeyOnDisk as exc:
         return Recorded(CANNOT_START, str(exc))
     name = name or "recorded-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
-    path = write_capture(Path(out) / wire, name, body, sidecar)
+    path = write_capture(Path(out) / wire, name, body, sidecar, ENTRIES[wire].suffix)
     cap = captures_mod.load(path)
     ending = how_it_ended(wire, parse_all(cap.events), cap.sse_diagnostics, cap.status)
     what = f"{path}: {len(body)} bytes in {len(reads)} reads, HTTP {status}, {ending.reason}"
@@ -351,7 +351,7 @@ def add_command(sub) -> None:
     parser = sub.add_parser(
         "record", help="record one live streamed request into a capture",
         description="Record one streamed request through the official SDK into a capture "
-                    "under DIR/WIRE/NAME.sse (+ .json). The key comes from " + ", ".join(
+                    "under DIR/WIRE/NAME.sse (.eventstream on Bedrock; + .json). The key comes from " + ", ".join(
                         dict.fromkeys(k for r in recordable().values() for k in r.keys)) +
                     " and never reaches disk. Exit 0: recorded, the stream "
                     "ended properly; 3: recorded, but it did not end properly or the request "
@@ -359,7 +359,10 @@ def add_command(sub) -> None:
     parser.add_argument("--wire", required=True, choices=sorted(recordable()))
     parser.add_argument("--model", default=None, help="default: per wire, " + ", ".join(
         f"{w} {r.model}" for w, r in recordable().items()))
-    parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib serve)")
+    parser.add_argument("--base-url", default=None, help="a compatible server (or lesson-lib "
+                        "serve): its root URL, plus " + ", ".join(
+                            f"{r.base_path} on {w}" for w, r in recordable().items()
+                            if r.base_path))
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"where to write (default {DEFAULT_OUT}/)")
     parser.add_argument("--name", default=None, help="the capture's name (default: recorded-TIME)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..turn.ends import REASON_SAYS, TurnEnd, default_reason, end_sentence
+from ..turn.ends import REASON_SAYS, WHERE_SAYS, TurnEnd, default_reason, end_sentence
 from ..turn.reduce import TurnState
 from ..turn.summary import OUTCOME_SAYS, OUTCOME_WORDS
 from .parts import Part
@@ -127,6 +127,10 @@ def _stopped(reason: str | None, detail: Any, interrupted: tuple[str, ...]) -> s
     by = detail.get("by") if isinstance(detail, dict) else None
     if by:
         who = f"{who} ({by})"
+    where = detail.get("where") if isinstance(detail, dict) else None
+    if not interrupted and where in WHERE_SAYS and where != "between_steps":
+        # A stop that closed no block itself (the watchdog: the abandoned read closed them).
+        return f"{who}, {WHERE_SAYS[where]}; what arrived is kept"
     if not interrupted:
         return f"{who}, between steps, with nothing arriving or running"
     what = (interrupted[0] if len(interrupted) == 1

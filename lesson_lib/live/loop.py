@@ -58,7 +58,7 @@ from ..turn.outcome import where_stopped
 from ..turn.reduce import BlockView, TurnState, initial, reduce
 from ..turn.tool_start import Rule, ToolStarter
 from .attempts import Attempt, RetryPolicy, retry_wait
-from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding
+from .patience import HEADERS_S, PROGRESS_S, Progress, unreadable_encoding, watchdog_end
 from .requests import PATHS as PATHS  # lesson 6 posts to `url + PATHS[wire]`
 from .requests import live_wires, request_body, request_url
 from .resuming import Resuming
@@ -217,7 +217,11 @@ class LiveTurn:
                                        attempt.first_byte))
 
     def stopped(self) -> TurnEnd | None:
-        """How `cancel()`, the budget or the deadline ended the turn (None: none did)."""
+        """How `cancel()`, the budget, the deadline or the stall watchdog ended the turn
+        (None: none did)."""
+        stalled = watchdog_end(self.attempts[-1], self.state) if self.attempts else None
+        if self._stop is None and stalled is not None:
+            self._stop, self._stop_end = stalled.detail["by"], stalled
         return self._stop_end if self._stop is not None else None
 
     def next_request(self, request: dict, step: int) -> dict:

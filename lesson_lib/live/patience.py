@@ -18,13 +18,25 @@ Every wait of an attempt has a limit, so that no server holds a turn forever:
 A whole turn can also have a deadline (`LiveTurn(deadline_s=)`, none by
 default): past it the turn is cancelled, whatever it is waiting on.
 
+The body's limit is the loop's stall watchdog: a stall is retried like any
+dropped read, and a step whose last attempt it stopped ends the turn
+``cancelled`` with reason ``watchdog`` (`watchdog_end`), never ``failed``: the
+server said nothing wrong, the loop chose to stop waiting. A request whose
+headers never came, or a refused request whose error body never came, is no
+stream gone silent: it fails.
+
 Pure: `Progress` is told what each chunk completed and the time, and says
 when the read gives up and why; the loop does the waiting.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..breaks.watchdog import READ_TIMEOUT_MS, activity
+from ..turn.ends import TurnEnd
+from ..turn.outcome import arriving
+from ..turn.reduce import TurnState
 from ..wires import anthropic
 from ..wires.wire_events import WireEvent
 
@@ -34,6 +46,9 @@ BUSY_S = READ_TIMEOUT_MS / 1000.0
 
 # The wire events that only keep a connection open (the wires that have one say it).
 KEEPALIVES = frozenset({anthropic.PING})
+
+# The code of the error a read the loop abandoned for one of these limits reports.
+STALL = "stall"
 
 # The content encodings the loop decodes (it asks for none: ``identity``).
 DECODED = frozenset({"identity", "gzip", "deflate"})
@@ -98,3 +113,22 @@ class Progress:
         limit = max(self.busy_s if self.busy else 0.0, self.limit_s or 0.0)
         return (f"no progress for {limit:g} s{doing}{pings}: the stream stalled; the read "
                 "was abandoned")
+
+
+def watchdog_end(attempt: Any, state: TurnState) -> TurnEnd | None:
+    """The end of a turn whose step's last attempt (`live.attempts.Attempt`) the stall
+    watchdog stopped: a stream (headers in, 2xx) whose read was abandoned for want of
+    progress. ``cancelled``, reason ``watchdog``, its detail saying why (`by`), what was
+    arriving when the stream fell silent (`where`) and the step's attempts; None for any
+    other end."""
+    error = attempt.errors[-1] if attempt.errors else None
+    if error is None or error.code != STALL or error.scope != "transport" \
+            or attempt.status is None or attempt.status >= 300:
+        return None
+    cut = [b for b in state.blocks if b.step == attempt.step and not b.complete]
+    if cut:
+        where = arriving(cut[-1].kind)
+    else:
+        where = "before_first_byte" if attempt.first_byte is None else "streaming"
+    return TurnEnd("cancelled", "watchdog", {"by": error.message, "where": where,
+                                             "tools": [], "attempts": attempt.number})

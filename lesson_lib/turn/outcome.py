@@ -121,6 +121,11 @@ def turn_finished(seq: int, end: TurnEnd, t: float | None = None) -> TurnFinishe
 _ARRIVING = {"tool_call": "tool_arguments", "reasoning": "reasoning"}
 
 
+def arriving(kind: str) -> str:
+    """What was arriving while a block of `kind` was open (one of `ends.WHERE`)."""
+    return _ARRIVING.get(kind, "text")
+
+
 def where_stopped(state: TurnState, *, in_step: bool, first_byte: bool) -> dict[str, Any]:
     """Where a cancel (or a budget) found the turn in `state`, before its open blocks are
     closed: ``{"where": ..., "tools": [the running tools' names]}`` (`ends.WHERE`).

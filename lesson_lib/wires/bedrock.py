@@ -87,3 +87,13 @@ def error_headers(status: int) -> dict[str, str]:
     name = _HTTP_EXCEPTIONS.get(status, "InternalServerException" if status >= 500
                                 else "ValidationException")
     return {ERROR_TYPE_HEADER: name}
+
+
+# -- `lesson-lib record` (boto3's credentials) ---------------------------------------------
+# A Bedrock API key (boto3 sends it as a bearer token), else a secret access key (it signs
+# the request with ``AWS_ACCESS_KEY_ID``): the variables `record` takes a key from.
+RECORD_KEYS = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY")
+# The model `record` asks for when none is named (a cross-region inference profile).
+RECORD_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+# How `record` reads the body (after the name of boto3's call), for the provenance.
+RECORD_VIA = "the body read by botocore's before-parse hook as boto3's events arrive"

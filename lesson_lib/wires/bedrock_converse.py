@@ -19,6 +19,9 @@ from .bedrock import (
     CONVERSE,
     CONVERSE_EVENTS,
     EXCEPTIONS,
+    RECORD_KEYS,
+    RECORD_MODEL,
+    RECORD_VIA,
     RETRY,
     error_body,
     error_headers,
@@ -26,7 +29,7 @@ from .bedrock import (
 )
 from .common import FinishReason, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import Entry, SDKRoute
+from .entry import Entry, RecordRoute, SDKRoute
 
 WIRE = CONVERSE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -147,4 +150,8 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstrea
               next_request="lesson_lib.turn.next_request:for_converse",
               sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
                              replay="lesson_lib.capture.replay:replay_boto3"),
+              record=RecordRoute(RECORD_KEYS, RECORD_MODEL,
+                                 "lesson_lib.capture.record_boto3:converse_request",
+                                 "lesson_lib.capture.record_boto3:converse_create",
+                                 via="converse_stream, " + RECORD_VIA),
               reference_folders=())

@@ -18,6 +18,9 @@ from . import anthropic, bedrock_converse
 from .bedrock import (
     EXCEPTIONS,
     INVOKE,
+    RECORD_KEYS,
+    RECORD_MODEL,
+    RECORD_VIA,
     RETRY,
     error_body,
     error_headers,
@@ -25,7 +28,7 @@ from .bedrock import (
 )
 from .common import FinishReason, RetryRule, Sheet, WireError
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
-from .entry import Entry, SDKRoute
+from .entry import Entry, RecordRoute, SDKRoute
 
 WIRE = INVOKE
 # Where the provider listens: the path names the model and itself asks for a stream.
@@ -102,4 +105,8 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
               next_request="lesson_lib.turn.next_request:for_invoke",
               sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
                              replay="lesson_lib.capture.replay:replay_boto3"),
+              record=RecordRoute(RECORD_KEYS, RECORD_MODEL,
+                                 "lesson_lib.capture.record_boto3:invoke_request",
+                                 "lesson_lib.capture.record_boto3:invoke_create",
+                                 via="invoke_model_with_response_stream, " + RECORD_VIA),
               reference_folders=())

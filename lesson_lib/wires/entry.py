@@ -146,13 +146,16 @@ class RecordRoute:
     ``request(prompt, model, max_tokens) -> the SDK's create arguments``; `create`,
     ``create(key, base_url, on_request) -> (raw streaming create, the SDK module)``: the
     official SDK pointed at `base_url` when given, `on_request` its HTTP request hook;
-    `via`: how the body was read, for the capture's provenance."""
+    `via`: how the body was read, for the capture's provenance; `base_path`: what a
+    server's root URL gains to be the SDK's base URL (OpenAI's SDK adds its paths after
+    ``/v1``: ``--base-url http://127.0.0.1:8765/v1``)."""
 
     keys: tuple[str, ...]
     model: str
     request: Part
     create: Part
     via: str = "with_streaming_response.create(stream=True) + iter_bytes()"
+    base_path: str = ""
 
 
 # A path's fields: ``{name}`` in a template.
