@@ -217,6 +217,20 @@ def test_in_a_cut_step_every_start_is_contradicted_and_the_rest_never_runs():
     assert "| never |" in render(rows, [turn])
 
 
+def test_a_call_whose_result_the_session_streams_back_is_not_contradicted():
+    # A session streams the loop the vendor runs: the custom tool's call, the result the
+    # application posted, the agent's answer, then the step ends `stop`. The result says the
+    # call was meant to run; a stop after it takes nothing back.
+    from lesson_lib.turn.tool_start_table import measure
+
+    rows, turn = measure(load("anthropic-managed-agents/session-custom-tool"))
+    (only,) = rows
+    assert only.starts["settled"] is not None and only.starts["moved_on"] is not None
+    assert only.starts["settled"].contradicted is None
+    assert only.starts["moved_on"].contradicted is None
+    assert turn.contradicted == {"settled": 0, "moved_on": 0}
+
+
 def test_the_script_prints_the_tables_the_library_measures(monkeypatch, capsys, tmp_path):
     import tool_start_table as script
     from lesson_lib.capture.captures import corpus

@@ -154,6 +154,11 @@ def _contradiction(call: Call, events: Sequence[TurnEvent], start: int) -> str |
     for event in events[start:]:
         if isinstance(event, BlockStarted) and event.wire_kind in HANDOVER_KINDS:
             return "a fallback model took over after it started"
+        if (isinstance(event, BlockStarted) and event.block_kind == "tool_result"
+                and call.call_id is not None and event.call_id == call.call_id):
+            # A session streams the loop the vendor runs: the call's own result, posted
+            # back, says the call was meant to run, whatever the step ends with after it.
+            return None
         if event.kind == "error_reported":
             return f"an error came after it started ({event.scope})"
         if isinstance(event, StepFinished):
