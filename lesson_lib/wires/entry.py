@@ -29,7 +29,8 @@ the wire's own parts, so that none keeps a list of wires:
 - `next_request`: how the request after a step that asked for tools is
   built from the step's blocks (the agent loop, live and simulated);
 - `sdk`: the official SDK's route (`SDKRoute`: how its stream objects
-  become the course's), or None when the wire has no official SDK;
+  become the course's, and the lines that point it at a server, `recipe`,
+  from `sdk_clients`), or None when the wire has no official SDK;
 - `record`: what `lesson-lib record` needs (`RecordRoute`: the key's
   environment variable, a default model, how the SDK is pointed at a base
   URL), or None;
