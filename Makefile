@@ -65,7 +65,9 @@ notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py
 	$(BIN)/python scripts/build_cheat_sheet.py
 
-# The one-page cheat sheet of the three wires, from lesson_lib/wires/.
+# From the registry (lesson_lib/wires/): the cheat sheet of every wire (CHEATSHEET.md and its
+# printed pages), the README's table of wires and list of serve's paths, and INSTRUCTORS.md's
+# recipes for pointing each SDK at the server.
 cheat-sheet: $(STAMP)
 	$(BIN)/python scripts/build_cheat_sheet.py
 

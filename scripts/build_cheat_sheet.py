@@ -1,4 +1,4 @@
-"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`), and README.md's table of wires from the registry (`lesson_lib.course.wire_table`).
+"""Write CHEATSHEET.md, cheatsheet.html and cheatsheet-2.html (one printed page each) from the wire facts (`lesson_lib.course.cheat_sheet`), README.md's table of wires from the registry (`lesson_lib.course.wire_table`), and README.md's and INSTRUCTORS.md's list of the server's paths and INSTRUCTORS.md's recipes for pointing each SDK at it (`lesson_lib.course.recipes`).
 
 CHEATSHEET.md ends with the coverage table (`lesson_lib.course.coverage`): which of the
 installed SDKs' stream types the corpus shows. It reads the shared reference captures
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from lesson_lib.capture import captures
-from lesson_lib.course import cheat_sheet, coverage, wire_table
+from lesson_lib.course import cheat_sheet, coverage, recipes, wire_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,8 +40,10 @@ def main() -> int:
         name = "cheatsheet.html" if number == 1 else f"cheatsheet-{number}.html"
         (ROOT / name).write_text(cheat_sheet.html(names), encoding="utf-8")
     readme = ROOT / "README.md"
-    readme.write_text(wire_table.replace_in(readme.read_text(encoding="utf-8")),
+    readme.write_text(recipes.replace_in(wire_table.replace_in(readme.read_text(encoding="utf-8"))),
                       encoding="utf-8")
+    guide = ROOT / "INSTRUCTORS.md"
+    guide.write_text(recipes.replace_in(guide.read_text(encoding="utf-8")), encoding="utf-8")
     return 0
 
 

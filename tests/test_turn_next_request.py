@@ -1,8 +1,9 @@
 """The next request from a TurnState keeps what the model must see again: thinking
 signatures, redacted thinking, reasoning items with their encrypted content.
 
-(Its check against the recorded step-2 requests of the weather turn, on all
-three wires, is in test_turn_loop.py: that needs the loop's tool results.)
+(Its check against the recorded step-2 requests of the weather turn, on Anthropic
+Messages, OpenAI Responses and OpenAI Chat, is in test_turn_loop.py: that needs the
+loop's tool results.)
 """
 
 from __future__ import annotations

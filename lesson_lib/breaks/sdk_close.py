@@ -49,7 +49,8 @@ the next one never comes. Without that, a mock transport would go on
 handing out the rest of the capture.
 
 Which helper a capture's wire has is its registry entry's to say (its SDK
-route's `close`, a `Helper`): the three wires' helpers are below, and a wire
+route's `close`, a `Helper`): the helpers of Anthropic Messages, OpenAI Responses and
+OpenAI Chat are below, and a wire
 whose route names none is refused with a `ValueError`.
 """
 
@@ -178,7 +179,8 @@ def _chat_stream(capture: Capture, client: Any, chunk_size: int | None) -> Any:
     return client.chat.completions.stream(**replay.request_kwargs(capture))
 
 
-# The helpers of the three wires' SDKs, each named by its wire's SDK route (`close`).
+# The SDK helpers lesson 5 stops early (Messages, Responses, Chat), each named by its
+# wire's SDK route (`close`).
 MESSAGES = Helper("get_final_message", _anthropic_snapshot,
                   lambda m: (_anthropic_text(m), m.stop_reason), _messages_stream)
 RESPONSES = Helper("get_final_response", _responses_snapshot,

@@ -14,7 +14,8 @@ short category, the same for every instance of one kind of breakage), or
 ``None`` when the wire leaves no trace of it. It reads only the events,
 never the accumulators, so a test can hold the accumulators to it. Each
 wire says it through its registry entry's `shows_duplicate` and `shows_swap`
-(`wires.entry`); the three wires' readers are below, and a wire whose entry
+(`wires.entry`); the readers of Anthropic Messages, OpenAI Responses and OpenAI Chat
+are below, and a wire whose entry
 names none shows neither.
 """
 

@@ -9,6 +9,7 @@ equal to what the registry renders, so a new wire appears on the page with its e
 from __future__ import annotations
 
 from .. import wires
+from .markers import replace_between
 
 START = "<!-- wires: generated from lesson_lib.wires.ENTRIES by `make cheat-sheet` -->"
 END = "<!-- wires: end -->"
@@ -27,7 +28,4 @@ def markdown() -> str:
 
 def replace_in(text: str) -> str:
     """`text` with the table between the markers rendered anew (ValueError without them)."""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"the markers {START!r} and {END!r} are not in the text")
-    return text[:start] + markdown() + text[end + len(END):]
+    return replace_between(text, START, END, markdown())

@@ -8,8 +8,9 @@
    died: its first error, or the last row of a stream cut before its proper
    end; None for a stream that ended properly.
 
-Each runs the learner's function on captures from all three wires (and a
-few small hand-made streams), offline, and explains the first mismatch.
+Each runs the learner's function on captures from Anthropic Messages, OpenAI
+Responses and OpenAI Chat, the wires of lessons 1 to 4 (and a few small hand-made
+streams), offline, and explains the first mismatch.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def _data_hint(want: str, have: Any) -> str:
 
 
 def check_split_events(fn) -> Verdict:
-    """Grade ``fn(text) -> [(event name or None, data), ...]`` on streams of all three wires."""
+    """Grade ``fn(text) -> [(event name or None, data), ...]`` on streams of Anthropic
+    Messages, OpenAI Responses and OpenAI Chat."""
     cases = [Case(label, (text,), expected_events(from_bytes(text.encode())), _explain_split)
              for label, text in HANDMADE.items()]
     for key in SPLIT_CAPTURES:

@@ -5,7 +5,8 @@
    course's accumulator, the first difference named by event and block.
 2. `check_keyed_loop`: fix the naive handler's pending-tools loop so each
    event goes to the call its `key` names; graded against the tool calls in
-   the accumulator's slots, on parallel calls of all three wires.
+   the accumulator's slots, on parallel calls of Anthropic Messages, OpenAI Responses
+   and OpenAI Chat.
 3. `check_trusted_at`: the index of the Chat chunk from which the tool calls
    can be trusted (None when the stream never gets there).
 

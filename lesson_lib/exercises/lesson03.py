@@ -2,8 +2,8 @@
 
 1. `check_settled_keys`: after each fragment of a tool call's arguments, the
    top-level keys whose values can no longer change; graded against the
-   course's parser on tool calls from all three wires and a few hand-made
-   ones (a number split between fragments, a quote and a brace inside a
+   course's parser on tool calls from Anthropic Messages, OpenAI Responses and
+   OpenAI Chat (the wires of lessons 1 to 4) and a few hand-made ones (a number split between fragments, a quote and a brace inside a
    string, a nested object, a key split in two).
 2. `check_scan_string`: the string-scanning step of the parser: from a
    position inside a JSON string, the end of the run of plain characters and

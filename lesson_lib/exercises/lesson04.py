@@ -6,7 +6,8 @@
    response and on hand-made ones.
 2. `check_reduce_tool_block`: the reducer's branch for tool-call blocks: a
    card (raw input, call state, execution) after each turn event; graded
-   against `TurnState` after every event, on calls from all three wires, a
+   against `TurnState` after every event, on calls from Anthropic Messages, OpenAI
+   Responses and OpenAI Chat, a
    cut call, a length stop, a turn whose tools ran and one whose tool failed.
    A function that changes the card it was given fails, even when the card
    it returns is right: the reducer is pure.
@@ -313,7 +314,7 @@ def _explain_outcome(end: dict, raw_used: list[str]) -> Callable[[Any, Any], str
 
 
 def outcome_cases(raw_used: list[str] | None = None) -> list[Case]:
-    """Every corpus capture of the three wires, its expected outcome the turn's own.
+    """Every corpus capture of the wires in `WIRES`, its expected outcome the turn's own.
 
     `raw_used` (the raw finish values the learner's code names) lets a mismatch say
     that ``"pause_turn"`` is Anthropic's value, not the unified ``"pause"``.

@@ -5,7 +5,8 @@
    arrived) or ``no_retry`` (the request itself is wrong); graded against
    `lesson_lib.breaks.retry.classify` on the corpus's failures and a few hand-made ones.
 2. `check_cancel_at`: the budget check that names the delta at which the
-   output-token estimate reaches the budget, on deltas from all three wires.
+   output-token estimate reaches the budget, on deltas from Anthropic Messages, OpenAI
+   Responses and OpenAI Chat.
 3. `check_join_resumed`: a background-mode Responses stream joined to its
    resumed continuation by sequence number, with no delta missing or twice.
 
@@ -141,7 +142,8 @@ def _explain_cancel(texts: list[str], max_tokens: int) -> Callable[[Any, Any], s
 
 
 def check_cancel_at(fn) -> Verdict:
-    """Grade ``fn(texts, max_tokens) -> index or None`` on deltas from all three wires."""
+    """Grade ``fn(texts, max_tokens) -> index or None`` on deltas from Anthropic Messages,
+    OpenAI Responses and OpenAI Chat."""
     cases = []
     for key, limit in CANCEL_CASES:
         texts = delta_texts(key)

@@ -7,7 +7,8 @@
    after it can no longer change, is the first mismatch.
 2. `check_live_turn`: the live loop. The learner's
    ``async live_turn(url, wire, request, tools) -> TurnState`` runs against the
-   course's server on 127.0.0.1 on all three wires, then under ``cut``,
+   course's server on 127.0.0.1 on Anthropic Messages, OpenAI Responses and OpenAI
+   Chat (`WIRES`), then under ``cut``,
    ``error-after`` and ``stall``; its outcome and blocks are held to the
    course's own loop (`lesson_lib.live`) on the same server. Then the lesson's
    point: on a paced capture, each tool whose call is ready well before the

@@ -40,7 +40,7 @@ def route_for(wire: str | None) -> Route:
 def step_events(capture: Capture, step: int = 1, seq: Counter | None = None,
                 route: Route = "wire") -> list[TurnEvent]:
     """One step's turn events, from `StepStarted` to `StepFinished` (``route="auto"``:
-    the wire route on the three wires, see `route_for`)."""
+    the wire route on every wire with an adapter, see `route_for`)."""
     route = route_for(capture.wire) if route == "auto" else route
     if route == "wire":
         stream = stream_for(capture, step, seq)

@@ -53,7 +53,8 @@ reads these two (`PerWire` reads one field of every entry when asked), so none
 keeps a list of wires.
 
 Beside them, read from them: `wire_events` (events to wire events), `detect`
-(`detect_wire`: which wire a bare body speaks), `stream_end` (how a stream ended:
+(`detect_wire`: which wire a bare body speaks), `sdk_clients` (how each official SDK is
+pointed at a server, for the SDK routes' recipes), `stream_end` (how a stream ended:
 its terminal and its errors), `event_rows` (one row per event, the same fields on
 every wire: lesson 1's table, laid out by `lesson_lib.views.event_table`; its cells
 written with `row_text`) and `sdk_unions` (which of the official SDKs' stream types

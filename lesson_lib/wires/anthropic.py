@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import sdk_clients
 from .common import (
     FinishReason,
     RetryRule,
@@ -266,7 +267,8 @@ ENTRY = Entry(wire=WIRE, title="Anthropic Messages", framing="sse",
                              replay="lesson_lib.capture.replay:replay_messages",
                              request="lesson_lib.capture.replay:messages_kwargs", model="claude-sonnet-4-6",
                              raw_types=SDK_RAW_EVENTS,
-                             close="lesson_lib.breaks.sdk_close:MESSAGES"),
+                             close="lesson_lib.breaks.sdk_close:MESSAGES",
+                             **sdk_clients.ANTHROPIC),
               record=RecordRoute(("ANTHROPIC_API_KEY",), "claude-sonnet-4-6",
                                  "lesson_lib.capture.record:messages_request",
                                  "lesson_lib.capture.record:anthropic_create"),

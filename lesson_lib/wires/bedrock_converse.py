@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
+from . import sdk_clients
 from .bedrock import (
     CONVERSE,
     CONVERSE_EVENTS,
@@ -149,7 +150,7 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock ConverseStream", framing="eventstrea
               adapter="lesson_lib.turn.adapters.bedrock:ConverseAdapter",
               next_request="lesson_lib.turn.next_request:for_converse",
               sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
-                             replay="lesson_lib.capture.replay:replay_boto3"),
+                             replay="lesson_lib.capture.replay:replay_boto3", **sdk_clients.BOTO3),
               record=RecordRoute(RECORD_KEYS, RECORD_MODEL,
                                  "lesson_lib.capture.record_boto3:converse_request",
                                  "lesson_lib.capture.record_boto3:converse_create",

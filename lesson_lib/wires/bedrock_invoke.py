@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sse.eventstream import CONTENT_TYPE as EVENTSTREAM_CONTENT_TYPE
-from . import anthropic, bedrock_converse
+from . import anthropic, bedrock_converse, sdk_clients
 from .bedrock import (
     EXCEPTIONS,
     INVOKE,
@@ -104,7 +104,7 @@ ENTRY = Entry(wire=WIRE, title="AWS Bedrock InvokeModelWithResponseStream",
               adapter="lesson_lib.turn.adapters.bedrock:InvokeAdapter",
               next_request="lesson_lib.turn.next_request:for_invoke",
               sdk=SDKRoute("boto3", "lesson_lib.turn.adapters.bedrock:BotoEvents",
-                             replay="lesson_lib.capture.replay:replay_boto3"),
+                             replay="lesson_lib.capture.replay:replay_boto3", **sdk_clients.BOTO3),
               record=RecordRoute(RECORD_KEYS, RECORD_MODEL,
                                  "lesson_lib.capture.record_boto3:invoke_request",
                                  "lesson_lib.capture.record_boto3:invoke_create",

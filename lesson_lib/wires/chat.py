@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import sdk_clients
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -277,7 +278,7 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Chat Completions", framing="sse",
                              replay="lesson_lib.capture.replay:replay_chat",
                              request="lesson_lib.capture.replay:chat_kwargs", model="gpt-4.1",
                              raw_types=frozenset({SDK_CHUNK}), by_type=False,
-                             close="lesson_lib.breaks.sdk_close:CHAT"),
+                             close="lesson_lib.breaks.sdk_close:CHAT", **sdk_clients.OPENAI),
               record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
                                  "lesson_lib.capture.record:chat_request",
                                  "lesson_lib.capture.record:chat_create", base_path="/v1"),

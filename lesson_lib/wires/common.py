@@ -1,4 +1,4 @@
-"""What the three wires share: the unified finish vocabulary, the HTTP retry rule, the
+"""What every wire shares: the unified finish vocabulary, the HTTP retry rule, the
 shape of an in-band error, how a wire's error names decide a retry, and the shape of a
 wire's cheat sheet."""
 

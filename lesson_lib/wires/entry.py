@@ -29,7 +29,8 @@ the wire's own parts, so that none keeps a list of wires:
 - `next_request`: how the request after a step that asked for tools is
   built from the step's blocks (the agent loop, live and simulated);
 - `sdk`: the official SDK's route (`SDKRoute`: how its stream objects
-  become the course's), or None when the wire has no official SDK;
+  become the course's, and the lines that point it at a server, `recipe`,
+  from `sdk_clients`), or None when the wire has no official SDK;
 - `record`: what `lesson-lib record` needs (`RecordRoute`: the key's
   environment variable, a default model, how the SDK is pointed at a base
   URL), or None;
@@ -127,7 +128,9 @@ class SDKRoute:
     own, ``text`` and the like); `by_type`: each is matched to the wire event of its type
     (False where the SDK names them all alike, Chat's ``chunk``: one wire event each, in
     order). `close`: how lesson 5 stops the SDK's streaming helper (`breaks.sdk_close`'s
-    `Helper`), None where the course does not."""
+    `Helper`), None where the course does not. `imports` and `client`: how the SDK is
+    pointed at a server, as code a learner types (`recipe`), ``{url}`` in `client` standing
+    for the server's root URL; empty where the course gives no recipe."""
 
     package: str
     translator: Part
@@ -137,6 +140,15 @@ class SDKRoute:
     raw_types: frozenset[str] | None = None
     by_type: bool = True
     close: Part | None = None
+    imports: str = ""
+    client: str = ""
+
+    def recipe(self, url: str) -> str:
+        """The lines that make ``client``, this SDK pointed at the server at `url` (its root,
+        ``http://127.0.0.1:8765``), with its retries off; empty where the route has none."""
+        if not self.client:
+            return ""
+        return f"{self.imports}\nclient = {self.client.replace('{url}', url)}"
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from . import sdk_clients
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
@@ -273,7 +274,8 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini", framing="sse",
               next_request="lesson_lib.turn.next_request:for_gemini",
               sdk=SDKRoute("google-genai", "lesson_lib.turn.adapters.gemini_sdk:GeminiSDKTranslator",
                              replay="lesson_lib.capture.replay:replay_gemini",
-                             request="lesson_lib.capture.replay:gemini_kwargs", model="gemini-2.5-flash"),
+                             request="lesson_lib.capture.replay:gemini_kwargs", model="gemini-2.5-flash",
+                             **sdk_clients.GOOGLE_GENAI),
               record=RecordRoute(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash",
                                  "lesson_lib.capture.record:gemini_request",
                                  "lesson_lib.capture.record:gemini_create",

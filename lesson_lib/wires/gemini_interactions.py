@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from . import sdk_clients
 from .common import FinishReason, RetryRule, Sheet, WireError, count, finish_words, unified
 from .common import retryable_status as retryable_status  # the HTTP rule, on every wire
 from .entry import SSE_CONTENT_TYPE, Entry, RecordRoute, SDKRoute
@@ -268,7 +269,7 @@ ENTRY = Entry(wire=WIRE, title="Google Gemini Interactions", framing="sse",
                            "GeminiInteractionsSDKTranslator",
                            replay="lesson_lib.capture.replay:replay_interactions",
                            request="lesson_lib.capture.replay:interactions_kwargs",
-                           model="gemini-2.5-flash"),
+                           model="gemini-2.5-flash", **sdk_clients.GOOGLE_GENAI),
               record=RecordRoute(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash",
                                  "lesson_lib.capture.record:interactions_request",
                                  "lesson_lib.capture.record:interactions_create",

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from . import sdk_clients
 from .anthropic import error_body as _messages_error_body
 from .common import (
     FinishReason,
@@ -295,7 +296,7 @@ ENTRY = Entry(wire=WIRE, title="Anthropic Managed Agents sessions", framing="sse
               sdk=SDKRoute("anthropic", "lesson_lib.turn.adapters.sdk:SessionSDK",
                            replay="lesson_lib.capture.replay:replay_session",
                            request="lesson_lib.capture.replay:session_kwargs",
-                           model="claude-sonnet-4-6"))
+                           model="claude-sonnet-4-6", **sdk_clients.ANTHROPIC))
 
 
 def sdk_shows(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:

@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from . import sdk_clients
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -364,7 +365,7 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Agents sessions", framing="sse",
               sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:OpenAISessionSDK",
                            replay="lesson_lib.capture.replay:replay_openai_session",
                            request="lesson_lib.capture.replay:openai_session_kwargs",
-                           model="gpt-5.5"))
+                           model="gpt-5.5", **sdk_clients.OPENAI))
 
 
 def sdk_shows(payload: dict, kind: str | None) -> Iterable[tuple[str, Any]]:

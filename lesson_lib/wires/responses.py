@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import sdk_clients
 from .common import (
     OPENAI_FINAL_ERRORS,
     OPENAI_RETRYABLE_ERRORS,
@@ -349,7 +350,8 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               sdk=SDKRoute("openai", "lesson_lib.turn.adapters.sdk:ResponsesSDK",
                              replay="lesson_lib.capture.replay:replay_responses",
                              request="lesson_lib.capture.replay:responses_kwargs", model="gpt-4.1",
-                             close="lesson_lib.breaks.sdk_close:RESPONSES"),
+                             close="lesson_lib.breaks.sdk_close:RESPONSES",
+                             **sdk_clients.OPENAI),
               record=RecordRoute(("OPENAI_API_KEY",), "gpt-4.1",
                                  "lesson_lib.capture.record:responses_request",
                                  "lesson_lib.capture.record:responses_create", base_path="/v1"),
