@@ -20,6 +20,7 @@ from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson_lib.accumulate import accumulate
 from lesson_lib.capture.captures import corpus, detect_wire, from_bytes, load, reference_corpus
 from lesson_lib.turn.adapters import ADAPTERS, GeminiInteractionsAdapter
 from lesson_lib.turn.fake_tools import FakeTool, ToolFailed, weather_tool
@@ -117,12 +118,40 @@ def test_requires_action_is_a_step_that_waits_on_tools_never_shown_as_done():
 def test_server_tool_steps_are_server_work_and_the_citation_is_a_source():
     state = state_of("server-tool")
     call, result, text = state.blocks
-    assert (call.wire_kind, call.kind, call.server_side) == ("google_search_call", "other", True)
+    assert (call.wire_kind, call.kind, call.server_side) == ("google_search_call", "tool_call",
+                                                              True)
     assert (result.wire_kind, result.kind, result.server_side) == ("google_search_result",
                                                                    "tool_result", True)
     assert not state.calls or all(b.server_side for b in state.calls)
     assert text.kind == "text" and [s["type"] for s in text.sources] == ["url_citation"]
     assert state.outcome == "completed"
+
+
+@pytest.mark.parametrize("route", ["wire", "sdk"])
+def test_a_server_call_s_block_carries_the_input_its_delta_stated(route):
+    """The search queries arrive in a delta after the step's start: the call's block holds
+    them as its input and its end data, as a server call's block does on the other wires,
+    and a stateless next request sends them back."""
+    capture = load(f"{WIRE}/server-tool")
+    stated = accumulate(capture).final["steps"][0]
+    assert stated["type"] == "google_search_call" and stated[gi.ARGUMENTS_KEY]["queries"]
+    state = reduce_all(turn_events(capture, route))
+    call = state.blocks[0]
+    assert (call.kind, call.server_side, call.call_state) == ("tool_call", True, "complete")
+    assert (call.name, call.call_id) == ("google_search", stated["id"])
+    assert call.input == stated[gi.ARGUMENTS_KEY]
+    assert call.end_data == stated
+    rebuilt = next_request(state, {"model": "m", "input": "Who won?"}, stateful=False)
+    assert rebuilt["input"][1] == stated
+
+
+def test_a_server_call_cut_before_its_stop_is_no_complete_call():
+    capture = load(f"{WIRE}/server-tool")
+    cut = capture.body[:capture.body.index(b"event: step.stop")]
+    state = reduce_all(turn_events(from_bytes(cut, sidecar={"wire": WIRE})))
+    call = state.blocks[0]
+    assert (call.kind, call.server_side, call.complete) == ("tool_call", True, False)
+    assert call.call_state == "cut" and state.outcome != "completed"
 
 
 def test_an_error_event_fails_the_step_as_a_retryable_provider_error():

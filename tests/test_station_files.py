@@ -2,8 +2,9 @@
 lesson's rule, and what is not the rule lives beside it, in modules the rule names.
 
 The wires the lessons teach (Anthropic, Responses, Chat, Gemini, Bedrock's two,
-Gemini Interactions) each keep their accumulator in a package: a core that reads
-like the lesson, and the features around it in files named for them. Code the
+Gemini Interactions, lesson 7's two session streams) each keep their accumulator in a
+package: a core that reads like the lesson, and the features around it in files named
+for them. Code the
 wires share is written once: a block its start event states (an Anthropic block, an
 Interactions step) makes its call and closes its slot in `accumulate.started`; an
 event an index-addressed accumulator cannot read is said in `accumulate.indexed`.
@@ -22,11 +23,13 @@ from lesson_lib import wires
 from lesson_lib.accumulate import indexed
 from lesson_lib.wires import ENTRIES
 
-# The wires whose accumulators the lessons open (lessons 2 and 4b), by their modules' names.
+# The wires whose accumulators the lessons open (lessons 2, 4b and 7), by their modules' names.
 LESSON_WIRES = [wires.anthropic.WIRE, wires.responses.WIRE, wires.chat.WIRE, wires.gemini.WIRE,
-                wires.bedrock.CONVERSE, wires.bedrock.INVOKE, wires.gemini_interactions.WIRE]
+                wires.bedrock.CONVERSE, wires.bedrock.INVOKE, wires.gemini_interactions.WIRE,
+                wires.managed_agents.WIRE, wires.openai_sessions.WIRE]
 # The packages those accumulators live in (Chat's entry names a factory beside its package).
-PACKAGES = ["anthropic", "responses", "chat", "gemini", "bedrock", "gemini_interactions"]
+PACKAGES = ["anthropic", "responses", "chat", "gemini", "bedrock", "gemini_interactions",
+            "managed_agents", "openai_sessions"]
 
 
 def _entry_module(wire: str):

@@ -70,13 +70,15 @@ class StartedBlock(IndexedBlock):
 
 
 def close_started(acc: Accumulator, block: StartedBlock, *, cut: bool,
-                  event: WireEvent | None) -> None:
+                  event: WireEvent | None, data: Any = None) -> None:
     """Close `block`'s slot (`SlotClosed`), checking its call's input if it takes one;
-    `cut` when the stream ended before the block's stop."""
+    `cut` when the stream ended before the block's stop. `data` is the block's finished
+    object, where its deltas stated more of it than its start did."""
     how = "end_of_stream" if cut else "stop"
     if not block.takes_input or block.input_ended:
         acc.changes.append(SlotClosed(event.index if event is not None else None,
-                                      block.index, how, synthesised=cut))  # type: ignore[arg-type]
+                                      block.index, how, synthesised=cut,  # type: ignore[arg-type]
+                                      data=data))
         return
     block.input = acc.close_call_slot(block.open_call(event), block.index, cut=cut,
                                       event=event, what=block.described(), how=how)

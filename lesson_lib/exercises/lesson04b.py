@@ -393,7 +393,8 @@ def _advice(expected: dict | None, got: dict | None) -> str:
     if want == "block_started" and have == "block_started":
         return ("the step's type decides the block: thought -> reasoning, model_output -> "
                 "text, function_call -> tool_call (with its name and call id), a server "
-                "tool's *_call -> other and *_result -> tool_result, both server-side")
+                "tool's *_call -> tool_call (its input the step's arguments at its stop) and "
+                "*_result -> tool_result, both server-side")
     if want == "step_finished" and have == "step_finished":
         return ("finish() reads the interaction's `status` (self.response['status']) through "
                 "`finish_reason`: requires_action is tool_calls, completed is stop")

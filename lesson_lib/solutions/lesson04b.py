@@ -123,33 +123,43 @@ class InteractionsAdapter(WireAdapter):
         return out
 
     def step_started(self, c: ch.SlotOpened) -> list:
-        """A step began: a block of the kind its step type says (a server step whole)."""
+        """A step began: a block of the kind its step type says (a server result whole; a
+        server call, like a function call, open until its stop)."""
         kind, server = {gi.THOUGHT_STEP: ("reasoning", False),
                         gi.MODEL_OUTPUT_STEP: ("text", False),
                         gi.FUNCTION_CALL_STEP: ("tool_call", False)}.get(
-                            c.slot_kind, ("tool_result", True) if c.slot_kind
+                            c.slot_kind, ("tool_call", True) if c.slot_kind
+                            in gi.SERVER_CALL_STEPS else ("tool_result", True) if c.slot_kind
                             in gi.SERVER_RESULT_STEPS else ("other", True))
+        name, call_id = c.name, c.call_id
+        if c.slot_kind in gi.SERVER_CALL_STEPS:     # the server's tool, named by its step
+            name, call_id = gi.server_call(c.data)[:2]
         block = self.new_block_id()
         self.output_seen = True
-        channel = "reasoning" if kind == "reasoning" else "other" if server else "text"
+        channel = ("reasoning" if kind == "reasoning" else "text"
+                   if kind in ("text", "tool_call") else "other")
         out = [BlockStarted(self.seq(), block=block, step=self.step, block_kind=kind,
-                            channel=channel, name=c.name, call_id=c.call_id,
+                            channel=channel, name=name, call_id=call_id,
                             server_side=server, content=c.content)]
         if c.whole:
             out.append(BlockEnded(self.seq(), block=block))
         else:
-            self.open[c.address] = (block, kind, c.name, c.call_id)
+            self.open[c.address] = (block, kind, name, call_id)
         return out
 
     def step_stopped(self, c: ch.SlotClosed) -> list:
-        """A step ended: its block ends, and a function call is ready (or not) only now,
-        once its arguments have all arrived."""
+        """A step ended: its block ends, and a call is ready (or not) only now, once its
+        arguments have all arrived (a server call's in the step its stop states)."""
         block, kind, name, call_id = self.open.pop(c.address)
         cut = c.synthesised
         out = [BlockEnded(self.seq(), block=block, complete=not cut, synthesised=cut)]
         if kind != "tool_call":
             return out
-        if c.call_state == "complete":
+        stated = gi.server_call(c.data)
+        if stated is not None and not cut:
+            out.append(ToolCallReady(self.seq(), block=block, name=name, call_id=call_id,
+                                     input=stated[2], server_side=True))
+        elif c.call_state == "complete":
             out.append(ToolCallReady(self.seq(), block=block, name=name, call_id=call_id,
                                      input=c.input))
         else:

@@ -338,8 +338,9 @@ def _interactions_steps(blocks: list[BlockView]) -> list[dict[str, Any]]:
         elif b.kind == "tool_call" and not b.server_side and b.call_state == "complete":
             step = {"type": gi.FUNCTION_CALL_STEP, "id": b.call_id, "name": b.name,
                     gi.ARGUMENTS_KEY: b.input}
-        elif b.server_side and isinstance(b.data, dict):
-            step = copy.deepcopy(b.data)      # a server tool's step, as it came
+        elif b.server_side and isinstance(b.end_data or b.data, dict):
+            # A server tool's step as it came: a call as its stop states it, whole at last.
+            step = copy.deepcopy(b.end_data or b.data)
         else:
             continue
         if b.signature:

@@ -153,6 +153,20 @@ TURN_ENDS: dict[str, tuple[str, str]] = {
 LENGTH_STATUSES = frozenset(s for s, reason in FINISH_REASONS.items() if reason == "length")
 
 
+def server_call(step: Any) -> tuple[str | None, str | None, Any] | None:
+    """``(tool, id, input)`` of a server tool's ``<tool>_call`` step as it stands (its
+    ``arguments``, which a delta typed like the step states after the start), else None.
+    An MCP server's call names its own tool."""
+    kind = step.get("type") if isinstance(step, dict) else None
+    if kind not in SERVER_CALL_STEPS:
+        return None
+    name = step.get("name")
+    tool = name if isinstance(name, str) else kind[:-len("_call")]
+    call_id = step.get("id")
+    given = step.get(ARGUMENTS_KEY)
+    return tool, call_id if isinstance(call_id, str) else None, given if given is not None else {}
+
+
 def finish_reason(raw: Any) -> FinishReason | None:
     """An interaction's ``status`` in the unified vocabulary: None while it still runs
     (or says nothing), ``other`` for a status this module does not know."""

@@ -108,7 +108,9 @@ class GeminiInteractionsAccumulator(StatedSteps, StepDeltas, IndexedAccumulator)
     def _opened(self, block: Step, event: WireEvent) -> None:
         """Record the `SlotOpened` of a step (closed already for one stated whole)."""
         name, call_id = block.identity()
-        whole = block.state != "open" or block.kind in gi.WHOLE_STEPS
+        # A server call's input is stated by a delta after its start: open until its stop.
+        whole = block.state != "open" or (block.kind in gi.WHOLE_STEPS
+                                          and block.kind not in gi.SERVER_CALL_STEPS)
         self.changes.append(SlotOpened(
             event.index, block.index, block.kind, block.label(),
             name=name if isinstance(name, str) else None,
@@ -189,7 +191,12 @@ class GeminiInteractionsAccumulator(StatedSteps, StepDeltas, IndexedAccumulator)
             self.interaction["usage"] = copy.deepcopy(payload["usage"])
             self.changes.append(ResponseChanged(event.index,
                                                 {"usage": copy.deepcopy(payload["usage"])}))
-        close_started(self, block, cut=False, event=event)
+        close_started(self, block, cut=False, event=event, data=self._finished(block))
+
+    @staticmethod
+    def _finished(block: Step) -> dict | None:
+        """A server call's step as its stop finds it: what its delta stated (the queries)."""
+        return block.as_dict() if block.kind in gi.SERVER_CALL_STEPS else None
 
     def _completed(self, payload: dict, event: WireEvent) -> None:
         self._merge_interaction(payload.get("interaction"), event)
@@ -232,7 +239,7 @@ class GeminiInteractionsAccumulator(StatedSteps, StepDeltas, IndexedAccumulator)
             return []
         for block in self.never_stopped(gi.STEP_STOP,
                                         length_stop=self.complete and self.length_stop()):
-            close_started(self, block, cut=True, event=None)
+            close_started(self, block, cut=True, event=None, data=self._finished(block))
         if not self.stopped and not self.errored:
             self.note("no_terminal", f"the stream ended before {gi.INTERACTION_COMPLETED}: "
                       "what arrived is kept, but the interaction is incomplete")

@@ -11,7 +11,8 @@
   keeps the raw text and the partial value; checked strictly at the stop;
 - a delta typed like its step (a server tool's ``google_search_call``,
   ``code_execution_result``...): states the step's fields; server steps are
-  kept whole.
+  kept whole, and a server call's slot closes at its stop with the step as
+  it then stands (its ``arguments``, a search's queries: the call's input).
 
 `APPLY` maps each delta type to its method; each returns whether the delta fit its
 step (the core notes one that does not, ``delta_mismatch``).

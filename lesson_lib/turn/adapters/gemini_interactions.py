@@ -24,6 +24,8 @@ before ``interaction.completed`` is a truncated step: both said by the base.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ... import wires
 from ...accumulate import changes as ch
 from ..events import Finish
@@ -46,10 +48,18 @@ class GeminiInteractionsAdapter(WireAdapter):
         if kind == _gi.MODEL_OUTPUT_STEP:
             return "text", False, "text"
         if kind in _gi.SERVER_CALL_STEPS:
-            return "other", True, "other"
+            return "tool_call", True, "text"
         if kind in _gi.SERVER_RESULT_STEPS:
             return "tool_result", True, "other"
         return super().classify(opened)
+
+    def stated_call(self, wire_kind: str | None, data: Any
+                    ) -> tuple[str | None, str | None, Any] | None:
+        """A server call's tool, id and input (its ``arguments``: a search's queries), as
+        its step states them at its stop."""
+        if wire_kind not in _gi.SERVER_CALL_STEPS:
+            return None
+        return _gi.server_call(data)
 
     def finish(self) -> Finish:
         """The interaction's last ``status``, in the unified vocabulary."""

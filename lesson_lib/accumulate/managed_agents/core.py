@@ -33,97 +33,44 @@ retries on its own); one that gives up, an SSE ``error`` event, or an idle
 whose stop reason is ``retries_exhausted`` is an in-band error. An idle ends
 the turn (`TerminalReached`); the session running again after it (the
 application answered a ``requires_action``) goes on.
+
+That is the rule. Beside this module, each in the file named for it: `entry` (what a
+slot holds, and a preview), `slots` (opening and closing slots; the events that are a
+slot whole, a tool call among them) and `session` (the session's status, stop reason,
+usage and errors).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Diagnostic
-from ..tool_calls import ToolCall
-from ..wires import managed_agents as ma
-from ..wires.wire_events import DONE, WireEvent
-from .base import Fragments
-from .changes import (
-    InBandError,
-    ResponseChanged,
-    SlotClosed,
-    SlotOpened,
-    SlotRestated,
-    TerminalReached,
-    TextAppended,
-    UnknownEvent,
-)
-from .indexed import IndexedAccumulator, IndexedBlock
+from ...diagnostics import Diagnostic
+from ...wires import managed_agents as ma
+from ...wires.wire_events import DONE, WireEvent
+from ..base import Fragments
+from ..changes import SlotRestated, UnknownEvent
+from ..indexed import IndexedAccumulator
+from .entry import Entry, Preview
+from .session import Session
+from .slots import Slots
 
 PREVIEW_ONLY = "preview_only"
 
 
-class _Entry(IndexedBlock):
-    """One slot: an agent message's content entry, or a whole event (a thinking, a tool
-    call or result, an echoed user event)."""
-
-    __slots__ = ("data", "text", "event_id", "input")
-
-    def __init__(self, index: int, kind: str, data: dict, text: Fragments | None = None,
-                 event_id: str | None = None) -> None:
-        super().__init__(index, kind)
-        self.data = data
-        self.text = text
-        self.event_id = event_id
-        self.input: Any = data.get("input") if kind in ma.CALLS else None
-
-    @property
-    def takes_input(self) -> bool:
-        return self.kind in ma.CALLS
-
-    def identity(self) -> tuple[Any, Any]:
-        name = self.data.get("name")
-        return (name if isinstance(name, str) else None,
-                self.event_id if self.takes_input else None)
-
-    def answers(self) -> str | None:
-        field = ma.ANSWERS_FIELD.get(self.kind)
-        found = self.data.get(field) if field else None
-        return found if isinstance(found, str) else None
-
-    def from_server(self) -> bool:
-        return self.kind in ma.AGENT_RESULTS
-
-    def shown(self) -> str:
-        return self.text.text if self.text is not None else _shown(self.kind, self.data)
-
-    def current_input(self) -> Any:
-        return self.input if self.input is not None else {}
-
-
-class _Preview:
-    """A preview opened by ``event_start``: its event's type and id, its entries' slot
-    addresses by content index, and where it stands in the session's events."""
-
-    __slots__ = ("kind", "id", "slots", "position", "open")
-
-    def __init__(self, kind: str, event_id: str, position: int) -> None:
-        self.kind, self.id, self.position = kind, event_id, position
-        self.slots: list[int] = []
-        self.open = True
-
-
-class ManagedAgentsAccumulator(IndexedAccumulator):
+class ManagedAgentsAccumulator(Session, Slots, IndexedAccumulator):
     """Builds a session's events from its stream (see the module)."""
 
     wire = ma.WIRE
-    blocks: dict[int, _Entry]
+    blocks: dict[int, Entry]
 
     def __init__(self) -> None:
         super().__init__()
         self.seen: set[str] = set()
         # The session's events in order: a payload, or the preview standing in its place.
-        self.events: list[dict | _Preview] = []
-        self.previews: dict[str, _Preview] = {}
+        self.events: list[dict | Preview] = []
+        self.previews: dict[str, Preview] = {}
         self.status: str | None = None
         self.stop_reason: Any = None
         self.stop_details: Any = None
@@ -172,65 +119,6 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
         handler(self, payload, event)
         return changes
 
-    # -- slots -------------------------------------------------------------------------
-
-    def _open(self, kind: str, data: dict, event: WireEvent, *, event_id: str | None,
-              text: Fragments | None = None, whole: bool = False) -> _Entry:
-        entry = self.blocks[len(self.blocks)] = _Entry(len(self.blocks), kind, data, text,
-                                                       event_id)
-        name, call_id = entry.identity()
-        self.changes.append(SlotOpened(
-            event.index, entry.index, kind, entry.label(), name=name,
-            call_id=call_id or entry.answers(), item_id=event_id, whole=whole,
-            takes_input=entry.takes_input, data=data if whole or entry.takes_input else None,
-            input=entry.input if entry.takes_input else None,
-            content=json.dumps(entry.input, ensure_ascii=False) if entry.takes_input
-            else entry.shown(),
-            ended_by=ma.CALL_ENDED_BY if entry.takes_input else None))
-        if whole:
-            self._close(entry, event)
-        return entry
-
-    def _close(self, entry: _Entry, event: WireEvent | None, *, reason: str | None = None,
-               synthesised: bool = False) -> None:
-        entry.state = "never closed" if synthesised else "closed"
-        self.changes.append(SlotClosed(event.index if event is not None else None,
-                                       entry.index, "done" if event is not None
-                                       else "end_of_stream", synthesised=synthesised,
-                                       reason=reason))
-
-    def _whole(self, payload: dict, event: WireEvent) -> None:
-        """A whole event that is a slot of its own: a result, an echoed user event."""
-        data = copy.deepcopy(payload)
-        self.events.append(data)
-        self._open(payload["type"], data, event, event_id=_id(payload), whole=True)
-
-    def _passed(self, payload: dict, event: WireEvent) -> None:
-        """What the application sent, echoed (its message, an interrupt): the turn's input,
-        not its output; passed on as it is."""
-        self.events.append(copy.deepcopy(payload))
-        self.changes.append(UnknownEvent(event.index, payload["type"], copy.deepcopy(payload)))
-
-    def _call(self, payload: dict, event: WireEvent) -> None:
-        data = copy.deepcopy(payload)
-        self.events.append(data)
-        if not isinstance(data.get("input"), dict):
-            self.note("invalid_tool_input", f"{payload['type']} without an input object; "
-                      "its input is {}", event=event, raw=event.sse.data)
-            data["input"] = {}
-        entry = self._open(payload["type"], data, event, event_id=_id(payload))
-        if data.get(ma.PERMISSION_FIELD) == ma.ASK:
-            self.note("held_for_confirmation", f"{entry.label()} is held until the "
-                      f"application confirms it ({ma.USER_TOOL_CONFIRMATION})", event=event,
-                      severity="info", slot=entry.index)
-        call = entry.call = ToolCall(entry.identity()[0], entry.identity()[1],
-                                     kind=entry.kind, address=entry.index, given=entry.input,
-                                     t=event.t, event=event.index, ended_by=ma.CALL_ENDED_BY)
-        entry.state = "closed"
-        entry.input = self.close_call_slot(call, entry.index, cut=False, event=event,
-                                           what=entry.label(), how="done")
-
-    # -- previews ----------------------------------------------------------------------
 
     def _event_start(self, payload: dict, event: WireEvent) -> None:
         shown = payload.get("event")
@@ -245,7 +133,7 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
             self.note("duplicate_start", f"a second preview of {event_id}; the first is kept",
                       event=event, raw=event.sse.data)
             return
-        preview = self.previews[event_id] = _Preview(kind, event_id, len(self.events))
+        preview = self.previews[event_id] = Preview(kind, event_id, len(self.events))
         self.events.append(preview)
         if kind == ma.AGENT_THINKING:      # start-only: no deltas follow
             preview.slots.append(self._open(kind, {"type": kind, "id": event_id}, event,
@@ -289,10 +177,6 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
             self._append(entry, text, event)
         # (any other fragment on an existing entry passes, as in the SDK's fold: deltas are
         # best-effort and the canonical event will say what the entry is)
-
-    def _append(self, entry: _Entry, text: str, event: WireEvent) -> None:
-        entry.text.append(text)  # type: ignore[union-attr]
-        self.changes.append(TextAppended(event.index, entry.index, "text", text))
 
     def _close_previews(self, event: WireEvent, why: str) -> None:
         """Close every preview still open: it will get no canonical event."""
@@ -372,70 +256,6 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
         self.events.append(data)
         self._open(ma.AGENT_THINKING, data, event, event_id=data["id"], whole=True)
 
-    # -- the session ---------------------------------------------------------------------
-
-    def _status(self, status: str, event: WireEvent, **fields: Any) -> None:
-        self.status = status
-        self.changes.append(ResponseChanged(event.index, {"status": status, **fields}))
-
-    def _running(self, payload: dict, event: WireEvent) -> None:
-        self.events.append(copy.deepcopy(payload))
-        self.stopped = self.complete = False
-        self._status("running", event)
-
-    def _idle(self, payload: dict, event: WireEvent) -> None:
-        self.events.append(copy.deepcopy(payload))
-        self._close_previews(event, "the session went idle")
-        self.stop_reason = copy.deepcopy(payload.get("stop_reason"))
-        self.stop_details = copy.deepcopy(payload.get("stop_details"))
-        reason = ma.stop_reason_type(self.stop_reason)
-        if reason == ma.RETRIES_EXHAUSTED and not self.errored:
-            self._failed("the session's retries are exhausted", self.stop_reason, reason,
-                         event)
-        self.stopped = True
-        self.complete = not self.errored and not self.damaged
-        self._status("idle", event, stop_reason=reason, stop_details=self.stop_details,
-                     waits_on=tuple(self.waits_on()))
-        self.changes.append(TerminalReached(event.index, ma.SESSION_IDLE))
-
-    def _terminated(self, payload: dict, event: WireEvent) -> None:
-        self.events.append(copy.deepcopy(payload))
-        self._close_previews(event, "the session ended")
-        self.stopped = True
-        self.complete = not self.errored and not self.damaged
-        self._status("terminated", event)
-        self.changes.append(TerminalReached(event.index, ma.SESSION_TERMINATED))
-
-    def _model_request_end(self, payload: dict, event: WireEvent) -> None:
-        self.events.append(copy.deepcopy(payload))
-        self._close_previews(event, "its model request ended")
-        usage = payload.get("model_usage")
-        if isinstance(usage, dict):
-            total = self.usage or {}
-            for key, value in usage.items():
-                if isinstance(value, int) and not isinstance(value, bool):
-                    total[key] = total.get(key, 0) + value
-            self.usage = total
-            self.changes.append(ResponseChanged(event.index, {"usage": dict(total)}))
-
-    def _error(self, payload: dict, event: WireEvent) -> None:
-        self.events.append(copy.deepcopy(payload))
-        error = ma.read_error(payload.get("type"), payload)
-        kind = error.kind if error is not None else None
-        message = f"{kind or 'error'}: {(error and error.message) or event.sse.data}"
-        if not ma.gives_up(payload):
-            self.note("session_error_retrying", f"{message} (the server retries)",
-                      event=event, severity="warning", raw=event.sse.data)
-            return
-        self._failed(message, payload.get("error"), kind, event)
-
-    def _failed(self, message: str, error: Any, kind: str | None, event: WireEvent) -> None:
-        self.errored = True
-        self.complete = False
-        self.changes.append(InBandError(event.index, message, copy.deepcopy(error), kind))
-        self.note("in_band_error", message, event=event, raw=event.sse.data,
-                  error=copy.deepcopy(error))
-
     # -- ending ------------------------------------------------------------------------
 
     def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
@@ -460,57 +280,34 @@ class ManagedAgentsAccumulator(IndexedAccumulator):
 
     def final(self) -> dict:
         """The session's events so far (see the module), and its status."""
-        events = [self._preview_event(e) if isinstance(e, _Preview) else copy.deepcopy(e)
+        events = [self._preview_event(e) if isinstance(e, Preview) else copy.deepcopy(e)
                   for e in self.events]
         return {"status": self.status, "stop_reason": copy.deepcopy(self.stop_reason),
                 "stop_details": copy.deepcopy(self.stop_details),
                 "usage": dict(self.usage) if self.usage is not None else None,
                 "events": events}
 
-    def _preview_event(self, preview: _Preview) -> dict:
+    def _preview_event(self, preview: Preview) -> dict:
         out: dict[str, Any] = {"id": preview.id, "type": preview.kind, "preview": True}
         if preview.kind == ma.AGENT_MESSAGE:
             out["content"] = [self._content(self.blocks[a]) for a in preview.slots]
         return out
 
     @staticmethod
-    def _content(entry: _Entry) -> dict:
+    def _content(entry: Entry) -> dict:
         if entry.text is None:
             return copy.deepcopy(entry.data)
         return {"type": ma.TEXT_BLOCK, "text": entry.text.text}
-
-    def waits_on(self) -> list[str]:
-        """The event ids the last idle's ``requires_action`` waits on."""
-        ids = self.stop_reason.get("event_ids") if isinstance(self.stop_reason, dict) else None
-        return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
     def messages(self) -> dict[str, dict]:
         """Each agent message by id, as `final` states it (a preview's snapshot until its
         canonical event replaces it)."""
         out = {}
         for e in self.events:
-            found = self._preview_event(e) if isinstance(e, _Preview) else e
+            found = self._preview_event(e) if isinstance(e, Preview) else e
             if found.get("type") == ma.AGENT_MESSAGE and isinstance(found.get("id"), str):
                 out[found["id"]] = copy.deepcopy(found)
         return out
-
-
-def _id(payload: dict) -> str | None:
-    found = payload.get("id")
-    return found if isinstance(found, str) else None
-
-
-def _shown(kind: str, data: dict) -> str:
-    """What the slot view shows of a whole event: its text content, a confirmation's
-    verdict."""
-    if kind == ma.USER_TOOL_CONFIRMATION:
-        said = data.get("deny_message")
-        return f"{data.get('result')} {data.get('tool_use_id')}" + (f": {said}" if said else "")
-    content = data.get("content")
-    if isinstance(content, list):
-        return "".join(c.get("text", "") for c in content
-                       if isinstance(c, dict) and isinstance(c.get("text"), str))
-    return ""
 
 
 _Acc = ManagedAgentsAccumulator
