@@ -49,8 +49,10 @@ And the parts a wire names only when the course's default does not fit it
   (`accumulate.fold`). Default: its address;
 - `shows_duplicate` and `shows_swap`: ``shows_duplicate(event, wire)`` and
   ``shows_swap(first, second, wire)``, why a repeated or swapped event is
-  visible on the wire, or None (`breaks.visibility`). Default: never (a
-  wire that numbers and frames nothing shows neither);
+  visible on the wire, or None (`breaks.visibility`). Default: a swap
+  never; a duplicate where the wire's accumulator, given the event twice,
+  notes a ``duplicate_event`` (an event named by its id, dropped: the
+  session streams), else never;
 - `user_message`: ``user_message(request, text)``, the request with a user's
   `text` appended as the wire spells it (`breaks.recovery`'s "continue").
   Default: ``{"role": "user", "content": text}`` appended to ``messages``;
