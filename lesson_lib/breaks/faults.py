@@ -52,6 +52,11 @@ Chat                a repeated or swapped content, refusal or arguments chunk:
                     ``finish_reason``, tool-call opening or ``[DONE]``, a delta
                     moved after its choice's ``finish_reason`` and a fragment
                     moved before its call's opening are visible
+Managed Agents      a repeated preview fragment (``event_start``, ``event_delta``
+                    carry no id of their own); every event with an ``id`` comes
+                    again as a noted ``duplicate_event``. A swap: no reader
+OpenAI sessions     no duplicate: every event carries an ``event_id``. A swap: no
+                    reader
 ==================  =============================================================
 
 They are pure: bytes and dicts in, a `Capture` out; no file is written.
