@@ -55,8 +55,9 @@ Chat                a repeated or swapped content, refusal or arguments chunk:
 Managed Agents      a repeated preview fragment (``event_start``, ``event_delta``
                     carry no id of their own); every event with an ``id`` comes
                     again as a noted ``duplicate_event``. A swap: no reader
-OpenAI sessions     no duplicate: every event carries an ``event_id``. A swap: no
-                    reader
+OpenAI sessions     only a repeated event without an ``event_id`` (every event
+                    of the corpus has one, so each repeat is a noted
+                    ``duplicate_event``). A swap: no reader
 ==================  =============================================================
 
 They are pure: bytes and dicts in, a `Capture` out; no file is written.
