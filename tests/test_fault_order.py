@@ -70,6 +70,9 @@ CATEGORIES: dict[tuple[str, str, str], str | None] = {
     # OpenRouter's [DONE] after the terminal passes through; before it, it is a stray event.
     ("openai-responses", "swap", "response.completed swapped with [DONE] (no sequence numbers)"):
         None,
+    # The session streams name each event by an id: a repeat is dropped and noted.
+    ("anthropic-managed-agents", "duplicate", "duplicate_event noted"): None,
+    ("openai-agent-sessions", "duplicate", "duplicate_event noted"): None,
     ("openai-chat", "duplicate", "[DONE] twice"): None,
     ("openai-chat", "duplicate", "finish_reason twice"): None,
     ("openai-chat", "duplicate", "a tool call opened twice"): None,

@@ -14,6 +14,7 @@ from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lesson_lib import wires
 from lesson_lib.accumulate import accumulate
 from lesson_lib.breaks import faults
 from lesson_lib.breaks import save as fault_save
@@ -25,7 +26,7 @@ from lesson_lib.turn.run import turn_state
 from lesson_lib.views.fault_lab import FaultLab, _content_event_at
 
 GOOD = ("anthropic-messages/text-then-tool", "openai-responses/function-call",
-        "openai-chat/tool-call")
+        "openai-chat/tool-call", "aws-bedrock-converse/converse-get-weather")
 
 
 def _broken(key: str, fault: str):
@@ -50,7 +51,9 @@ def test_a_saved_fault_loads_back_with_the_same_bytes_and_the_same_verdicts(tmp_
     source, broken = _broken(key, fault)
     saved = fault_save.save(source, broken, folder=tmp_path)
     assert saved.ok, saved
-    assert saved.path == tmp_path / source.wire / f"{saved.name}.sse"
+    # The body file takes the wire's own suffix (Bedrock's binary frames: ``.eventstream``).
+    suffix = wires.entry_for(source.wire).suffix
+    assert saved.path == tmp_path / source.wire / f"{saved.name}{suffix}"
     again = load(saved.path)
     assert again.body == broken.body and again.body != source.body
     assert again.wire == source.wire

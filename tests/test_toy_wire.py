@@ -34,6 +34,7 @@ from lesson_lib.accumulate import Accumulator, Slot, accumulator_for
 from lesson_lib.accumulate import changes as ch
 from lesson_lib.accumulate import labels as lesson2_labels
 from lesson_lib.accumulate.fold import Fold
+from lesson_lib.breaks import faults
 from lesson_lib.breaks.recovery import CONTINUE_PROMPT, after_output_options
 from lesson_lib.breaks.sdk_close import close_early
 from lesson_lib.breaks.visibility import visibility
@@ -216,6 +217,11 @@ def shows_duplicate(ev, wire: str):
     return f"{ev.type} twice" if ev.type in ("start", "call", "end") else None
 
 
+def write_error(payload: dict, module, newline: bytes) -> bytes:
+    """An in-band error as the framing writes it: one more line."""
+    return json.dumps(payload).encode() + b"\n"
+
+
 def read_row(payload: dict, row: dict) -> None:
     """Lesson 1's table: a fragment's or a call's words."""
     row["preview"] = preview_text(str(payload.get("delta") or payload.get("name") or ""))
@@ -225,13 +231,15 @@ ENTRY = Entry(wire=TOY, title="A toy NDJSON wire", framing="ndjson",
               content_type="application/x-ndjson", suffix=".ndjson", route=PATH, path=PATH,
               conversation=("messages",), error_body=error_body, streams_by_path=True,
               decoder=Lines, accumulator=ToyAccumulator, adapter=ToyAdapter,
-              next_request=next_request, labels=label, shows_duplicate=shows_duplicate)
+              next_request=next_request, labels=label, shows_duplicate=shows_duplicate,
+              write_error=write_error)
 RETRY = RetryRule(frozenset({"busy"}), frozenset({"bad"}), "code")
 MODULE = SimpleNamespace(
     WIRE=TOY, ENTRY=ENTRY, EVENT_TYPES=frozenset({"start", "text", "call", "args", "ping",
                                                   "end", "error"}),
     TERMINALS=frozenset({"end"}), FAILURES=frozenset({"error"}), KEEPALIVES=frozenset({"ping"}),
     read_error=read_error, finish_reason=finish_reason, RETRY=RETRY, read_row=read_row,
+    ERROR_EXAMPLE={"type": "error", "code": "busy", "message": "overloaded"},
     retryable_error=RETRY.error,
     usage_counts=lambda usage: {"input": usage.get("in", 0), "output": usage.get("out", 0),
                                 "cache_read": 0, "cache_write": 0, "reasoning": 0},
@@ -501,6 +509,46 @@ def test_order_faults_are_read_from_the_entry_and_a_swap_is_unseen_by_default(re
     assert visibility(capture, "swap", 0) is None             # the entry names no reader
 
 
+def test_an_injected_error_is_written_as_the_framing_writes_it(registered):
+    capture = capture_of(step1_body())
+    broken = faults.inject_error(capture, 2)
+    lines = broken.body.splitlines()
+    assert lines[:3] == step1_body().splitlines()[:3]
+    assert json.loads(lines[3]) == MODULE.ERROR_EXAMPLE and len(lines) == 4
+    assert broken.sse_diagnostics == []
+    state = turn_state(broken)
+    assert state.outcome == "failed"
+    assert [(e.code, e.message) for e in state.errors] == [("busy", "overloaded")]
+    assert accumulator_for(TOY).feed(parse_all(broken.events)[-1])[0].message == "overloaded"
+
+
+def test_without_a_writer_an_injected_error_is_refused_naming_the_wire(registered):
+    with registered_as(write_error=None), pytest.raises(faults.FaultError, match=TOY):
+        faults.inject_error(capture_of(step1_body()), 2)
+
+
+def test_a_duplicated_line_arrives_twice_and_shows_where_the_entry_says(registered):
+    capture = capture_of(step1_body())
+    events = parse_all(capture.events)
+    last = len(events) - 1
+    again = faults.duplicate(capture, last)
+    assert [e.type for e in parse_all(again.events)] == [e.type for e in events] + ["end"]
+    assert again.body == step1_body() + step1_body().splitlines(keepends=True)[-1]
+    later = faults.duplicate(capture, 1, later=2)
+    assert [e.type for e in parse_all(later.events)][:6] == [
+        "start", "text", "call", "args", "text", "ping"]
+    assert visibility(again, "duplicate", last) == "end twice"
+
+
+def test_a_cut_line_is_undispatched_and_the_turn_is_cut(registered):
+    body = step1_body()
+    cut = faults.cut_at(capture_of(body), body.index(b'"delta"', 100))
+    assert cut.body == body[:len(cut.body)] and not cut.body.endswith(b"\n")
+    assert [d.code for d in cut.sse_diagnostics] == ["undispatched_bytes"]
+    assert turn_state(cut).outcome != "completed"
+    assert turn_state(capture_of(body)).outcome == "completed"
+
+
 def _failed_after_output():
     body = _lines({"type": "start", "id": "r1", "model": "toy-1"},
                   {"type": "text", "delta": "Paris is"},
@@ -544,7 +592,8 @@ def test_closing_an_sdk_helper_is_refused_where_the_wire_has_no_sdk(registered):
         close_early(capture_of(step1_body()), 2)
 
 
-PARTS = ("labels", "slot_order", "shows_duplicate", "shows_swap", "user_message")
+PARTS = ("labels", "slot_order", "shows_duplicate", "shows_swap", "user_message",
+         "error_after", "write_error")
 
 
 @pytest.mark.parametrize("wire", sorted(wires.ENTRIES))
@@ -555,6 +604,7 @@ def test_every_part_a_course_wire_names_resolves(wire):
         named["sdk.close"] = resolve(entry.sdk.close)
     assert all(part is not None for part in named.values())
     assert all(callable(part) for name, part in named.items() if name != "sdk.close")
+    assert callable(entry.error_writer())      # its own, or its framing's
 
 
 # -- registering -------------------------------------------------------------------------

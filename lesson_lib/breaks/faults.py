@@ -52,6 +52,12 @@ Chat                a repeated or swapped content, refusal or arguments chunk:
                     ``finish_reason``, tool-call opening or ``[DONE]``, a delta
                     moved after its choice's ``finish_reason`` and a fragment
                     moved before its call's opening are visible
+Managed Agents      a repeated preview fragment (``event_start``, ``event_delta``
+                    carry no id of their own); every event with an ``id`` comes
+                    again as a noted ``duplicate_event``. A swap: no reader
+OpenAI sessions     only a repeated event without an ``event_id`` (every event
+                    of the corpus has one, so each repeat is a noted
+                    ``duplicate_event``). A swap: no reader
 ==================  =============================================================
 
 They are pure: bytes and dicts in, a `Capture` out; no file is written.
@@ -61,22 +67,15 @@ from __future__ import annotations
 
 import copy
 import itertools
-import json
 from typing import Any
 
 from .. import wires
 from ..capture.captures import Capture, from_bytes
 from ..wires.wire_events import DONE, WireEvent, parse_all
 
-__all__ = ["ERROR_PAYLOADS", "FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
+__all__ = ["FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
            "duplicate", "ends_broken", "inject_error", "redeliver", "split_character", "stall",
            "swap"]
-
-# The in-band error each wire sends, in its own shape (Responses also gets a
-# ``sequence_number`` that continues the stream's own numbering).
-ERROR_PAYLOADS: dict[str, dict[str, Any]] = {name: m.ERROR_EXAMPLE
-                                             for name, m in wires.WIRES.items()}
-BEDROCK_EXCEPTION = wires.bedrock_converse.SERVICE_UNAVAILABLE_EXCEPTION
 
 
 class FaultError(ValueError):
@@ -133,37 +132,31 @@ def inject_error(capture: Capture, after_event: int,
     ``overloaded_error``, an OpenAI ``server_error``): the error comes in the
     wire's own shape (Anthropic ``event: error``; Responses ``event: error``
     with a nested ``error`` object; Chat a ``data:`` payload with a
-    top-level ``"error"``) and the server then closes the stream, so every
-    byte after the error is gone. `payload` replaces the default error.
+    top-level ``"error"``; Bedrock an exception frame) and the server then
+    closes the stream, so every byte after the error is gone. `payload`
+    replaces the default error. What it says is the wire's (its module's
+    ``ERROR_EXAMPLE``, fitted by its entry's `error_after`); how it is
+    written, its framing's (`lesson_lib.wires.in_band`, or its entry's
+    `write_error`).
     """
     events = _events(capture)
     ev = _event(events, after_event)
     wire = capture.wire or ""
+    module, entry = wires.WIRES.get(wire), wires.ENTRIES.get(wire)
+    write = entry.error_writer() if entry is not None else None
     if payload is None:
-        if wire not in ERROR_PAYLOADS:
+        example = getattr(module, "ERROR_EXAMPLE", None)
+        if entry is None or not isinstance(example, dict):
             raise FaultError(f"no in-band error shape for wire {wire!r}")
-        payload = copy.deepcopy(ERROR_PAYLOADS[wire])
-        if wire == wires.responses.WIRE:
-            numbers = [e.payload.get("sequence_number") for e in events[:after_event + 1]
-                       if isinstance(e.payload, dict)]
-            numbers = [n for n in numbers if isinstance(n, int) and not isinstance(n, bool)]
-            if numbers:
-                payload["sequence_number"] = max(numbers) + 1
-    if capture.framing == "eventstream":     # Bedrock: an exception frame
-        block = wires.bedrock.exception_frame(BEDROCK_EXCEPTION, payload)
-        return _splice(capture, ev.sse.end, len(capture.body), block, kind="inject_error",
-                       at=after_event,
-                       what=f"an exception frame after event {after_event}, then the stream "
-                            "ends")
-    nl = _newline(capture.body, ev)
-    named = wires.for_wire(wire).NAMES_EVENTS
-    data = json.dumps(payload, ensure_ascii=False,
-                      separators=(",", ":") if named else (", ", ": "))
-    lines = [b"event: error"] if named else []
-    lines.append(b"data: " + data.encode("utf-8"))
-    block = nl.join(lines) + nl + nl
-    start = ev.sse.end
-    return _splice(capture, start, len(capture.body), block, kind="inject_error",
+        payload = copy.deepcopy(example)
+        fit = entry.part("error_after")
+        if fit is not None:
+            payload = fit(payload, events[:after_event + 1])
+    if write is None:
+        raise FaultError(f"no way to write an in-band error on wire {wire!r}: its entry "
+                         "names no write_error and its framing has none")
+    block = write(payload, module, _newline(capture.body, ev))
+    return _splice(capture, ev.sse.end, len(capture.body), block, kind="inject_error",
                    at=after_event,
                    what=f"an in-band error after event {after_event}, then the stream ends")
 

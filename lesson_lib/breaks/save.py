@@ -2,8 +2,8 @@
 
 A fault of `lesson_lib.breaks.faults` gives a `Capture` in memory. Saving it writes
 the same two files a recorded capture has, through the writer ``record``
-uses (`lesson_lib.capture.capture_writer.write_capture`): ``NAME.sse``, the faulted
-bytes verbatim, and ``NAME.json``, its sidecar, whose ``provenance`` says it
+uses (`lesson_lib.capture.capture_writer.write_capture`): ``NAME`` + the wire's
+suffix (``.sse``; ``.eventstream`` on Bedrock), the faulted bytes verbatim, and ``NAME.json``, its sidecar, whose ``provenance`` says it
 was constructed by a fault, from which capture, and which fault at which
 place. ``lesson_lib.capture.captures.load(path)`` and ``lesson-lib events PATH`` read
 it back like any other capture.
@@ -14,8 +14,8 @@ Two steps, so the decision can be tested without a disk:
   `Diagnostic`s that say why not (a bad name, nothing was broken, a sidecar
   that cannot be written as JSON: a set, bytes, ``NaN``, a lone surrogate, a
   loop, or nesting deeper than Python's JSON writer follows);
-- `save`: writes a plan into a folder (``WIRE/NAME.sse``, as in the corpus),
-  never over an existing capture unless told to.
+- `save`: writes a plan into a folder (``WIRE/NAME`` + the wire's suffix, as in the
+  corpus), never over an existing capture unless told to.
 
 Where it goes by default (`default_folder`): ``my-work/captures/`` when the
 notebook runs in the learner's own folder (``my-work/``, see
@@ -63,7 +63,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class Saved:
-    """Where a faulted capture was saved (`path` to its ``.sse``), or why it was not."""
+    """Where a faulted capture was saved (`path` to its body file), or why it was not."""
 
     name: str
     path: Path | None
@@ -79,9 +79,9 @@ class Saved:
         if self.path is None:
             return "not saved: " + "; ".join(str(d) for d in self.diagnostics)
         if self.temporary:
-            return (f"saved {self.name}.sse (+ .json) in a temporary folder: this notebook "
+            return (f"saved {self.path.name} (+ .json) in a temporary folder: this notebook "
                     f"runs outside {learner.FOLDER}/, so nothing is kept")
-        return f"saved {self.shown_as}/{self.name}.sse (+ .json)"
+        return f"saved {self.shown_as}/{self.path.name} (+ .json)"
 
     __str__ = __repr__
 
@@ -215,7 +215,8 @@ def default_folder() -> tuple[Path, bool]:
 
 def save(source: Capture, faulted: Capture, name: str | None = None, *,
          folder: Path | str | None = None, overwrite: bool = False) -> Saved:
-    """Write `faulted` as ``FOLDER/WIRE/NAME.sse`` + ``.json``; never raises for bad input.
+    """Write `faulted` as ``FOLDER/WIRE/NAME`` + the wire's suffix (its registry entry's:
+    ``.sse``, ``.eventstream`` on Bedrock) and ``NAME.json``; never raises for bad input.
 
     `folder` defaults to `default_folder`. An existing capture of that name
     is left alone (diagnostic ``capture_exists``) unless `overwrite`; a
@@ -231,7 +232,8 @@ def save(source: Capture, faulted: Capture, name: str | None = None, *,
         base, temporary, shown = Path(folder), False, str(folder)
     target = base / str(planned.wire)
     shown = f"{shown}/{planned.wire}"
-    files = (target / f"{planned.name}.sse", target / f"{planned.name}.json")
+    suffix = wires.entry_for(planned.wire).suffix
+    files = (target / f"{planned.name}{suffix}", target / f"{planned.name}.json")
     # A link is never followed: not the wire's folder, not either file (a dangling one
     # would create a file elsewhere, a live one overwrite its target).
     links = [p for p in (target, *files) if p.is_symlink()]
@@ -247,7 +249,7 @@ def save(source: Capture, faulted: Capture, name: str | None = None, *,
             "capture_exists", f"{where} already exists; choose another name, or save with "
             "overwrite=True to replace it", extra={"path": str(existing[0])}),))
     try:
-        path = write_capture(target, planned.name, planned.body, planned.sidecar)
+        path = write_capture(target, planned.name, planned.body, planned.sidecar, suffix)
     except OSError as exc:
         return Saved(planned.name, None, shown, temporary, (Diagnostic(
             "cannot_write", f"cannot write into {shown}: {exc.strerror or exc}"),))

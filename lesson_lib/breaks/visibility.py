@@ -11,18 +11,23 @@ only its few markers (``finish_reason``, a tool call's opening fragment,
 
 `visibility(capture, kind, at)` returns the reason a fault is visible (a
 short category, the same for every instance of one kind of breakage), or
-``None`` when the wire leaves no trace of it. It reads only the events,
-never the accumulators, so a test can hold the accumulators to it. Each
-wire says it through its registry entry's `shows_duplicate` and `shows_swap`
-(`wires.entry`); the readers of Anthropic Messages, OpenAI Responses and OpenAI Chat
-are below, and a wire whose entry
-names none shows neither.
+``None`` when the wire leaves no trace of it. Where a wire frames or numbers
+its events, it reads only the events, never the accumulators, so a test can
+hold the accumulators to it: each such wire says it through its registry
+entry's `shows_duplicate` and `shows_swap` (`wires.entry`); the readers of
+Anthropic Messages, OpenAI Responses and OpenAI Chat are below. A wire whose
+entry names no `shows_duplicate` shows a duplicate only where its accumulator
+says so: an event that names itself by
+an id (the session streams, lesson 7) is dropped when it comes again, noted
+``duplicate_event`` (`noted_again`); any other repeat leaves no trace. A wire
+whose entry names no `shows_swap` shows no swap.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..accumulate import accumulator_for
 from ..capture.captures import Capture
 from ..wires import ENTRIES, WIRES, anthropic, responses
 from ..wires.chat import opening_id
@@ -45,13 +50,35 @@ def visibility(capture: Capture, kind: str, at: int,
         raise ValueError(f"unknown order fault {kind!r}: duplicate or swap")
     wire = capture.wire or ""
     entry = ENTRIES.get(wire)
-    shows = entry.part(f"shows_{kind}") if entry is not None else None
-    if shows is None:
+    if entry is None:
+        return None
+    shows = entry.part(f"shows_{kind}")
+    if shows is None and kind == "swap":
         return None
     events = parse_all(capture.events) if events is None else events
-    if kind == "duplicate":
-        return shows(events[at], wire)
-    return shows(events[at], events[at + 1], wire)
+    if kind == "swap":
+        return shows(events[at], events[at + 1], wire)
+    if shows is None:
+        return noted_again(events[at], wire, capture.sidecar.get("request"))
+    return shows(events[at], wire)
+
+
+# The code an accumulator gives an event it was already given (by its id) and drops.
+REDELIVERED = "duplicate_event"
+
+
+def noted_again(ev: WireEvent, wire: str, request: Any = None) -> str | None:
+    """A duplicate on a wire whose entry names no reader: visible where the wire's
+    accumulator, given `ev` twice, notes the second a ``duplicate_event`` (an event it
+    knows by its id, dropped); None where it does not. A repeat follows its event at
+    once, so a fresh accumulator sees what the stream's own would."""
+    acc = accumulator_for(wire, request if isinstance(request, dict) else None)
+    acc.feed(ev)
+    before = len(acc.diagnostics)
+    acc.feed(ev)
+    if any(d.code == REDELIVERED for d in acc.diagnostics[before:]):
+        return f"{REDELIVERED} noted"
+    return None
 
 
 def _seq(ev: WireEvent) -> int | None:

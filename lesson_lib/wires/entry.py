@@ -50,14 +50,24 @@ And the parts a wire names only when the course's default does not fit it
   (`accumulate.fold`). Default: its address;
 - `shows_duplicate` and `shows_swap`: ``shows_duplicate(event, wire)`` and
   ``shows_swap(first, second, wire)``, why a repeated or swapped event is
-  visible on the wire, or None (`breaks.visibility`). Default: never (a
-  wire that numbers and frames nothing shows neither);
+  visible on the wire, or None (`breaks.visibility`). Default: a swap
+  never; a duplicate where the wire's accumulator, given the event twice,
+  notes a ``duplicate_event`` (an event named by its id, dropped: the
+  session streams), else never;
 - `user_message`: ``user_message(request, text)``, the request with a user's
   `text` appended as the wire spells it (`breaks.recovery`'s "continue").
   Default: ``{"role": "user", "content": text}`` appended to ``messages``;
 - `early_usage`: the stream reports an output count before the answer
   (Anthropic's ``message_start``), so a count is the output's only once the
-  stop reason has come (`breaks.recovery`).
+  stop reason has come (`breaks.recovery`);
+- `error_after`: ``error_after(payload, events) -> payload``, the wire's
+  in-band error (its module's ``ERROR_EXAMPLE``, a copy) fitted to the
+  stream so far, `events` (lesson 5's `inject_error`: Responses continues
+  its ``sequence_number``). Default: the example as it is;
+- `write_error`: ``write_error(payload, module, newline) -> bytes``, an
+  in-band error as the framing writes it (`in_band`). Default: the
+  framing's writer (`FRAMING_ERROR_WRITERS`); a framing of its own names
+  one, or its wire has no injected error.
 
 The river runs one way: `wires/` sits upstream of the accumulators, the
 adapters and the SDK translators, so it may not import them. A built-in
@@ -98,6 +108,13 @@ Part = str | Callable[..., Any]
 FRAMING_DECODERS: dict[str, Part] = {
     "sse": "lesson_lib.sse.decoder:SSEDecoder",
     "eventstream": "lesson_lib.sse.bedrock_frames:FrameEventDecoder",
+}
+
+# How each framing writes an in-band error into a body (`in_band`; `Entry.write_error`
+# overrides).
+FRAMING_ERROR_WRITERS: dict[str, Part] = {
+    "sse": "lesson_lib.wires.in_band:sse_error",
+    "eventstream": "lesson_lib.wires.in_band:exception_frame_error",
 }
 
 _RESOLVED: dict[str, Any] = {}
@@ -196,7 +213,8 @@ class Entry:
     (`Resume`), None on a wire whose streams cannot be. The wire's parts
     (`decoder`, `accumulator`, `adapter`, `next_request`, `sdk`, `record`,
     `reference_folders`, and where a default does not fit, `labels`, `slot_order`,
-    `shows_duplicate`, `shows_swap`, `user_message`, `early_usage`): see the module;
+    `shows_duplicate`, `shows_swap`, `user_message`, `early_usage`, `error_after`,
+    `write_error`): see the module;
     `method`: how a client asks (a session's event stream is a GET: its request is the
     path's fields).
     """
@@ -229,6 +247,8 @@ class Entry:
     shows_swap: Part | None = None
     user_message: Part | None = None
     early_usage: bool = False
+    error_after: Part | None = None
+    write_error: Part | None = None
 
     def missing(self) -> list[str]:
         """The parts every capability needs that this entry lacks (empty: none)."""
@@ -278,6 +298,12 @@ class Entry:
         """The wire's part called `name` (`labels`, `slot_order`, ...), resolved; None
         where the wire names none and the course's default holds."""
         found = getattr(self, name)
+        return None if found is None else resolve(found)
+
+    def error_writer(self) -> Callable[..., bytes] | None:
+        """How an in-band error is written on this wire (`write_error`, else its
+        framing's); None where neither says."""
+        found = self.write_error or FRAMING_ERROR_WRITERS.get(self.framing)
         return None if found is None else resolve(found)
 
     @property

@@ -337,7 +337,18 @@ SHEET = Sheet(
 # A background response (``background: true``) is kept, and streamed again from any point:
 # ``GET /v1/responses/{id}?stream=true&starting_after=N`` sends the events above N (the
 # openai SDK's ``responses.retrieve(id, stream=True, starting_after=N)``).
-RESUME = Resume(point_field="sequence_number", numbered=True,
+SEQUENCE = "sequence_number"     # every event's place in the stream
+
+
+def error_after(payload: dict[str, Any], events: Any) -> dict[str, Any]:
+    """An in-band error after `events` (the entry's `error_after`): numbered one past the
+    stream's last ``sequence_number``, as the server numbers its own error event."""
+    numbers = [e.payload.get(SEQUENCE) for e in events if isinstance(e.payload, dict)]
+    numbers = [n for n in numbers if type(n) is int]
+    return {**payload, SEQUENCE: max(numbers) + 1} if numbers else payload
+
+
+RESUME = Resume(point_field=SEQUENCE, numbered=True,
                 id_paths=(("response", "id"),), route=f"{PATH}/{{id}}", path=f"{PATH}/{{id}}",
                 after="starting_after", needs="background")
 ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
@@ -360,4 +371,5 @@ ENTRY = Entry(wire=WIRE, title="OpenAI Responses", framing="sse",
               slot_order="lesson_lib.accumulate.fold:responses_order",
               shows_duplicate="lesson_lib.breaks.visibility:responses_duplicate",
               shows_swap="lesson_lib.breaks.visibility:responses_swap",
+              error_after=error_after,
               user_message="lesson_lib.breaks.recovery:input_user_message")
