@@ -34,6 +34,7 @@ from ..wires.wire_events import parse_all
 from . import captures as captures_mod
 from .capture_writer import allowed_headers, chunk_record, scrub_request, write_capture
 from .redact import KeyOnDisk, check_no_key, redact_bytes, redact_headers, redact_text
+from .refused import Refused, refusal
 
 OK, CANNOT_START, NOT_PROPER = 0, 2, 3
 
@@ -227,7 +228,7 @@ def _genai_create(key: str, base_url: str | None, on_request: Any,
     def create(**kwargs: Any) -> Iterator[_Streamed]:
         yield _Streamed(tee, iter(stream(client, kwargs)))
 
-    return create, SimpleNamespace(APIStatusError=_Refused, APIConnectionError=httpx2.TransportError)
+    return create, SimpleNamespace(APIStatusError=Refused, APIConnectionError=httpx2.TransportError)
 
 
 class _Tee:
@@ -267,16 +268,6 @@ class _Tee:
         self.inner.close()
 
 
-class _Refused(Exception):
-    """A request the server refused, as the raw route reports it: `status_code`, and
-    `response` with the body's `content` and the `headers`."""
-
-    def __init__(self, status: int, headers: dict[str, str], content: bytes) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status_code = status
-        self.response = SimpleNamespace(content=content, headers=headers)
-
-
 class _Streamed:
     """The SDK's stream as a raw streaming response: the status and headers once the
     request is answered, then the body's pieces as the SDK reads each record."""
@@ -288,9 +279,10 @@ class _Streamed:
         except StopIteration:
             self._done = True
         except Exception as exc:
-            if not tee.status or tee.status < 300:
+            refused = refusal(tee)
+            if refused is None:
                 raise
-            raise _Refused(tee.status, tee.headers, b"".join(tee.take())) from exc
+            raise refused from exc
         self.status_code, self.headers = tee.status, tee.headers
 
     def iter_bytes(self) -> Iterator[bytes]:

@@ -29,6 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..wires.bedrock import RECORD_KEYS
+from .refused import Refused, refusal
 
 REGION = "us-east-1"
 # The environment variable boto3 reads a Bedrock API key from (the first of the keys).
@@ -103,12 +104,13 @@ def _create(key: str, base_url: str | None, on_request: Any,
         try:
             events = call(client, kwargs)
         except ClientError as exc:
-            if not tee.status or tee.status < 300:
+            refused = refusal(tee)
+            if refused is None:
                 raise
-            raise _Refused(tee.status, tee.headers, b"".join(tee.take())) from exc
+            raise refused from exc
         yield _Streamed(tee, events)
 
-    return create, SimpleNamespace(APIStatusError=_Refused, APIConnectionError=BotoCoreError)
+    return create, SimpleNamespace(APIStatusError=Refused, APIConnectionError=BotoCoreError)
 
 
 class _Tee:
@@ -163,16 +165,6 @@ class _Body:
 
     def close(self) -> None:
         self._raw.close()
-
-
-class _Refused(Exception):
-    """A request the server refused, as the raw route reports it: `status_code`, and
-    `response` with the body's `content` and the `headers`."""
-
-    def __init__(self, status: int, headers: dict[str, str], content: bytes) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status_code = status
-        self.response = SimpleNamespace(content=content, headers=headers)
 
 
 class _Streamed:

@@ -28,21 +28,20 @@ written here: offline, the same verdict every time.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 from ..capture.captures import corpus, from_bytes, reference_corpus, reference_dir
 from ..turn.adapters import ADAPTERS, WireAdapter
 from ..turn.run import step_events, turn_state
-from ..wires import ENTRIES, gemini, gemini_interactions
+from ..wires import gemini, gemini_interactions
 from ..wires.wire_events import parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
 from .compare import first_difference
+from .event_by_event import adapting, differs_at, turn_event_difference
 
 BLOCKS = exercise("04b", 1, "Gemini's parts to blocks",
                   solution="lesson_lib.solutions.lesson04b:gemini_blocks")
@@ -202,8 +201,7 @@ def _explain_blocks(records_: list[dict]) -> Callable[[Any, Any], str | None]:
         problem = first_difference(expected, got, "blocks")
         if problem is None:
             return None
-        at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-                  min(len(expected), len(got)))
+        at = differs_at(expected, got)
         return (f"{problem}.\n  Fix: {_block_advice(expected, got, at)}.\n"
                 f"  The parts you were given:\n    {_show_input(records_, at)}")
     return explain
@@ -342,22 +340,9 @@ def shown(event: Any) -> dict:
     return out
 
 
-@contextmanager
-def _adapting(adapter_class: type) -> Iterator[None]:
-    """The turn's stations with `adapter_class` as this wire's adapter, for the block: the
-    wire's registry entry names the learner's class as its adapter part (every station reads
-    the entry), and the course's own entry is put back after."""
-    before = ENTRIES[INTERACTIONS]
-    ENTRIES[INTERACTIONS] = dataclasses.replace(before, adapter=adapter_class)
-    try:
-        yield
-    finally:
-        ENTRIES[INTERACTIONS] = before
-
-
 def adapter_events(adapter_class: type, capture: Any) -> list[dict]:
     """One step's turn events, as `shown`, with `adapter_class` reading the changes."""
-    with _adapting(adapter_class):
+    with adapting(INTERACTIONS, adapter_class):
         return [shown(e) for e in step_events(capture, route="wire")]
 
 
@@ -415,23 +400,7 @@ def _advice(expected: dict | None, got: dict | None) -> str:
 
 def _explain_events(expected: list[dict], got: list[dict]) -> str | None:
     """The first event that differs, what was expected, and the likely mistake."""
-    at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-              min(len(expected), len(got)))
-    if at == len(expected) == len(got):
-        return None
-    want = expected[at] if at < len(expected) else None
-    have = got[at] if at < len(got) else None
-    before = f" (after {expected[at - 1]['kind']})" if at else ""
-    return (f"turn event {at}{before}: expected {_one(want)}, got {_one(have)}.\n"
-            f"  Fix: {_advice(want, have)}.")
-
-
-def _one(event: dict | None) -> str:
-    if event is None:
-        return "no event (your events end here)"
-    text = ", ".join(f"{k}={v!r}" for k, v in event.items() if k != "kind")
-    text = f"{event['kind']}({text})"
-    return text if len(text) <= 160 else text[:157] + "..."
+    return turn_event_difference(expected, got, _advice, after=True)
 
 
 def interactions_cases() -> tuple[Case, ...]:
@@ -459,7 +428,7 @@ def live_events(adapter_class: type) -> list[dict]:
     from ..live import LiveTurn, weather_tool
 
     request = load(f"{INTERACTIONS}/weather-turn-step1").request
-    with _adapting(adapter_class), serving(speed="instant") as url:
+    with adapting(INTERACTIONS, adapter_class), serving(speed="instant") as url:
         turn = LiveTurn(url, INTERACTIONS, request, [weather_tool(0.0)],
                         deadline_s=LIVE_DEADLINE_S)
         result = _in_a_thread(turn.run)

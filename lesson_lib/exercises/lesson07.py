@@ -26,10 +26,8 @@ verdict every time.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -37,9 +35,10 @@ from ..accumulate.managed_agents import ManagedAgentsAccumulator
 from ..capture.captures import Capture, corpus, from_bytes
 from ..turn.adapters import ADAPTERS, WireAdapter
 from ..turn.run import step_events, turn_state
-from ..wires import ENTRIES, managed_agents
+from ..wires import managed_agents
 from ..wires.wire_events import parse_all
 from . import Case, Verdict, corpus_capture, exercise, grade
+from .event_by_event import adapting, differs_at, turn_event_difference
 from .lesson04b import shown
 
 RECONCILE = exercise("07", 1, "Previews reconciled, duplicates dropped",
@@ -208,8 +207,7 @@ def _explain_reconcile(given: list[dict]) -> Callable[[Any, Any], str | None]:
     def explain(expected: Any, got: Any) -> str | None:
         if not isinstance(got, list):
             return f"return a list of events (dicts), got {type(got).__name__}"
-        at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-                  min(len(expected), len(got)))
+        at = differs_at(expected, got)
         if at == len(expected) == len(got):
             return None
         want = _one_event(expected[at]) if at < len(expected) else "no event (the end)"
@@ -240,23 +238,10 @@ def check_reconcile(fn: Callable[[list[dict]], list[dict]]) -> Verdict:
 
 # -- exercise 2: the session adapter ---------------------------------------------------------
 
-@contextmanager
-def adapting(adapter_class: type) -> Iterator[None]:
-    """The turn's stations with `adapter_class` as the session wire's adapter, for the
-    block: its registry entry names the class (every station reads the entry), and the
-    course's own entry is put back after."""
-    before = ENTRIES[WIRE]
-    ENTRIES[WIRE] = dataclasses.replace(before, adapter=adapter_class)
-    try:
-        yield
-    finally:
-        ENTRIES[WIRE] = before
-
-
 def adapter_events(adapter_class: type, capture: Capture) -> list[dict]:
     """The step's turn events (as lesson 4b's checker shows them) with `adapter_class`
     reading the changes, then the turn's end: its outcome and reason."""
-    with adapting(adapter_class):
+    with adapting(WIRE, adapter_class):
         events = [shown(e) for e in step_events(capture, route="wire")]
         state = turn_state(capture, route="wire")
     return events + [{"kind": "turn_end", "outcome": state.end.outcome,
@@ -296,22 +281,7 @@ def _adapter_advice(want: dict | None, have: dict | None) -> str:
 
 
 def _explain_adapter(expected: Any, got: Any) -> str | None:
-    at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-              min(len(expected), len(got)))
-    if at == len(expected) == len(got):
-        return None
-    want = expected[at] if at < len(expected) else None
-    have = got[at] if at < len(got) else None
-    return (f"turn event {at}: expected {_said(want)}, got {_said(have)}.\n"
-            f"  Fix: {_adapter_advice(want, have)}.")
-
-
-def _said(event: dict | None) -> str:
-    if event is None:
-        return "no event (your events end here)"
-    text = ", ".join(f"{k}={v!r}" for k, v in event.items() if k != "kind")
-    text = f"{event['kind']}({text})"
-    return text if len(text) <= 160 else text[:157] + "..."
+    return turn_event_difference(expected, got, _adapter_advice)
 
 
 @cache
@@ -422,8 +392,7 @@ def _explain_answer(events: list[dict]) -> Callable[[Any, Any], str | None]:
         if not isinstance(got, list):
             return f"return a list of events to post (dicts), got {type(got).__name__}"
         got = _shape(got)
-        at = next((i for i, (e, g) in enumerate(zip(expected, got, strict=False)) if e != g),
-                  min(len(expected), len(got)))
+        at = differs_at(expected, got)
         if at == len(expected) == len(got):
             return None
         want = json.dumps(expected[at]) if at < len(expected) else "nothing more"

@@ -405,29 +405,32 @@ class _ChatSDK:
     accumulator's rule for a body without it (`wires.chat.ended_without_done`, the body
     taken as whole) says whether the step ended properly."""
 
+    WIRE = wires.chat.WIRE      # the wire whose accumulator reads the payloads
+
     def __init__(self) -> None:
         from ...accumulate import accumulator_for
-        self.acc = accumulator_for(wires.chat.WIRE)
+        self.acc = accumulator_for(self.WIRE)
         self.count = 0
         self._end: list | None = None
+
+    def _read(self, name: str | None, data: str) -> list:
+        """One payload (`data`, the SSE event's `name`) read as the wire route reads it:
+        parsed, numbered in its turn, and fed to the accumulator."""
+        event = parse_payload(ServerSentEvent(name, data), self.count)
+        self.count += 1
+        return self.acc.feed(event)
 
     def changes(self, ev: Any) -> list:
         if ev.type != "chunk":
             return []       # content.delta, tool_calls.*: projections of the chunks
         # The dump, as the wire would have carried it, parsed as the wire route parses it.
-        data = json.dumps(ev.chunk.to_dict(warnings=False))
-        event = parse_payload(ServerSentEvent(None, data), self.count)
-        self.count += 1
-        return self.acc.feed(event)
+        return self._read(None, json.dumps(ev.chunk.to_dict(warnings=False)))
 
     def error(self, body: Any, message: str) -> list:
         """The in-band error the SDK raised instead of yielding its chunk: read as the
         wire route reads that chunk."""
         error = body if isinstance(body, dict) and body else {"message": message}
-        data = json.dumps({"error": error})
-        event = parse_payload(ServerSentEvent(None, data), self.count)
-        self.count += 1
-        return self.acc.feed(event)
+        return self._read(None, json.dumps({"error": error}))
 
     def _finished(self) -> list:
         if self._end is None:
@@ -446,50 +449,36 @@ class _ChatSDK:
 
 
 # The translators each wire's registry entry names (`Entry.sdk`), by the names it uses.
-class _SessionSDK(_ChatSDK):
+class _SessionEventsSDK(_ChatSDK):
+    """A session's events, read by the wire's own accumulator: each event's dump (the
+    fields the server sent) is the wire's payload, named by its type."""
+
+    def changes(self, ev: Any) -> list:
+        return self._read(ev.type, json.dumps(ev.to_dict(mode="json")))
+
+
+class _SessionSDK(_SessionEventsSDK):
     """A Managed Agents session's events, read by the wire's own accumulator: each event's
     dump (the fields the server sent) is the wire's payload, named by its type, so the SDK
     route and the wire route are one reading (previews, duplicates and all). The SDK yields
     every event it reads and raises at an SSE ``error`` event, read as the wire reads it."""
 
-    def __init__(self) -> None:
-        from ...accumulate import accumulator_for
-        self.acc = accumulator_for(wires.managed_agents.WIRE)
-        self.count = 0
-        self._end: list | None = None
-
-    def changes(self, ev: Any) -> list:
-        data = json.dumps(ev.to_dict(mode="json"))
-        event = parse_payload(ServerSentEvent(ev.type, data), self.count)
-        self.count += 1
-        return self.acc.feed(event)
+    WIRE = wires.managed_agents.WIRE
 
     def error(self, body: Any, message: str) -> list:
         """The ``error`` event the SDK raised at instead of yielding it."""
         error = body if isinstance(body, dict) and body else {"message": message}
-        data = json.dumps({"type": wires.managed_agents.ERROR, "error": error})
-        event = parse_payload(ServerSentEvent(wires.managed_agents.ERROR, data), self.count)
-        self.count += 1
-        return self.acc.feed(event)
+        return self._read(wires.managed_agents.ERROR,
+                          json.dumps({"type": wires.managed_agents.ERROR, "error": error}))
 
 
-class _OpenAISessionSDK(_ChatSDK):
+class _OpenAISessionSDK(_SessionEventsSDK):
     """An OpenAI Agents session's events (``beta.agents.sessions.events.stream``), read by
     the wire's own accumulator: each event's dump (the fields the server sent) is the
     wire's payload, so the SDK route and the wire route are one reading (duplicates and
     all). The stream yields ``error`` events as values: read as the wire reads them."""
 
-    def __init__(self) -> None:
-        from ...accumulate import accumulator_for
-        self.acc = accumulator_for(wires.openai_sessions.WIRE)
-        self.count = 0
-        self._end: list | None = None
-
-    def changes(self, ev: Any) -> list:
-        data = json.dumps(ev.to_dict(mode="json"))
-        event = parse_payload(ServerSentEvent(ev.type, data), self.count)
-        self.count += 1
-        return self.acc.feed(event)
+    WIRE = wires.openai_sessions.WIRE
 
 
 AnthropicSDK, ResponsesSDK, ChatSDK = _AnthropicSDK, _ResponsesSDK, _ChatSDK
