@@ -17,6 +17,9 @@ from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_checks import (
+    captures_of,
+    check_a_budget_end_and_an_approval_end,
+    check_each_says_it_is_constructed,
     check_the_sdk_route_gives_the_same_turn,
     inline_capture,
     sdk_literals,
@@ -27,15 +30,15 @@ from session_checks import (
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.managed_agents import ManagedAgentsAccumulator
 from lesson_lib.breaks import faults
-from lesson_lib.capture.captures import Capture, corpus, from_bytes
+from lesson_lib.capture.captures import Capture, from_bytes
 from lesson_lib.capture.replay import run_sdk
 from lesson_lib.cli.serve import fault_spec
 from lesson_lib.turn.run import turn_events, turn_state
 from lesson_lib.wires import managed_agents as ma
 from lesson_lib.wires.wire_events import parse_all
 
-CAPTURES = [c for c in corpus() if c.wire == ma.WIRE]
-BY_NAME = {c.name: c for c in CAPTURES}
+BY_NAME = captures_of(ma.WIRE)
+CAPTURES = list(BY_NAME.values())
 
 
 def _capture(*payloads: dict) -> Capture:
@@ -80,9 +83,7 @@ def test_the_corpus_has_a_capture_for_every_case_and_each_says_it_is_constructed
     assert {"session-plain-turn", "session-custom-tool", "session-previews",
             "session-preview-only", "session-requires-action", "session-budget-reached",
             "session-error", "session-duplicates"} <= set(BY_NAME)
-    for capture in CAPTURES:
-        assert capture.sidecar["provenance"]["kind"] == "constructed"
-        assert "no public recording" in capture.sidecar["provenance"]["based_on"]
+    check_each_says_it_is_constructed(CAPTURES)
 
 
 EXPECTED = {   # capture: (outcome, finish reason, raw stop reason)
@@ -106,11 +107,7 @@ def test_the_idle_reason_is_the_turn_s_end(name):
 
 
 def test_a_budget_end_and_an_approval_end_say_why_and_are_never_completed():
-    ends = {name: turn_state(BY_NAME[name]).as_dict()
-            for name in ("session-budget-reached", "session-requires-action")}
-    assert {n: (s["outcome"], s["reason"]) for n, s in ends.items()} == {
-        "session-budget-reached": ("budget_reached", "vendor_budget"),
-        "session-requires-action": ("paused", "requires_action")}
+    check_a_budget_end_and_an_approval_end(BY_NAME)
 
 
 # -- the SDK's own fold -------------------------------------------------------------------

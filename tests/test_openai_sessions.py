@@ -20,6 +20,9 @@ from openai.lib.streaming.agents import _streams
 from openai.lib.streaming.agents._streams import _TurnState
 from openai.types.beta.agent_session_event import AgentSessionEvent
 from session_checks import (
+    captures_of,
+    check_a_budget_end_and_an_approval_end,
+    check_each_says_it_is_constructed,
     check_the_sdk_route_gives_the_same_turn,
     inline_capture,
     sdk_literals,
@@ -30,7 +33,7 @@ from session_checks import (
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.openai_sessions import OpenAISessionsAccumulator
 from lesson_lib.breaks import faults
-from lesson_lib.capture.captures import Capture, corpus, from_bytes
+from lesson_lib.capture.captures import Capture, from_bytes
 from lesson_lib.capture.replay import openai_client
 from lesson_lib.turn.fake_tools import weather_tool
 from lesson_lib.turn.loop import run_turn
@@ -40,8 +43,8 @@ from lesson_lib.turn.run import turn_events, turn_state
 from lesson_lib.wires import openai_sessions as oas
 from lesson_lib.wires.wire_events import parse_all
 
-CAPTURES = [c for c in corpus() if c.wire == oas.WIRE]
-BY_NAME = {c.name: c for c in CAPTURES}
+BY_NAME = captures_of(oas.WIRE)
+CAPTURES = list(BY_NAME.values())
 
 
 def _capture(*payloads: dict) -> Capture:
@@ -110,9 +113,7 @@ def test_the_corpus_has_a_capture_for_every_case_and_each_says_it_is_constructed
     assert {"session-plain-turn", "session-reasoning", "session-requires-action",
             "session-budget-reached", "session-failed", "session-cancelled",
             "session-duplicates", "weather-turn-step1", "weather-turn-step2"} <= set(BY_NAME)
-    for capture in CAPTURES:
-        assert capture.sidecar["provenance"]["kind"] == "constructed"
-        assert "no public recording" in capture.sidecar["provenance"]["based_on"]
+    check_each_says_it_is_constructed(CAPTURES)
 
 
 def test_every_event_of_the_corpus_is_the_sdk_s_model_for_its_type():
@@ -147,11 +148,7 @@ def test_where_the_session_stopped_is_the_turn_s_end(name):
 
 
 def test_a_budget_end_and_an_approval_end_say_why_and_are_never_completed():
-    ends = {name: turn_state(BY_NAME[name]).as_dict()
-            for name in ("session-budget-reached", "session-requires-action")}
-    assert {n: (s["outcome"], s["reason"]) for n, s in ends.items()} == {
-        "session-budget-reached": ("budget_reached", "vendor_budget"),
-        "session-requires-action": ("paused", "requires_action")}
+    check_a_budget_end_and_an_approval_end(BY_NAME)
 
 
 # -- the SDK's stream helper --------------------------------------------------------------
