@@ -5,7 +5,7 @@ its accumulator against the SDK's own fold, previews reconciled, duplicates drop
 from __future__ import annotations
 
 import json
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 from anthropic.lib.sessions import accumulate_managed_agents_event
@@ -16,35 +16,44 @@ from anthropic.types.beta.sessions.beta_managed_agents_session_status_idle_event
 from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from session_checks import (
+    captures_of,
+    check_a_budget_end_and_an_approval_end,
+    check_each_says_it_is_constructed,
+    check_the_sdk_route_gives_the_same_turn,
+    inline_capture,
+    sdk_literals,
+    texts,
+    turn_of,
+)
 
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.managed_agents import ManagedAgentsAccumulator
 from lesson_lib.breaks import faults
-from lesson_lib.capture.captures import Capture, corpus, from_bytes
+from lesson_lib.capture.captures import Capture, from_bytes
 from lesson_lib.capture.replay import run_sdk
 from lesson_lib.cli.serve import fault_spec
 from lesson_lib.turn.run import turn_events, turn_state
 from lesson_lib.wires import managed_agents as ma
 from lesson_lib.wires.wire_events import parse_all
 
-CAPTURES = [c for c in corpus() if c.wire == ma.WIRE]
-BY_NAME = {c.name: c for c in CAPTURES}
+BY_NAME = captures_of(ma.WIRE)
+CAPTURES = list(BY_NAME.values())
 
 
-def _literals(union: Any) -> set[str]:
-    members = get_args(get_args(union)[0])
-    return {value for m in members for value in get_args(m.model_fields["type"].annotation)}
+def _capture(*payloads: dict) -> Capture:
+    return inline_capture(ma.WIRE, *payloads)
 
 
 # -- the wire module ---------------------------------------------------------------------
 
 
 def test_the_vocabulary_holds_every_event_type_of_the_sdk_s_union():
-    assert _literals(BetaManagedAgentsStreamSessionEvents) <= ma.EVENT_TYPES
+    assert sdk_literals(BetaManagedAgentsStreamSessionEvents) <= ma.EVENT_TYPES
 
 
 def test_every_idle_stop_reason_of_the_sdk_has_a_finish_reason():
-    assert _literals(StopReason) == ma.STOP_REASONS
+    assert sdk_literals(StopReason) == ma.STOP_REASONS
     assert ma.finish_reason({"type": "requires_action", "event_ids": []}) == "pause"
     assert ma.finish_reason("budget_reached") == "length"
     assert ma.finish_reason("some_new_reason") == "other"
@@ -74,9 +83,7 @@ def test_the_corpus_has_a_capture_for_every_case_and_each_says_it_is_constructed
     assert {"session-plain-turn", "session-custom-tool", "session-previews",
             "session-preview-only", "session-requires-action", "session-budget-reached",
             "session-error", "session-duplicates"} <= set(BY_NAME)
-    for capture in CAPTURES:
-        assert capture.sidecar["provenance"]["kind"] == "constructed"
-        assert "no public recording" in capture.sidecar["provenance"]["based_on"]
+    check_each_says_it_is_constructed(CAPTURES)
 
 
 EXPECTED = {   # capture: (outcome, finish reason, raw stop reason)
@@ -100,11 +107,7 @@ def test_the_idle_reason_is_the_turn_s_end(name):
 
 
 def test_a_budget_end_and_an_approval_end_say_why_and_are_never_completed():
-    ends = {name: turn_state(BY_NAME[name]).as_dict()
-            for name in ("session-budget-reached", "session-requires-action")}
-    assert {n: (s["outcome"], s["reason"]) for n, s in ends.items()} == {
-        "session-budget-reached": ("budget_reached", "vendor_budget"),
-        "session-requires-action": ("paused", "requires_action")}
+    check_a_budget_end_and_an_approval_end(BY_NAME)
 
 
 # -- the SDK's own fold -------------------------------------------------------------------
@@ -145,14 +148,6 @@ def test_our_messages_equal_the_sdk_s_fold_after_every_event(capture):
 # -- previews ------------------------------------------------------------------------------
 
 
-def _sse(*payloads: dict) -> bytes:
-    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
-
-
-def _capture(*payloads: dict, name: str = "inline") -> Capture:
-    return from_bytes(_sse(*payloads), name=name, sidecar={"wire": ma.WIRE})
-
-
 def _start(event_id: str, kind: str = "agent.message") -> dict:
     return {"type": "event_start", "event": {"type": kind, "id": event_id}}
 
@@ -178,14 +173,10 @@ _IDLE = {"type": "session.status_idle", "id": "idle1", "stop_reason": {"type": "
          "processed_at": "2026-05-04T09:30:03Z"}
 
 
-def _texts(capture: Capture) -> list[str]:
-    return [b["text"] for b in turn_state(capture).as_dict()["blocks"] if b["kind"] == "text"]
-
-
 def test_the_canonical_event_replaces_its_preview_and_is_never_appended_to_it():
     capture = _capture(_SPAN, _start("m1"), _delta("m1", "Hello, "), _delta("m1", "wor"),
                        _message("m1", "Hello, world."), _END, _IDLE)
-    assert _texts(capture) == ["Hello, world."]
+    assert texts(capture) == ["Hello, world."]
     final = accumulate(capture).final
     assert [e for e in final["events"] if e["type"] == "agent.message"] == [
         _message("m1", "Hello, world.")]
@@ -211,13 +202,6 @@ def test_a_canonical_event_with_the_preview_s_text_is_not_restated():
 # -- duplicates -----------------------------------------------------------------------------
 
 
-def _turn(capture: Capture) -> dict:
-    """The turn's blocks, outcome, finish and usage: what a duplicate must not change."""
-    state = turn_state(capture).as_dict()
-    return {"outcome": state["outcome"], "blocks": state["blocks"],
-            "steps": [{k: s[k] for k in ("finish", "usage")} for s in state["steps"]]}
-
-
 def test_the_duplicates_capture_gives_the_turn_of_the_stream_without_them():
     capture = BY_NAME["session-duplicates"]
     seen, kept = set(), []
@@ -228,25 +212,25 @@ def test_the_duplicates_capture_gives_the_turn_of_the_stream_without_them():
             seen.add(event_id)
     clean = from_bytes(b"".join(kept), name="clean", sidecar={"wire": ma.WIRE})
     assert len(clean.events) < len(capture.events)
-    assert _turn(capture) == _turn(clean)
+    assert turn_of(capture) == turn_of(clean)
     assert [d.code for d in accumulate(capture).diagnostics].count("duplicate_event") == 4
 
 
 def test_a_repeated_delta_has_no_id_and_is_text_not_a_duplicate():
     capture = _capture(_SPAN, _start("m1"), _delta("m1", "ha"), _delta("m1", "ha"), _END, _IDLE)
-    assert _texts(capture) == ["haha"]
+    assert texts(capture) == ["haha"]
     assert "duplicate_event" not in [d.code for d in accumulate(capture).diagnostics]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_event_delivered_again_later_leaves_the_turn_unchanged(name):
     capture = BY_NAME[name]
-    want = _turn(capture)
+    want = turn_of(capture)
     for index, event in enumerate(parse_all(capture.events)):
         if "id" not in event.payload:
             continue
         for broken in (faults.duplicate(capture, index), faults.redeliver(capture, index)):
-            assert _turn(broken) == want, (index, broken.sidecar["demonstrates"])
+            assert turn_of(broken) == want, (index, broken.sidecar["demonstrates"])
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -260,7 +244,7 @@ def test_any_redelivery_of_ids_leaves_the_turn_unchanged(data):
         index = data.draw(st.sampled_from(with_ids), label="event")
         later = data.draw(st.integers(0, len(events) - 1 - index), label="later")
         broken = faults.duplicate(broken, index, later=later)
-    assert _turn(broken) == _turn(capture)
+    assert turn_of(broken) == turn_of(capture)
 
 
 def test_duplicate_later_puts_the_copy_after_the_later_event():
@@ -288,7 +272,7 @@ def test_serve_s_duplicate_spec_redelivers_event_n():
     capture = BY_NAME["session-plain-turn"]
     served = fault_spec.apply(capture, [spec])
     assert served.body == faults.redeliver(capture, 2).body
-    assert _turn(served) == _turn(capture)
+    assert turn_of(served) == turn_of(capture)
 
 
 # -- the session goes on after it asked --------------------------------------------------
@@ -324,7 +308,4 @@ def test_a_session_that_waits_only_on_the_application_s_tool_asks_for_tools():
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
 def test_the_sdk_route_gives_the_same_turn(capture):
-    wire, sdk = turn_state(capture, "wire").as_dict(), turn_state(capture, "sdk").as_dict()
-    assert sdk["outcome"] == wire["outcome"] and sdk["blocks"] == wire["blocks"]
-    assert [s["finish"] for s in sdk["steps"]] == [s["finish"] for s in wire["steps"]]
-    assert [s["usage"] for s in sdk["steps"]] == [s["usage"] for s in wire["steps"]]
+    check_the_sdk_route_gives_the_same_turn(capture)

@@ -6,7 +6,6 @@ outcomes."""
 from __future__ import annotations
 
 import asyncio
-import json
 from types import SimpleNamespace
 from typing import Any, get_args
 
@@ -20,11 +19,21 @@ from openai.lib.beta.agents._result import AgentTurnResultCollector
 from openai.lib.streaming.agents import _streams
 from openai.lib.streaming.agents._streams import _TurnState
 from openai.types.beta.agent_session_event import AgentSessionEvent
+from session_checks import (
+    captures_of,
+    check_a_budget_end_and_an_approval_end,
+    check_each_says_it_is_constructed,
+    check_the_sdk_route_gives_the_same_turn,
+    inline_capture,
+    sdk_literals,
+    texts,
+    turn_of,
+)
 
 from lesson_lib.accumulate import accumulate
 from lesson_lib.accumulate.openai_sessions import OpenAISessionsAccumulator
 from lesson_lib.breaks import faults
-from lesson_lib.capture.captures import Capture, corpus, from_bytes
+from lesson_lib.capture.captures import Capture, from_bytes
 from lesson_lib.capture.replay import openai_client
 from lesson_lib.turn.fake_tools import weather_tool
 from lesson_lib.turn.loop import run_turn
@@ -34,21 +43,20 @@ from lesson_lib.turn.run import turn_events, turn_state
 from lesson_lib.wires import openai_sessions as oas
 from lesson_lib.wires.wire_events import parse_all
 
-CAPTURES = [c for c in corpus() if c.wire == oas.WIRE]
-BY_NAME = {c.name: c for c in CAPTURES}
+BY_NAME = captures_of(oas.WIRE)
+CAPTURES = list(BY_NAME.values())
 
 
-def _literals(union: Any) -> set[str]:
-    members = get_args(get_args(union)[0])
-    return {value for m in members for value in get_args(m.model_fields["type"].annotation)}
+def _capture(*payloads: dict) -> Capture:
+    return inline_capture(oas.WIRE, *payloads)
 
 
 # -- the wire module ---------------------------------------------------------------------
 
 
 def test_the_vocabulary_is_the_sdk_s_union():
-    assert _literals(AgentSessionEvent) == oas.EVENT_TYPES
-    assert oas.SESSION_BUDGET_REACHED in _literals(AgentSessionEvent)
+    assert sdk_literals(AgentSessionEvent) == oas.EVENT_TYPES
+    assert oas.SESSION_BUDGET_REACHED in sdk_literals(AgentSessionEvent)
 
 
 def test_the_window_of_recent_ids_is_the_sdk_s():
@@ -105,9 +113,7 @@ def test_the_corpus_has_a_capture_for_every_case_and_each_says_it_is_constructed
     assert {"session-plain-turn", "session-reasoning", "session-requires-action",
             "session-budget-reached", "session-failed", "session-cancelled",
             "session-duplicates", "weather-turn-step1", "weather-turn-step2"} <= set(BY_NAME)
-    for capture in CAPTURES:
-        assert capture.sidecar["provenance"]["kind"] == "constructed"
-        assert "no public recording" in capture.sidecar["provenance"]["based_on"]
+    check_each_says_it_is_constructed(CAPTURES)
 
 
 def test_every_event_of_the_corpus_is_the_sdk_s_model_for_its_type():
@@ -142,11 +148,7 @@ def test_where_the_session_stopped_is_the_turn_s_end(name):
 
 
 def test_a_budget_end_and_an_approval_end_say_why_and_are_never_completed():
-    ends = {name: turn_state(BY_NAME[name]).as_dict()
-            for name in ("session-budget-reached", "session-requires-action")}
-    assert {n: (s["outcome"], s["reason"]) for n, s in ends.items()} == {
-        "session-budget-reached": ("budget_reached", "vendor_budget"),
-        "session-requires-action": ("paused", "requires_action")}
+    check_a_budget_end_and_an_approval_end(BY_NAME)
 
 
 # -- the SDK's stream helper --------------------------------------------------------------
@@ -220,21 +222,6 @@ def test_the_helper_reads_on_where_the_course_s_step_ends():
 # -- duplicates ----------------------------------------------------------------------------
 
 
-def _sse(*payloads: dict) -> bytes:
-    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
-
-
-def _capture(*payloads: dict, name: str = "inline") -> Capture:
-    return from_bytes(_sse(*payloads), name=name, sidecar={"wire": oas.WIRE})
-
-
-def _turn(capture: Capture) -> dict:
-    """The turn's blocks, outcome, finish and usage: what a duplicate must not change."""
-    state = turn_state(capture).as_dict()
-    return {"outcome": state["outcome"], "blocks": state["blocks"],
-            "steps": [{k: s[k] for k in ("finish", "usage")} for s in state["steps"]]}
-
-
 _TURN = {"id": "turn_1", "object": "agent.session.turn", "agent_id": "a", "session_id": "s",
          "created_at": 1, "status": "in_progress"}
 
@@ -256,10 +243,6 @@ _START = {"type": oas.TURN_CREATED, "event_id": "e_start", "session_id": "s",
           "turn_id": "turn_1", "turn": _TURN}
 
 
-def _texts(capture: Capture) -> list[str]:
-    return [b["text"] for b in turn_state(capture).as_dict()["blocks"] if b["kind"] == "text"]
-
-
 def test_the_duplicates_capture_gives_the_turn_of_the_stream_without_them():
     capture = BY_NAME["session-duplicates"]
     seen, kept = set(), []
@@ -269,20 +252,20 @@ def test_the_duplicates_capture_gives_the_turn_of_the_stream_without_them():
             seen.add(event.payload["event_id"])
     clean = from_bytes(b"".join(kept), name="clean", sidecar={"wire": oas.WIRE})
     assert len(clean.events) == len(capture.events) - 3
-    assert _turn(capture) == _turn(clean)
+    assert turn_of(capture) == turn_of(clean)
     assert [d.code for d in accumulate(capture).diagnostics].count("duplicate_event") == 3
-    assert "The pin is hahardly old: 2.31.0." in _texts(capture)
+    assert "The pin is hahardly old: 2.31.0." in texts(capture)
 
 
 def test_a_repeated_delta_with_its_id_is_dropped_and_one_without_an_id_is_kept():
     with_ids = _capture(_START, _delta("ha", "d1"), _delta("ha", "d1"), *_ending())
-    assert _texts(with_ids) == ["ha"]
+    assert texts(with_ids) == ["ha"]
     assert "duplicate_event" in [d.code for d in accumulate(with_ids).diagnostics]
     without = _capture(_START, _delta("ha", None), _delta("ha", None), *_ending())
-    assert _texts(without) == ["haha"]
+    assert texts(without) == ["haha"]
     assert "duplicate_event" not in [d.code for d in accumulate(without).diagnostics]
     distinct = _capture(_START, _delta("ha", "d1"), _delta("ha", "d2"), *_ending())
-    assert _texts(distinct) == ["haha"]
+    assert texts(distinct) == ["haha"]
 
 
 def _sdk_accepts(ids: list[str | None]) -> list[bool]:
@@ -319,10 +302,10 @@ def test_without_an_id_the_sdk_would_drop_a_second_event_and_we_do_not():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_event_delivered_again_later_leaves_the_turn_unchanged(name):
     capture = BY_NAME[name]
-    want = _turn(capture)
+    want = turn_of(capture)
     for index in range(len(capture.events)):
         for broken in (faults.duplicate(capture, index), faults.redeliver(capture, index)):
-            assert _turn(broken) == want, (index, broken.sidecar["demonstrates"])
+            assert turn_of(broken) == want, (index, broken.sidecar["demonstrates"])
 
 
 @settings(max_examples=examples(30), deadline=None)
@@ -335,7 +318,7 @@ def test_any_redelivery_leaves_the_turn_unchanged(data):
         index = data.draw(st.integers(0, len(events) - 1), label="event")
         later = data.draw(st.integers(0, len(events) - 1 - index), label="later")
         broken = faults.duplicate(broken, index, later=later)
-    assert _turn(broken) == _turn(capture)
+    assert turn_of(broken) == turn_of(capture)
 
 
 def test_serve_s_duplicate_spec_redelivers_event_n_and_the_turn_is_the_same():
@@ -344,7 +327,7 @@ def test_serve_s_duplicate_spec_redelivers_event_n_and_the_turn_is_the_same():
     capture = BY_NAME["weather-turn-step2"]
     served = fault_spec.apply(capture, [spec])
     assert served.body == faults.redeliver(capture, 3).body != capture.body
-    assert _turn(served) == _turn(capture)
+    assert turn_of(served) == turn_of(capture)
     assert "duplicate_event" in [d.code for d in accumulate(served).diagnostics]
 
 
@@ -428,10 +411,7 @@ def test_a_stream_cut_before_the_idle_is_truncated_not_completed():
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
 def test_the_sdk_route_gives_the_same_turn(capture):
-    wire, sdk = turn_state(capture, "wire").as_dict(), turn_state(capture, "sdk").as_dict()
-    assert sdk["outcome"] == wire["outcome"] and sdk["blocks"] == wire["blocks"]
-    assert [s["finish"] for s in sdk["steps"]] == [s["finish"] for s in wire["steps"]]
-    assert [s["usage"] for s in sdk["steps"]] == [s["usage"] for s in wire["steps"]]
+    check_the_sdk_route_gives_the_same_turn(capture)
 
 
 # -- live, over a socket -----------------------------------------------------------------

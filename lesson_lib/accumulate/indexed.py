@@ -102,10 +102,12 @@ class IndexedAccumulator(Accumulator):
                   event=event, raw=event.sse.data)
         return True
 
-    def unknown_event(self, event: WireEvent, kind: str, stream: str) -> None:
+    def unknown_event(self, event: WireEvent, kind: Any, stream: str) -> None:
         """An event whose type `kind` is not part of `stream`: handed on as an
-        `UnknownEvent` and noted (``unknown_event``) with its raw data."""
-        self.changes.append(UnknownEvent(event.index, kind, event.payload))
+        `UnknownEvent` (its type None where `kind` is no string) and noted
+        (``unknown_event``) with its raw data."""
+        self.changes.append(UnknownEvent(event.index, kind if isinstance(kind, str) else None,
+                                         event.payload))
         self.note("unknown_event", f"event type {kind!r} is not part of {stream}; kept as "
                   "raw data", event=event, severity="warning", raw=event.sse.data,
                   payload=event.payload)

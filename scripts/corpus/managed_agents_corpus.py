@@ -12,40 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.capture.capture_writer import write_capture
-
 from .managed_agents_stream import BASED_ON, HELPER, WIRE, SessionStream
-from .openai_sidecar import provenance
+from .session_writer import write_session
 from .weather_turn import ANSWER, CALLS, RESULTS, TOOL_NAME, TURN_NAME, result_text
 from .weather_turn import QUESTION as QUESTION_WEATHER
 
-# The response's headers as a sidecar keeps them (the allowlist: `anthropic-beta` is the
-# request's, sent by the SDK, never the response's).
-_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}
 QUESTION = "Which Python files in the repo import requests? Fix any that pin an old version."
 
 
-def _write(root: Path, name: str, stream: SessionStream, *, demonstrates: str,
-           deltas: bool, sdk_note: str, raises: str | None = None,
-           turn: dict[str, Any] | None = None, sent: list | None = None) -> Path:
-    body, ends, times = stream.builder.finish()
+def _write(root: Path, name: str, stream: SessionStream, *, deltas: bool,
+           **sidecar: Any) -> Path:
     request: dict[str, Any] = {"session_id": stream.session}
     if deltas:
         request["event_deltas"] = ["agent.message", "agent.thinking"]
-    if sent is not None:            # what the application posted before this connection
-        request["events"] = sent
-    sidecar = {
-        "wire": WIRE,
-        "demonstrates": demonstrates,
-        "request": request,
-        "response": {"status": 200, "headers": dict(_HEADERS)},
-        "provenance": provenance(BASED_ON),
-        "chunks": {"ends": ends, "t_ms": times},
-        "sdk": {"helper": HELPER, "raises": raises, "note": sdk_note},
-    }
-    if turn is not None:
-        sidecar["turn"] = turn
-    return write_capture(root / WIRE, name, body, sidecar)
+    return write_session(root, WIRE, name, stream.builder, request, based_on=BASED_ON,
+                         helper=HELPER, **sidecar)
 
 
 def _opening(stream: SessionStream) -> dict[str, Any]:

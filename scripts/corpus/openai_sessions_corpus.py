@@ -11,37 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.capture.capture_writer import write_capture
-
 from .openai_sessions_stream import BASED_ON, HELPER, WIRE, SessionStream, oas, usage
-from .openai_sidecar import provenance
+from .session_writer import write_session
 from .weather_turn import ANSWER, CALLS, RESULTS, TOOL_NAME, TURN_NAME, result_text
 
-_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}
 QUESTION = "Which Python files in the repo import requests? Is the pinned version current?"
 _ANSWER = ("Two files import requests: `tools/fetch.py` and `scripts/sync.py`. The pin in "
            "`requirements.txt` is 2.31.0; the latest release is 2.32.3.")
 
 
-def _write(root: Path, name: str, stream: SessionStream, *, demonstrates: str,
-           sdk_note: str, turn: dict[str, Any] | None = None,
-           sent: list | None = None) -> Path:
-    body, ends, times = stream.builder.finish()
-    request: dict[str, Any] = {"session_id": stream.session}
-    if sent is not None:            # what the application posted before this connection
-        request["events"] = sent
-    sidecar = {
-        "wire": WIRE,
-        "demonstrates": demonstrates,
-        "request": request,
-        "response": {"status": 200, "headers": dict(_HEADERS)},
-        "provenance": provenance(BASED_ON),
-        "chunks": {"ends": ends, "t_ms": times},
-        "sdk": {"helper": HELPER, "raises": None, "note": sdk_note},
-    }
-    if turn is not None:
-        sidecar["turn"] = turn
-    return write_capture(root / WIRE, name, body, sidecar)
+def _write(root: Path, name: str, stream: SessionStream, **sidecar: Any) -> Path:
+    return write_session(root, WIRE, name, stream.builder, {"session_id": stream.session},
+                         based_on=BASED_ON, helper=HELPER, **sidecar)
 
 
 def _opening(s: SessionStream) -> None:

@@ -48,10 +48,10 @@ from typing import Any
 
 from ...diagnostics import Diagnostic
 from ...wires import managed_agents as ma
-from ...wires.wire_events import DONE, WireEvent
+from ...wires.wire_events import WireEvent
 from ..base import Fragments
-from ..changes import SlotRestated, UnknownEvent
-from ..indexed import IndexedAccumulator
+from ..changes import SlotRestated
+from ..sessions import SessionAccumulator
 from .entry import Entry, Preview
 from .session import Session
 from .slots import Slots
@@ -59,7 +59,7 @@ from .slots import Slots
 PREVIEW_ONLY = "preview_only"
 
 
-class ManagedAgentsAccumulator(Session, Slots, IndexedAccumulator):
+class ManagedAgentsAccumulator(Session, Slots, SessionAccumulator):
     """Builds a session's events from its stream (see the module)."""
 
     wire = ma.WIRE
@@ -75,24 +75,14 @@ class ManagedAgentsAccumulator(Session, Slots, IndexedAccumulator):
         self.stop_reason: Any = None
         self.stop_details: Any = None
         self.usage: dict[str, int] | None = None
-        self.stopped = False
-        self.errored = False
-        self.damaged = False        # an event that could not be read
 
     # -- feeding -----------------------------------------------------------------------
 
     def feed(self, event: WireEvent) -> list:
         """Take one event of the stream (see the module docstring); return its changes."""
         self.changes = changes = []
-        if event.type == DONE:
-            return changes
-        payload = event.payload
-        if event.parse_error is not None or not isinstance(payload, dict):
-            self.damaged = True           # whatever it was, the turn cannot be whole
-            self.complete = False
-            self.note("unparseable_json", f"event {event.type!r} skipped: "
-                      f"{event.parse_error or 'the payload is not a JSON object'}",
-                      event=event, raw=event.sse.data)
+        payload = self.payload_of(event)
+        if payload is None:
             return changes
         kind = payload.get("type")
         if kind == ma.PING:
@@ -100,21 +90,15 @@ class ManagedAgentsAccumulator(Session, Slots, IndexedAccumulator):
         event_id = payload.get("id")
         if isinstance(event_id, str):
             if event_id in self.seen:
-                self.note("duplicate_event", f"{kind} {event_id} delivered again; dropped "
-                          "(the stream delivers at least once)", event=event,
-                          severity="warning", raw=event.sse.data)
+                self.delivered_again(kind, event_id, event)
                 return changes
             self.seen.add(event_id)
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if kind in ma.EVENT_TYPES:
                 self.events.append(copy.deepcopy(payload))
-                return changes
-            changes.append(UnknownEvent(event.index, kind if isinstance(kind, str) else None,
-                                        payload))
-            self.note("unknown_event", f"event type {kind!r} is not part of the session "
-                      "stream; kept as raw data", event=event, severity="warning",
-                      raw=event.sse.data, payload=payload)
+            else:
+                self.unknown_event(event, kind, "the session stream")
             return changes
         handler(self, payload, event)
         return changes
@@ -261,20 +245,10 @@ class ManagedAgentsAccumulator(Session, Slots, IndexedAccumulator):
     def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
         """End of stream: close what is open (a preview cut), note a missing idle; return
         what that changed."""
-        if not self.begin_finish(sse_diagnostics):
-            return []
-        for entry in self.ordered_blocks():
-            if entry.state == "open":
-                self.note("block_never_stopped", f"slot {entry.index} ({entry.kind}) was "
-                          "still a preview when the stream ended", slot=entry.index,
-                          severity="warning" if self.complete else "error")
-                self._close(entry, None, synthesised=True)
         for preview in self.previews.values():
             preview.open = False
-        if not self.stopped and not self.errored:
-            self.note("no_terminal", f"the stream ended before {ma.SESSION_IDLE}: what "
-                      "arrived is kept, but the turn is incomplete")
-        return self.end_changes("in_band_error" if self.errored else "cut")
+        return self.finish_session(sse_diagnostics, named=lambda entry: entry.kind,
+                                   still="a preview", ended_by=ma.SESSION_IDLE)
 
     # -- reading -----------------------------------------------------------------------
 

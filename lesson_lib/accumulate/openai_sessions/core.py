@@ -46,17 +46,17 @@ from typing import Any
 
 from ...diagnostics import Diagnostic
 from ...wires import openai_sessions as oas
-from ...wires.wire_events import DONE, WireEvent
+from ...wires.wire_events import WireEvent
 from ..base import Fragments
-from ..changes import SlotClosed, SlotOpened, SlotRestated, TextAppended, UnknownEvent
-from ..indexed import IndexedAccumulator
+from ..changes import SlotClosed, SlotOpened, SlotRestated, TextAppended
+from ..sessions import SessionAccumulator
 from .entry import Entry, arguments_text
 from .helper import SdkHelper
 from .items import Items
 from .session import Session
 
 
-class OpenAISessionsAccumulator(Session, Items, IndexedAccumulator):
+class OpenAISessionsAccumulator(Session, Items, SessionAccumulator):
     """Builds a session turn from its stream (see the module)."""
 
     wire = oas.WIRE
@@ -75,40 +75,24 @@ class OpenAISessionsAccumulator(Session, Items, IndexedAccumulator):
         self.turn_status: str | None = None
         # The course's own reading.
         self.status: str | None = None
-        self.stopped = False
-        self.errored = False
-        self.damaged = False
 
     # -- feeding -----------------------------------------------------------------------
 
     def feed(self, event: WireEvent) -> list:
         """Take one event of the stream (see the module); return its changes."""
         self.changes = changes = []
-        if event.type == DONE:
-            return changes
-        payload = event.payload
-        if event.parse_error is not None or not isinstance(payload, dict):
-            self.damaged = True
-            self.complete = False
-            self.note("unparseable_json", f"event {event.type!r} skipped: "
-                      f"{event.parse_error or 'the payload is not a JSON object'}",
-                      event=event, raw=event.sse.data)
+        payload = self.payload_of(event)
+        if payload is None:
             return changes
         kind = payload.get("type")
         if not self.recent.first_time(payload.get(oas.ID_FIELD)):
-            self.note("duplicate_event", f"{kind} {payload.get(oas.ID_FIELD)} delivered "
-                      "again; dropped (the stream delivers at least once)", event=event,
-                      severity="warning", raw=event.sse.data)
+            self.delivered_again(kind, payload.get(oas.ID_FIELD), event)
             return changes
         self.helper.take(payload)
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if kind not in oas.EVENT_TYPES:
-                changes.append(UnknownEvent(event.index, kind if isinstance(kind, str)
-                                            else None, payload))
-                self.note("unknown_event", f"event type {kind!r} is not part of the session "
-                          "stream; kept as raw data", event=event, severity="warning",
-                          raw=event.sse.data, payload=payload)
+                self.unknown_event(event, kind, "the session stream")
             return changes
         handler(self, payload, event)
         return changes
@@ -218,18 +202,9 @@ class OpenAISessionsAccumulator(Session, Items, IndexedAccumulator):
     def finish(self, sse_diagnostics: Iterable[Diagnostic] = ()) -> list:
         """End of stream: close what is open, note a missing end; return what that
         changed."""
-        if not self.begin_finish(sse_diagnostics):
-            return []
-        for entry in self.ordered_blocks():
-            if entry.state == "open":
-                self.note("block_never_stopped", f"slot {entry.index} ({entry.label()}) was "
-                          "still open when the stream ended", slot=entry.index,
-                          severity="warning" if self.complete else "error")
-                self._close(entry, None, synthesised=True)
-        if not self.stopped and not self.errored:
-            self.note("no_terminal", "the stream ended before the session went idle or "
-                      "stopped to wait: what arrived is kept, but the turn is incomplete")
-        return self.end_changes("in_band_error" if self.errored else "cut")
+        return self.finish_session(sse_diagnostics, named=lambda entry: entry.label(),
+                                   still="open", ended_by="the session went idle or "
+                                   "stopped to wait")
 
     # -- reading -----------------------------------------------------------------------
 
