@@ -382,8 +382,10 @@ def _corrupt_property(cap: Capture, i: int) -> None:
         # The frame is written again around its damaged payload: every frame still decodes,
         # and only frame i changed.
         assert [d.code for d in broken.sse_diagnostics] == [d.code for d in cap.sse_diagnostics]
-        assert [(e.event, e.start) for e in broken.events][:i + 1] == [
-            (e.event, e.start) for e in cap.events][:i + 1]
+        # (a damaged Invoke chunk cannot be named by its inner type: it stays a chunk)
+        assert [e.start for e in broken.events][:i + 1] == [e.start for e in cap.events][:i + 1]
+        assert [e.event for k, e in enumerate(broken.events) if k != i] == [
+            e.event for k, e in enumerate(cap.events) if k != i]
         assert len(broken.events) == len(cap.events)
         if _headers(broken.events[i]).get(":message-type") == "exception":
             # An exception is named by its headers: it is still reported, whatever its JSON
