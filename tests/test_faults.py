@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from botocore.eventstream import EventStreamBuffer
 from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,6 +29,7 @@ from lesson_lib.accumulate.history import History
 from lesson_lib.breaks import faults
 from lesson_lib.capture.captures import Capture, corpus, from_bytes, load, reference_corpus
 from lesson_lib.cli import commands as cli
+from lesson_lib.turn.run import turn_state
 from lesson_lib.views.event_table import event_table
 from lesson_lib.wires import WIRES
 from lesson_lib.wires.stream_end import how_it_ended
@@ -270,6 +272,51 @@ def test_corrupt_json_damages_one_payload(hello):
                                                                  .events) - 1)   # [DONE]
 
 
+BEDROCK = [c for c in STREAMS if c.framing == "eventstream"]
+
+
+def _headers(ev) -> dict:
+    return {h.name: h.value for h in ev.headers}
+
+
+def _botocore_frames(body: bytes) -> list:
+    buffer = EventStreamBuffer()
+    buffer.add_data(body)
+    return [(m.headers, m.payload) for m in buffer]
+
+
+@pytest.mark.parametrize("cap", BEDROCK, ids=[c.key for c in BEDROCK])
+def test_corrupt_json_on_bedrock_damages_the_payload_and_frames_it_again(cap):
+    good = _botocore_frames(cap.body)
+    for i, ev in enumerate(parse_all(cap.events)):
+        broken = faults.corrupt_json(cap, i)
+        frames = _botocore_frames(broken.body)    # botocore raises on a broken frame
+        assert [h for h, _ in frames] == [h for h, _ in good]
+        assert [p for k, (_, p) in enumerate(frames) if k != i] == [
+            p for k, (_, p) in enumerate(good) if k != i]
+        assert [d.code for d in broken.sse_diagnostics] == [d.code for d in cap.sse_diagnostics]
+        assert [e.parse_error is not None for e in parse_all(broken.events)] == [
+            k == i for k in range(len(cap.events))]
+        assert "frame at byte" in broken.sidecar["demonstrates"]
+        if _headers(cap.events[i]).get(":message-type") != "event":
+            continue
+        reported = [e.at for e in turn_state(broken, route="auto").events
+                    if getattr(e, "code", None) == "unparseable_json"]
+        assert reported == [i], (i, ev.type)
+        assert any(d.code == "unparseable_json" and d.index == i
+                   for d in accumulate(broken).diagnostics)
+
+
+@pytest.mark.parametrize("cap", BEDROCK, ids=[c.key for c in BEDROCK])
+def test_duplicate_on_bedrock_copies_one_whole_frame(cap):
+    good = _botocore_frames(cap.body)
+    n = len(good)
+    for i in sorted({0, n // 2, n - 1}):
+        for later in sorted({0, min(2, n - 1 - i)}):
+            frames = _botocore_frames(faults.duplicate(cap, i, later=later).body)
+            assert frames == good[:i + later + 1] + [good[i]] + good[i + later + 1:]
+
+
 def test_faults_refuse_an_http_error():
     cap = load("anthropic-messages/http-529-overloaded")
     for fault in (lambda c: faults.inject_error(c, 0), faults.drop_terminal,
@@ -332,16 +379,18 @@ def _corrupt_property(cap: Capture, i: int) -> None:
     result = accumulate(broken)
     original = accumulate(cap)
     if cap.framing == "eventstream":
-        # A binary frame's CRC catches the damage before any JSON is read (the last
-        # frame, one byte short, is cut): the decoder stops at that frame, and every
-        # event before it is kept as it was.
-        (diag,) = broken.sse_diagnostics
-        assert diag.code in ("bad_message_crc", "truncated_frame")
-        assert diag.offset == cap.events[i].start
-        assert [(e.event, e.data) for e in broken.events] == [
-            (e.event, e.data) for e in cap.events[:i]]
-        assert not result.complete
-        return
+        # The frame is written again around its damaged payload: every frame still decodes,
+        # and only frame i changed.
+        assert [d.code for d in broken.sse_diagnostics] == [d.code for d in cap.sse_diagnostics]
+        # (a damaged Invoke chunk cannot be named by its inner type: it stays a chunk)
+        assert [e.start for e in broken.events][:i + 1] == [e.start for e in cap.events][:i + 1]
+        assert [e.event for k, e in enumerate(broken.events) if k != i] == [
+            e.event for k, e in enumerate(cap.events) if k != i]
+        assert len(broken.events) == len(cap.events)
+        if _headers(broken.events[i]).get(":message-type") == "exception":
+            # An exception is named by its headers: it is still reported, whatever its JSON
+            assert "in_band_error" in _codes(result) and not result.complete
+            return
     assert "unparseable_json" in _codes(result)
     damaged = parse_all(cap.events)[i].type
     if damaged in TERMINALS[cap.wire]:

@@ -120,6 +120,10 @@ class ToyAccumulator(Accumulator):
     def feed(self, event):
         self.changes = []
         p, i = event.payload if isinstance(event.payload, dict) else {}, event.index
+        if event.parse_error is not None:
+            self.note("unparseable_json", f"line skipped: {event.parse_error}", event=event,
+                      raw=event.sse.data)
+            return self.changes
         if event.type == "start":
             self.response.update(id=p.get("id"), model=p.get("model"))
             self.changes.append(ch.ResponseChanged(i, {"id": p.get("id"), "model": p.get("model")}))
@@ -222,6 +226,12 @@ def write_error(payload: dict, module, newline: bytes) -> bytes:
     return json.dumps(payload).encode() + b"\n"
 
 
+def damage_json(raw: bytes) -> bytes | None:
+    """One line's JSON with its last ``}`` gone: the line is its own payload."""
+    close = raw.rfind(b"}")
+    return None if close < 0 else raw[:close] + raw[close + 1:]
+
+
 def read_row(payload: dict, row: dict) -> None:
     """Lesson 1's table: a fragment's or a call's words."""
     row["preview"] = preview_text(str(payload.get("delta") or payload.get("name") or ""))
@@ -232,7 +242,7 @@ ENTRY = Entry(wire=TOY, title="A toy NDJSON wire", framing="ndjson",
               conversation=("messages",), error_body=error_body, streams_by_path=True,
               decoder=Lines, accumulator=ToyAccumulator, adapter=ToyAdapter,
               next_request=next_request, labels=label, shows_duplicate=shows_duplicate,
-              write_error=write_error)
+              write_error=write_error, damage_json=damage_json)
 RETRY = RetryRule(frozenset({"busy"}), frozenset({"bad"}), "code")
 MODULE = SimpleNamespace(
     WIRE=TOY, ENTRY=ENTRY, EVENT_TYPES=frozenset({"start", "text", "call", "args", "ping",
@@ -538,6 +548,47 @@ def test_a_duplicated_line_arrives_twice_and_shows_where_the_entry_says(register
     assert [e.type for e in parse_all(later.events)][:6] == [
         "start", "text", "call", "args", "text", "ping"]
     assert visibility(again, "duplicate", last) == "end twice"
+
+
+class BareLines(Lines):
+    """The same lines, each event's range its line's own bytes (its LF left after it)."""
+
+    def feed(self, chunk: bytes, t: float | None = None) -> list[ServerSentEvent]:
+        return [ev._replace(end=ev.end - 1) for ev in super().feed(chunk, t)]
+
+
+def line_end(body: bytes, end: int) -> int:
+    """Where a `BareLines` event really ends: past the LF its range leaves out."""
+    return end + 1 if body[end:end + 1] == b"\n" else end
+
+
+def test_a_duplicate_ends_where_the_framing_says_an_event_ends(registered):
+    body = step1_body()
+    lines = body.splitlines(keepends=True)
+    with registered_as(decoder=BareLines, event_end=line_end):
+        capture = capture_of(body)
+        assert capture.events[1].end == len(lines[0]) + len(lines[1]) - 1
+        again = faults.duplicate(capture, 1)
+        later = faults.duplicate(capture, 1, later=2)
+    assert again.body == b"".join(lines[:2] + lines[1:])
+    assert later.body == b"".join(lines[:4] + [lines[1]] + lines[4:])
+
+
+def test_a_damaged_line_is_written_by_the_entrys_writer_and_read_as_bad_json(registered):
+    capture = capture_of(step1_body())
+    broken = faults.corrupt_json(capture, 1)
+    lines = step1_body().splitlines(keepends=True)
+    assert broken.body.splitlines(keepends=True) == (
+        lines[:1] + [lines[1].replace(b"}\n", b"\n")] + lines[2:])
+    assert [i for i, e in enumerate(parse_all(broken.events)) if e.parse_error] == [1]
+    errors = [e for e in turn_state(broken).events if getattr(e, "code", None)
+              == "unparseable_json"]
+    assert [e.at for e in errors] == [1]
+
+
+def test_without_a_json_damager_a_corrupted_payload_is_refused_naming_the_wire(registered):
+    with registered_as(damage_json=None), pytest.raises(faults.FaultError, match=TOY):
+        faults.corrupt_json(capture_of(step1_body()), 1)
 
 
 def test_a_cut_line_is_undispatched_and_the_turn_is_cut(registered):

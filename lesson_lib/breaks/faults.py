@@ -71,6 +71,7 @@ from typing import Any
 
 from .. import wires
 from ..capture.captures import Capture, from_bytes
+from ..sse.decoder import event_end as sse_event_end
 from ..wires.wire_events import DONE, WireEvent, parse_all
 
 __all__ = ["FaultError", "corrupt_json", "cut_at", "drop_at", "drop_terminal",
@@ -220,20 +221,35 @@ def corrupt_json(capture: Capture, event_index: int) -> Capture:
 
     Imitates a payload damaged on its way: a buggy proxy or gateway that
     truncates a long line, a server that writes malformed JSON. The event
-    is still framed (it dispatches) but its data no longer parses.
+    is still framed (it dispatches) but its data no longer parses: the
+    framing writes the damaged payload again (`lesson_lib.wires.damaged_json`,
+    or the wire's entry's `damage_json`), so a binary frame keeps lengths and
+    CRCs that hold. A wire whose framing has no such writer is refused: a
+    deleted byte there could break the frame rather than the JSON.
     """
     events = _events(capture)
     ev = _event(events, event_index)
     if ev.parse_error is not None or ev.type == DONE or ev.payload is None:
         raise FaultError(f"event {event_index} has no JSON payload to corrupt")
-    raw = capture.body[ev.sse.start:ev.sse.end]
-    close = raw.rfind(b"}")
-    if close < 0:
+    entry = wires.ENTRIES.get(capture.wire or "")
+    damage = entry.json_damager() if entry is not None else None
+    if damage is None:
+        raise FaultError(f"no way to damage one event's JSON on wire {capture.wire!r}: its "
+                         "entry names no damage_json and its framing has none")
+    start, stop = ev.sse.start, ev.sse.end
+    damaged = damage(capture.body[start:stop])
+    if damaged is None:
         raise FaultError(f"event {event_index}'s payload is not a JSON object")
-    at = ev.sse.start + close
-    return _splice(capture, at, at + 1, b"", kind="corrupt_json", at=event_index,
-                   what=f"event {event_index}'s JSON payload lost its closing brace "
-                        f"(byte {at})")
+    # Only the bytes that changed are replaced, so chunk ends elsewhere in the event stay.
+    old = capture.body[start:stop]
+    head = _common(old, damaged)
+    tail = _common(old[head:][::-1], damaged[head:][::-1])
+    new = damaged[head:len(damaged) - tail]
+    where = (f"byte {start + head}" if not new and stop - tail - start - head == 1
+             else f"its frame at byte {start} written again around it")
+    return _splice(capture, start + head, stop - tail, new, kind="corrupt_json",
+                   at=event_index,
+                   what=f"event {event_index}'s JSON payload lost its closing brace ({where})")
 
 
 def stall(capture: Capture, ms: float, after_chunk: int | None = None) -> Capture:
@@ -280,11 +296,11 @@ def duplicate(capture: Capture, event_index: int, later: int = 0) -> Capture:
     if later < 0:
         raise FaultError(f"a copy arrives after its event, not {later} events before it")
     after = _event(events, event_index + later)
-    raw = capture.body[ev.sse.start:ev.sse.end]
-    gap = _gap_after(capture.body, after)
-    at = after.sse.end + len(gap)
+    end = _ender(capture)
+    raw = capture.body[ev.sse.start:end(capture.body, ev.sse.end)]
+    at = end(capture.body, after.sse.end)
     when = "twice" if not later else f"again after event {after.index}"
-    out = _splice(capture, at, at, raw + _gap_after(capture.body, ev), kind="duplicate",
+    out = _splice(capture, at, at, raw, kind="duplicate",
                   at=event_index, what=f"event {event_index} ({ev.type}) arrives {when}")
     if later:
         out.sidecar["fault"]["later"] = later
@@ -343,10 +359,17 @@ def _newline(body: bytes, ev: WireEvent) -> bytes:
     return b"\n"
 
 
-def _gap_after(body: bytes, ev: WireEvent) -> bytes:
-    """The LF that a CRLF blank line leaves outside the event's range, if any."""
-    return b"\n" if body[ev.sse.end - 1:ev.sse.end] == b"\r" and \
-        body[ev.sse.end:ev.sse.end + 1] == b"\n" else b""
+def _ender(capture: Capture):
+    """Where an event of this capture really ends, from the end its decoder reported (the
+    framing's: an SSE CRLF blank line's LF, nothing after a binary frame)."""
+    entry = wires.ENTRIES.get(capture.wire or "")
+    return entry.event_ender() if entry is not None else sse_event_end
+
+
+def _common(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False))
+                 if x != y), min(len(a), len(b)))
 
 
 def _chunking(capture: Capture) -> tuple[list[int], list[float | None]]:

@@ -342,3 +342,9 @@ def decode(chunks: Iterable[bytes | tuple[bytes, float | None]]
         events.extend(decoder.feed(chunk, t))
     events.extend(decoder.finish())
     return events, decoder.diagnostics
+
+
+def event_end(body: bytes, end: int) -> int:
+    """Where an event of `body` that the decoder reported as ending at `end` really ends:
+    a CRLF blank line dispatches at its CR, so its LF, right after, is the event's too."""
+    return end + 1 if body[end - 1:end] == b"\r" and body[end:end + 1] == b"\n" else end

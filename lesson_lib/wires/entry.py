@@ -67,7 +67,16 @@ And the parts a wire names only when the course's default does not fit it
 - `write_error`: ``write_error(payload, module, newline) -> bytes``, an
   in-band error as the framing writes it (`in_band`). Default: the
   framing's writer (`FRAMING_ERROR_WRITERS`); a framing of its own names
-  one, or its wire has no injected error.
+  one, or its wire has no injected error;
+- `damage_json`: ``damage_json(raw) -> bytes | None``, one event's bytes with
+  its JSON payload's last ``}`` gone, framed again (`damaged_json`).
+  Default: the framing's (`FRAMING_JSON_DAMAGERS`); a framing of its own
+  names one, or its wire has no ``corrupt_json`` (the fault refuses rather
+  than break the frame instead of the JSON);
+- `event_end`: ``event_end(body, end) -> int``, where an event reported as
+  ending at `end` really ends: the bytes of its framing that belong to it
+  but come after the decoder's end (lesson 5's `duplicate` copies up to it).
+  Default: the framing's (`FRAMING_EVENT_ENDS`), else `end` itself.
 
 The river runs one way: `wires/` sits upstream of the accumulators, the
 adapters and the SDK translators, so it may not import them. A built-in
@@ -117,7 +126,25 @@ FRAMING_ERROR_WRITERS: dict[str, Part] = {
     "eventstream": "lesson_lib.wires.in_band:exception_frame_error",
 }
 
+# How each framing damages one event's JSON and frames it again (`damaged_json`;
+# `Entry.damage_json` overrides).
+FRAMING_JSON_DAMAGERS: dict[str, Part] = {
+    "sse": "lesson_lib.wires.damaged_json:text_payload",
+    "eventstream": "lesson_lib.wires.damaged_json:frame_payload",
+}
+
+# Where an event of each framing ends, past the end its decoder reports (`Entry.event_end`
+# overrides; a framing not named here ends its events where its decoder says).
+FRAMING_EVENT_ENDS: dict[str, Part] = {
+    "sse": "lesson_lib.sse.decoder:event_end",
+}
+
 _RESOLVED: dict[str, Any] = {}
+
+
+def _reported_end(body: bytes, end: int) -> int:
+    """An event ends where its decoder said (a framing with nothing after its events)."""
+    return end
 
 
 def resolve(part: Part) -> Any:
@@ -249,6 +276,8 @@ class Entry:
     early_usage: bool = False
     error_after: Part | None = None
     write_error: Part | None = None
+    damage_json: Part | None = None
+    event_end: Part | None = None
 
     def missing(self) -> list[str]:
         """The parts every capability needs that this entry lacks (empty: none)."""
@@ -305,6 +334,18 @@ class Entry:
         framing's); None where neither says."""
         found = self.write_error or FRAMING_ERROR_WRITERS.get(self.framing)
         return None if found is None else resolve(found)
+
+    def json_damager(self) -> Callable[[bytes], bytes | None] | None:
+        """How one event's JSON is damaged and framed again on this wire (`damage_json`,
+        else its framing's); None where neither says."""
+        found = self.damage_json or FRAMING_JSON_DAMAGERS.get(self.framing)
+        return None if found is None else resolve(found)
+
+    def event_ender(self) -> Callable[[bytes, int], int]:
+        """Where an event really ends, from the end its decoder reported (`event_end`,
+        else its framing's, else that end)."""
+        found = self.event_end or FRAMING_EVENT_ENDS.get(self.framing)
+        return _reported_end if found is None else resolve(found)
 
     @property
     def path_fields(self) -> tuple[str, ...]:
